@@ -1,0 +1,579 @@
+"""The one implementation of CAE's per-sample step.
+
+Everything the algorithm does to a network happens in :func:`step`. It is
+written in plain loops over NumPy arrays so that numba can compile it; where
+numba is absent (or ``NUMBA_DISABLE_JIT=1``) the very same functions run as
+ordinary Python and give bit-identical results, only slower. There is no
+second "fast path": :class:`cae.CAE` calls :func:`run`, which loops over rows
+and calls :func:`step`, both for ``fit`` and for ``learn_one``.
+
+State lives in preallocated arrays (see :mod:`cae._state`); the scalars are
+kept in two small arrays ``iscal`` (integers) and ``fscal`` (floats) indexed
+by the constants below. Each step also writes what it did into the record
+scratch buffers ``ri``/``rf`` and a few id lists, which
+:meth:`cae.CAE.learn_one` turns into a :class:`cae.StepRecord`.
+
+Floating-point conventions follow the authors' reference: CIM is
+``sqrt(1 - mean_j exp(-(x_j - y_j)**2 / (2 sigma**2)))``; the winner's update
+is ``y + (x - y) / M``; a neighbour's is ``y + (x - y) / (10 M)``.
+"""
+
+import math
+import os
+
+import numpy as np
+
+try:  # numba is a runtime dependency, but the algorithm must not need it
+    if os.environ.get("CAE_DISABLE_NUMBA") == "1":
+        raise ImportError
+    from numba import njit as _numba_njit
+
+    def jit(func):
+        return _numba_njit(cache=True, nogil=True)(func)
+
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised in a subprocess test
+
+    def jit(func):
+        return func
+
+    HAVE_NUMBA = False
+
+N_INIT = 10  # samples used for sigma_init [ref]
+DIVERSITY_THRESHOLD = 1.0e-6
+MIN_NODES_FOR_LAMBDA = 10  # D < 1e-6 only counts once K >= 10 [ref]
+
+# ---- integer scalars (iscal) -------------------------------------------------
+I_K = 0  # number of nodes
+I_T = 1  # samples seen (cumulative)
+I_NACTIVE = 2  # n_active (0 = not set, i.e. infinity)
+I_LAMBDA = 3  # deletion interval lambda (0 = infinity)
+I_VSET = 4  # 1 once the threshold V has been set
+I_NDEL = 5  # number of deleted edges
+I_NEXTID = 6  # next stable node id
+I_NFIRST = 7  # number of buffered first samples (<= N_INIT)
+I_NR = 8  # rows of the diversity matrix R filled
+I_MAXDEG = 9  # an upper bound on every node's degree (never decreases)
+I_E = 10  # number of edges
+I_FIXED_LAMBDA = 11  # 1 when lambda was given by the user (CAEA)
+N_ISCAL = 12
+
+# ---- float scalars (fscal) ---------------------------------------------------
+F_V = 0  # similarity threshold V (NaN until set)
+F_SIGINIT = 1  # sigma_init (NaN until the 10th sample)
+F_MEANDEL = 2  # mean age of deleted edges
+F_FIXED_AMAX = 3  # user-given a_max (NaN = estimate)
+N_FSCAL = 4
+
+# ---- record scratch (ri / rf) ------------------------------------------------
+R_CASE = 0
+R_S1 = 1
+R_S2 = 2
+R_NEWROW = 3  # row of the created node, -1 if none
+R_NEWID = 4
+R_LAMFIXED = 5  # 1 when lambda was estimated at this step
+R_SETUP = 6  # 1 when the threshold set-up ran at this step
+R_EDGE = 7  # 0 no s1-s2 edge change, 1 created, 2 age reset
+R_NAGED = 8
+R_NDELETED = 9
+R_NSWEPT = 10
+R_NMOVED = 11
+R_S1ID = 12
+R_S2ID = 13
+R_NCLUSTERS = 14  # -1 unless tracking
+R_NALPHA = 15
+R_K_BEFORE = 16
+N_RI = 17
+
+Q_V1 = 0
+Q_V2 = 1
+Q_THRESHOLD = 2
+Q_AMAX = 3
+Q_D = 4
+Q_MEDIAN = 5
+Q_Q1 = 6
+Q_Q3 = 7
+Q_ATHR = 8
+Q_RATIO = 9
+Q_NEWSIGMA = 10
+Q_SIGMA = 11  # mean bandwidth used for the winner search
+Q_SIGMA0 = 12  # sigma0 of a threshold set-up
+Q_MEANDEL_BEFORE = 13
+N_RF = 14
+
+# status codes returned by run()
+DONE = -1
+
+
+@jit
+def cim_row(x, Y, k, sigma):
+    """CIM between sample ``x`` and node row ``Y[k]`` with bandwidth ``sigma``."""
+    d = x.shape[0]
+    two_s2 = 2.0 * (sigma * sigma)
+    acc = 0.0
+    for j in range(d):
+        diff = x[j] - Y[k, j]
+        acc += math.exp(-(diff * diff) / two_s2)
+    v = 1.0 - acc / d
+    if v < 0.0:  # rounding can give -0.0 or -1e-17
+        v = 0.0
+    return math.sqrt(v)
+
+
+@jit
+def silverman(Y, rows, m, d):
+    """Silverman bandwidth of the ``m`` points ``Y[rows[:m]]``.
+
+    s_j = std (ddof=1) of column j, exact zeros become 1e-6;
+    Sigma_j = (4/(2+d))**(1/(4+d)) * s_j * m**(-1/(4+d)); returns median_j.
+    """
+    a = (4.0 / (2.0 + d)) ** (1.0 / (4.0 + d))
+    b = float(m) ** (-1.0 / (4.0 + d))
+    s = np.empty(d)
+    for j in range(d):
+        mean = 0.0
+        for i in range(m):
+            mean += Y[rows[i], j]
+        mean = mean / m
+        ss = 0.0
+        for i in range(m):
+            dev = Y[rows[i], j] - mean
+            ss += dev * dev
+        sd = math.sqrt(ss / (m - 1)) if m > 1 else math.nan
+        if sd == 0.0:
+            sd = 1.0e-6
+        s[j] = a * sd * b
+    s.sort()
+    h = d // 2
+    if d % 2 == 1:
+        return s[h]
+    return (s[h - 1] + s[h]) / 2.0
+
+
+@jit
+def recency_order(stamp, K):
+    """Node rows, most recently created-or-won first."""
+    return np.argsort(-stamp[:K], kind="mergesort")
+
+
+@jit
+def mean_sigma(sig, K):
+    """Mean bandwidth over the nodes that have one (NaN if none)."""
+    acc = 0.0
+    n = 0
+    for k in range(K):
+        if not math.isnan(sig[k]):
+            acc += sig[k]
+            n += 1
+    if n == 0:
+        return math.nan
+    return acc / n
+
+
+@jit
+def det_lu(A, n):
+    """Determinant of ``A[:n, :n]`` by LU with partial pivoting (A is overwritten)."""
+    det = 1.0
+    for k in range(n):
+        p = k
+        best = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > best:
+                best = abs(A[i, k])
+                p = i
+        if best == 0.0:
+            return 0.0
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+            det = -det
+        piv = A[k, k]
+        det *= piv
+        for i in range(k + 1, n):
+            f = A[i, k] / piv
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return det
+
+
+@jit
+def median_sorted(v, n):
+    h = n // 2
+    if n % 2 == 1:
+        return v[h]
+    return (v[h - 1] + v[h]) / 2.0
+
+
+@jit
+def find_slot(nbr, deg, a, b):
+    """Position of ``b`` in ``a``'s neighbour list, -1 if absent."""
+    for p in range(deg[a]):
+        if nbr[a, p] == b:
+            return p
+    return -1
+
+
+@jit
+def remove_slot(nbr, age, deg, a, p):
+    last = deg[a] - 1
+    nbr[a, p] = nbr[a, last]
+    age[a, p] = age[a, last]
+    deg[a] = last
+
+
+@jit
+def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
+    """Set sigma0 for every node and V from the active node set [spec step 3]."""
+    order = recency_order(stamp, K)
+    m = min(K, n_active)
+    sigma0 = silverman(Y, order, m, d)
+    for k in range(K):
+        sig[k] = sigma0
+    acc = 0.0
+    for a in range(m):
+        k = order[a]
+        best = math.inf
+        for l in range(K):
+            if l != k:
+                c = cim_row(Y[k], Y, l, sigma0)
+                if c < best:
+                    best = c
+        acc += best
+    fscal[F_V] = acc / m
+    iscal[I_VSET] = 1
+    rf[Q_SIGMA0] = sigma0
+    ri[R_SETUP] = 1
+
+
+@jit
+def components(nbr, deg, K, labels):
+    """Connected components numbered by their smallest row; returns their count."""
+    for k in range(K):
+        labels[k] = -1
+    stack = np.empty(max(K, 1), dtype=np.int64)
+    n = 0
+    for k in range(K):
+        if labels[k] >= 0:
+            continue
+        labels[k] = n
+        top = 0
+        stack[top] = k
+        top += 1
+        while top > 0:
+            top -= 1
+            u = stack[top]
+            for p in range(deg[u]):
+                v = nbr[u, p]
+                if labels[v] < 0:
+                    labels[v] = n
+                    stack[top] = v
+                    top += 1
+        n += 1
+    return n
+
+
+@jit
+def add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri):
+    K = iscal[I_K]
+    for j in range(x.shape[0]):
+        Y[K, j] = x[j]
+    M[K] = 1
+    sig[K] = math.nan
+    ids[K] = iscal[I_NEXTID]
+    iscal[I_NEXTID] += 1
+    stamp[K] = t
+    deg[K] = 0
+    iscal[I_K] = K + 1
+    ri[R_NEWROW] = K
+    ri[R_NEWID] = ids[K]
+    return K
+
+
+@jit
+def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
+         ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
+         moved_ids, moved_before, moved_after, swept_ids, labels, track):
+    """Learn one sample ``x``; see the module docstring and the spec."""
+    d = x.shape[0]
+    t = iscal[I_T] + 1
+    iscal[I_T] = t
+    K = iscal[I_K]
+    # -- reset the record
+    for i in range(ri.shape[0]):
+        ri[i] = 0
+    for i in range(rf.shape[0]):
+        rf[i] = math.nan
+    ri[R_S1] = -1
+    ri[R_S2] = -1
+    ri[R_NEWROW] = -1
+    ri[R_NEWID] = -1
+    ri[R_S1ID] = -1
+    ri[R_S2ID] = -1
+    ri[R_NCLUSTERS] = -1
+    ri[R_K_BEFORE] = K
+    rf[Q_MEANDEL_BEFORE] = fscal[F_MEANDEL]
+
+    # -- sigma_init from the first N_INIT samples of the stream [ref]
+    if iscal[I_NFIRST] < N_INIT:
+        nf = iscal[I_NFIRST]
+        for j in range(d):
+            first[nf, j] = x[j]
+        iscal[I_NFIRST] = nf + 1
+        if nf + 1 == N_INIT:
+            rows = np.arange(N_INIT)
+            fscal[F_SIGINIT] = silverman(first, rows, N_INIT, d)
+
+    n_active = iscal[I_NACTIVE]
+    initial = iscal[I_VSET] == 0 or K < n_active
+    if initial:
+        ri[R_CASE] = 0
+        add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri)
+        K = K + 1
+        if iscal[I_VSET] == 0 and iscal[I_FIXED_LAMBDA] == 0 and iscal[I_NACTIVE] == 0:
+            # diversity D = det(exp(R)) over the nodes so far; R_kl = 1 - CIM(y_k, y_l, sigma_init)
+            s0 = fscal[F_SIGINIT]
+            if not math.isnan(s0):
+                for k in range(iscal[I_NR], K):
+                    for l in range(k + 1):
+                        r = 1.0 - cim_row(Y[k], Y, l, s0)
+                        R[k, l] = r
+                        R[l, k] = r
+                iscal[I_NR] = K
+                A = np.empty((K, K))
+                for k in range(K):
+                    for l in range(K):
+                        A[k, l] = math.exp(R[k, l])
+                D = det_lu(A, K)
+                rf[Q_D] = D
+                if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
+                    iscal[I_NACTIVE] = K
+                    iscal[I_LAMBDA] = 2 * K
+                    ri[R_LAMFIXED] = 1
+        n_active = iscal[I_NACTIVE]
+        if n_active > 0 and K == n_active:
+            threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri)
+    else:
+        V = fscal[F_V]
+        sigma = mean_sigma(sig, K)
+        rf[Q_SIGMA] = sigma
+        s1 = -1
+        s2 = -1
+        v1 = math.inf
+        v2 = math.inf
+        for k in range(K):
+            c = cim_row(x, Y, k, sigma)
+            if c < v1:
+                v2 = v1
+                s2 = s1
+                v1 = c
+                s1 = k
+            elif c < v2:
+                v2 = c
+                s2 = k
+        ri[R_S1] = s1
+        ri[R_S2] = s2
+        ri[R_S1ID] = ids[s1]
+        ri[R_S2ID] = ids[s2]
+        rf[Q_V1] = v1
+        rf[Q_V2] = v2
+        if V < v1:  # Case I: a new node
+            ri[R_CASE] = 1
+            row = add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri)
+            K = K + 1
+            order = recency_order(stamp, K)
+            sig[row] = silverman(Y, order, min(K, n_active), d)
+            rf[Q_NEWSIGMA] = sig[row]
+        else:
+            case3 = v2 <= V
+            ri[R_CASE] = 3 if case3 else 2
+            # winner update
+            moved_ids[0] = ids[s1]
+            for j in range(d):
+                moved_before[0, j] = Y[s1, j]
+            nmoved = 1
+            M[s1] += 1
+            for j in range(d):
+                Y[s1, j] += (x[j] - Y[s1, j]) / M[s1]
+            stamp[s1] = t
+            for j in range(d):
+                moved_after[0, j] = Y[s1, j]
+            # age every edge of s1
+            na = deg[s1]
+            for p in range(na):
+                b = nbr[s1, p]
+                age[s1, p] += 1
+                q = find_slot(nbr, deg, b, s1)
+                age[b, q] += 1
+                aged_ids[p] = ids[b]
+                aged_ages[p] = age[s1, p]
+            ri[R_NAGED] = na
+            if case3:
+                for p in range(deg[s1]):
+                    b = nbr[s1, p]
+                    moved_ids[nmoved] = ids[b]
+                    for j in range(d):
+                        moved_before[nmoved, j] = Y[b, j]
+                    nmoved += 1
+                    for j in range(d):
+                        Y[b, j] += (x[j] - Y[b, j]) / (10.0 * M[b])
+                        moved_after[nmoved - 1, j] = Y[b, j]
+                p = find_slot(nbr, deg, s1, s2)
+                if p >= 0:
+                    age[s1, p] = 1
+                    q = find_slot(nbr, deg, s2, s1)
+                    age[s2, q] = 1
+                    ri[R_EDGE] = 2
+                else:
+                    nbr[s1, deg[s1]] = s2
+                    age[s1, deg[s1]] = 1
+                    deg[s1] += 1
+                    nbr[s2, deg[s2]] = s1
+                    age[s2, deg[s2]] = 1
+                    deg[s2] += 1
+                    iscal[I_E] += 1
+                    ri[R_EDGE] = 1
+                    if deg[s1] > iscal[I_MAXDEG]:
+                        iscal[I_MAXDEG] = deg[s1]
+                    if deg[s2] > iscal[I_MAXDEG]:
+                        iscal[I_MAXDEG] = deg[s2]
+            ri[R_NMOVED] = nmoved
+            # edge deletion around s1 (Tukey's hinges [ref])
+            n = deg[s1]
+            ri[R_NALPHA] = n
+            for p in range(n):
+                alpha_ids[p] = ids[nbr[s1, p]]
+                alpha_ages[p] = age[s1, p]
+            if n > 0:
+                srt = np.sort(age[s1, :n]).astype(np.float64)
+                med = median_sorted(srt, n)
+                rf[Q_MEDIAN] = med
+                nlo = 0
+                while nlo < n and srt[nlo] < med:
+                    nlo += 1
+                hi0 = n
+                while hi0 > 0 and srt[hi0 - 1] > med:
+                    hi0 -= 1
+                nhi = n - hi0
+                if nlo > 0 and nhi > 0:
+                    q1 = median_sorted(srt, nlo)
+                    q3 = median_sorted(srt[hi0:], nhi)
+                    a_thr = q3 + (q3 - q1)
+                    ndel = iscal[I_NDEL]
+                    ratio = ndel / (ndel + n)
+                    rf[Q_Q1] = q1
+                    rf[Q_Q3] = q3
+                    rf[Q_ATHR] = a_thr
+                    rf[Q_RATIO] = ratio
+                    if math.isnan(fscal[F_FIXED_AMAX]):
+                        a_max = fscal[F_MEANDEL] * ratio + a_thr * (1.0 - ratio)
+                    else:
+                        a_max = fscal[F_FIXED_AMAX]
+                    rf[Q_AMAX] = a_max
+                elif not math.isnan(fscal[F_FIXED_AMAX]):
+                    a_max = fscal[F_FIXED_AMAX]
+                    rf[Q_AMAX] = a_max
+                else:
+                    a_max = math.inf
+                if a_max < math.inf:
+                    total = 0
+                    nd = 0
+                    p = 0
+                    while p < deg[s1]:
+                        if age[s1, p] > a_max:
+                            b = nbr[s1, p]
+                            del_ids[nd] = ids[b]
+                            del_ages[nd] = age[s1, p]
+                            total += age[s1, p]
+                            nd += 1
+                            q = find_slot(nbr, deg, b, s1)
+                            remove_slot(nbr, age, deg, b, q)
+                            remove_slot(nbr, age, deg, s1, p)
+                        else:
+                            p += 1
+                    if nd > 0:
+                        ndel = iscal[I_NDEL]
+                        numer = ndel * fscal[F_MEANDEL] + total
+                        iscal[I_NDEL] = ndel + nd
+                        fscal[F_MEANDEL] = numer / (ndel + nd)
+                        iscal[I_E] -= nd
+                    ri[R_NDELETED] = nd
+
+    # -- isolated-node deletion every lambda samples
+    lam = iscal[I_LAMBDA]
+    if lam > 0 and t % lam == 0 and K > 1:
+        nsw = 0
+        newrow = 0
+        for k in range(K):
+            if deg[k] == 0:
+                swept_ids[nsw] = ids[k]
+                nsw += 1
+                labels[k] = -1
+            else:
+                labels[k] = newrow
+                newrow += 1
+        if nsw > 0:
+            for k in range(K):
+                r = labels[k]
+                if r >= 0 and r != k:
+                    for j in range(d):
+                        Y[r, j] = Y[k, j]
+                    M[r] = M[k]
+                    sig[r] = sig[k]
+                    ids[r] = ids[k]
+                    stamp[r] = stamp[k]
+                    deg[r] = deg[k]
+                    for p in range(deg[k]):
+                        nbr[r, p] = nbr[k, p]
+                        age[r, p] = age[k, p]
+            K = newrow
+            iscal[I_K] = K
+            for k in range(K):
+                for p in range(deg[k]):
+                    nbr[k, p] = labels[nbr[k, p]]
+        ri[R_NSWEPT] = nsw
+
+    rf[Q_THRESHOLD] = fscal[F_V]
+    if track:
+        ri[R_NCLUSTERS] = components(nbr, deg, K, labels)
+    return 0
+
+
+@jit
+def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
+        ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
+        moved_ids, moved_before, moved_after, swept_ids, labels, track):
+    """Learn rows ``X[start:]`` in order.
+
+    Returns ``DONE`` or the index of the first row that needs more room
+    (nodes, degree, or diversity matrix); the caller grows the arrays and
+    calls again from there.
+    """
+    cap = Y.shape[0]
+    maxdeg = nbr.shape[1]
+    for i in range(start, X.shape[0]):
+        K = iscal[I_K]
+        if K + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
+            return i
+        if iscal[I_VSET] == 0 and K + 1 > R.shape[0] and iscal[I_FIXED_LAMBDA] == 0:
+            return i
+        step(X[i], Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
+             ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
+             moved_ids, moved_before, moved_after, swept_ids, labels, track)
+    return DONE
+
+
+@jit
+def nearest_nodes(X, Y, K, sigma, out):
+    """Row of the nearest node (by CIM, first on ties) for every row of X."""
+    for i in range(X.shape[0]):
+        best = math.inf
+        bi = 0
+        for k in range(K):
+            c = cim_row(X[i], Y, k, sigma)
+            if c < best:
+                best = c
+                bi = k
+        out[i] = bi

@@ -1,0 +1,604 @@
+"""The CAE estimator: scikit-learn API, streaming API and fitted state."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _kernel as K_
+from ._state import ModelFileError, Network, load_npz, save_npz
+
+__all__ = ["CAE", "StepRecord", "ModelFileError"]
+
+CASE_NAMES = {0: "initial phase", 1: "Case I", 2: "Case II", 3: "Case III"}
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What one call of :meth:`CAE.learn_one` did, with every quantity involved.
+
+    Node references come in two forms: ``s1``/``s2``/``new_node_row`` are row
+    indices into ``nodes_`` *as the sample arrived* (-1 when not applicable);
+    every other reference is a stable node id (see ``CAE.node_ids_``), so that
+    a node can be followed across steps even when the isolated-node sweep
+    renumbers rows.
+
+    Attributes
+    ----------
+    t : int
+        Samples seen after this one (1-based, cumulative over calls).
+    case : int
+        0 initial phase, 1 Case I (new node), 2 Case II (winner moves),
+        3 Case III (winner and neighbours move, edge s1-s2).
+    s1, s2 : int
+        Rows of the winner and runner-up; -1 in the initial phase.
+    s1_id, s2_id : int
+        Their stable ids; -1 in the initial phase.
+    v1, v2 : float
+        CIM of ``x`` to s1 and s2 (NaN in the initial phase).
+    sigma : float
+        Mean bandwidth used for the winner search (NaN in the initial phase).
+    threshold : float
+        The similarity threshold V after this step (NaN until set).
+    a_max : float
+        The edge-deletion threshold computed at this step (NaN when not computed).
+    new_node_id, new_node_row : int
+        Id and row of the node created at this step (-1 if none).
+    new_node_sigma : float
+        Bandwidth given to a Case I node (NaN otherwise).
+    edges_aged : list of (int, int, int)
+        ``(s1_id, neighbour_id, new_age)`` for every edge of s1 that aged.
+    edge_created, edge_reset : tuple of (int, int) or None
+        The s1-s2 edge created, or whose age was reset to 1 (Case III).
+    edge_ages_at_deletion : list of (int, int)
+        ``(neighbour_id, age)`` of every edge of s1 when deletion was decided.
+    median, q1, q3, a_thr, ratio : float
+        The deletion statistics (Tukey's hinges, a_thr = q3 + (q3 - q1),
+        r = n_del / (n_del + |alpha|)); NaN when not computed.
+    mean_deleted_edge_age_before : float
+        The running mean age of deleted edges used in a_max.
+    edges_deleted : list of (int, int, int)
+        ``(s1_id, neighbour_id, age)`` of each deleted edge.
+    moved : list of (int, ndarray, ndarray)
+        ``(id, before, after)`` for s1 and, in Case III, its neighbours.
+    swept_ids : list of int
+        Ids removed by the isolated-node sweep at this step.
+    diversity : float
+        D = det(exp(R)) when computed at this step (NaN otherwise).
+    lambda_fixed : bool
+        True when D fell below 1e-6 at this step and fixed lambda.
+    threshold_setup : bool
+        True when sigma0 and V were (re)computed at this step.
+    sigma0 : float
+        The bandwidth given to every node by that set-up (NaN otherwise).
+    n_nodes, n_edges, n_clusters : int
+        Network size after the step.
+    n_active_nodes, deletion_interval : int or None
+        n_active and lambda after the step (None until estimated).
+    """
+
+    t: int
+    case: int
+    s1: int
+    s2: int
+    s1_id: int
+    s2_id: int
+    v1: float
+    v2: float
+    sigma: float
+    threshold: float
+    a_max: float
+    new_node_id: int
+    new_node_row: int
+    new_node_sigma: float
+    edges_aged: list = field(default_factory=list)
+    edge_created: tuple | None = None
+    edge_reset: tuple | None = None
+    edge_ages_at_deletion: list = field(default_factory=list)
+    median: float = math.nan
+    q1: float = math.nan
+    q3: float = math.nan
+    a_thr: float = math.nan
+    ratio: float = math.nan
+    mean_deleted_edge_age_before: float = 0.0
+    edges_deleted: list = field(default_factory=list)
+    moved: list = field(default_factory=list)
+    swept_ids: list = field(default_factory=list)
+    diversity: float = math.nan
+    lambda_fixed: bool = False
+    threshold_setup: bool = False
+    sigma0: float = math.nan
+    n_nodes: int = 0
+    n_edges: int = 0
+    n_clusters: int = 0
+    n_active_nodes: int | None = None
+    deletion_interval: int | None = None
+
+    @property
+    def case_name(self):
+        """'initial phase', 'Case I', 'Case II' or 'Case III'."""
+        return CASE_NAMES[self.case]
+
+
+class CAE(ClusterMixin, BaseEstimator):
+    """CIM-based ART with Edge: parameter-free topological clustering of a stream.
+
+    CAE (Masuyama et al., Neural Computing and Applications 38, 2026) learns
+    one sample at a time. It grows nodes while the similarity threshold V is
+    unknown, estimates the number of active nodes n_active (and the
+    deletion interval lambda = 2 n_active) with a determinantal-point-process
+    diversity criterion, sets V and each node's kernel bandwidth sigma from the
+    active nodes, then moves winners, joins winners with edges, deletes old
+    edges by an estimated age threshold a_max, and removes isolated nodes
+    every lambda samples. Clusters are the connected components of the graph.
+
+    With both parameters left at None this is the parameter-free CAE. Giving
+    them turns it into CAEA, the paper's tuned baseline.
+
+    Parameters
+    ----------
+    deletion_interval : int or None, default=None
+        Fix lambda instead of estimating it (n_active = lambda // 2, no
+        diversity estimation). Must be an integer >= 4.
+    max_edge_age : float or None, default=None
+        Fix the edge-age limit a_max instead of estimating it: an edge of the
+        winner is deleted when its age exceeds it. Must be >= 1.
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes, n_features)
+        Node positions, rows in creation order.
+    node_ids_ : ndarray of shape (n_nodes,)
+        Stable node ids (never reused).
+    sigmas_ : ndarray of shape (n_nodes,)
+        Kernel bandwidth of each node; NaN where a node has none yet.
+    win_counts_ : ndarray of shape (n_nodes,)
+        Winning count M of each node.
+    edges_ : ndarray of shape (n_edges, 2)
+        Row indices ``i < j`` of each edge, sorted.
+    edge_ages_ : ndarray of shape (n_edges,)
+        Age of each edge (>= 1).
+    node_labels_ : ndarray of shape (n_nodes,)
+        Cluster of each node (connected components numbered by their smallest row).
+    n_clusters_ : int
+        Number of connected components.
+    threshold_ : float
+        The similarity threshold V (NaN until set).
+    n_active_nodes_ : int or None
+        n_active (None until estimated).
+    deletion_interval_ : int or None
+        lambda (None until estimated).
+    sigma_init_ : float
+        Silverman bandwidth of the first 10 samples (NaN before the 10th).
+    n_deleted_edges_ : int
+        Number of edges deleted so far.
+    mean_deleted_edge_age_ : float
+        Mean age of the deleted edges (0 before any deletion).
+    n_samples_seen_ : int
+        Samples learned so far, over every call.
+    labels_ : ndarray of shape (n_samples,)
+        Labels of the last X given to ``fit``/``partial_fit`` by the final network.
+    n_features_in_ : int
+        Number of features.
+    feature_names_in_ : ndarray of str
+        Feature names, when X was a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cae import CAE
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.05, (300, 2)), rng.normal(1, 0.05, (300, 2))])
+    >>> X = X[rng.permutation(len(X))]
+    >>> model = CAE().fit(X)
+    >>> model.n_clusters_ >= 2
+    True
+    >>> bool(model.labels_[np.argmin(X.sum(1))] != model.labels_[np.argmax(X.sum(1))])
+    True
+    >>> rec = model.learn_one(np.array([0.01, 0.02]))
+    >>> rec.case_name in ("Case I", "Case II", "Case III")
+    True
+    """
+
+    def __init__(self, deletion_interval=None, max_edge_age=None):
+        self.deletion_interval = deletion_interval
+        self.max_edge_age = max_edge_age
+
+    # ------------------------------------------------------------------ setup
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+    def _check_params(self):
+        lam = self.deletion_interval
+        if lam is not None:
+            if isinstance(lam, bool) or not float(lam).is_integer() or lam < 4:
+                raise ValueError(f"deletion_interval must be an integer >= 4 or None, got {lam!r}")
+        amax = self.max_edge_age
+        if amax is not None:
+            if isinstance(amax, bool) or not np.isfinite(float(amax)) or float(amax) < 1:
+                raise ValueError(f"max_edge_age must be a finite number >= 1 or None, got {amax!r}")
+
+    def _new_network(self, d):
+        self._check_params()
+        lam = None if self.deletion_interval is None else int(self.deletion_interval)
+        amax = None if self.max_edge_age is None else float(self.max_edge_age)
+        return Network(d, deletion_interval=lam, max_edge_age=amax)
+
+    def _learn(self, X, track=False):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        _check_magnitude(X)
+        self.network_.run(X, track=track)
+        self._version = getattr(self, "_version", 0) + 1
+
+    # ------------------------------------------------------------ sklearn API
+    def fit(self, X, y=None):
+        """Reset the model and learn the rows of X in order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The stream, in the order it is presented.
+        y : ignored
+
+        Returns
+        -------
+        self : CAE
+        """
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
+        self.network_ = self._new_network(X.shape[1])
+        self._version = 0
+        self._learn(X)
+        self.labels_ = self.predict(X)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Continue the same stream with the rows of X (t is cumulative).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self : CAE
+        """
+        first = not hasattr(self, "network_")
+        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
+        if first:
+            self.network_ = self._new_network(X.shape[1])
+            self._version = 0
+        self._learn(X)
+        self.labels_ = self.predict(X)
+        return self
+
+    def learn_one(self, x):
+        """Learn one sample and return a :class:`StepRecord` of what happened.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+
+        Returns
+        -------
+        StepRecord
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from cae import CAE
+        >>> model = CAE()
+        >>> rec = model.learn_one(np.array([0.5, 0.5]))
+        >>> rec.t, rec.case, rec.new_node_id, rec.n_nodes
+        (1, 0, 0, 1)
+        """
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError(f"learn_one expects one sample (a 1-D array), got shape {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("Input contains NaN or infinity.")
+        if hasattr(self, "network_"):
+            if x.shape[0] != self.n_features_in_:
+                raise ValueError(f"X has {x.shape[0]} features, but CAE is expecting {self.n_features_in_} features as input.")
+        else:
+            if x.shape[0] < 1:
+                raise ValueError("a sample needs at least one feature")
+            self.n_features_in_ = x.shape[0]
+            self.network_ = self._new_network(x.shape[0])
+            self._version = 0
+        self._learn(x[None, :], track=True)
+        return self._record()
+
+    def _record(self):
+        net = self.network_
+        ri, rf = net.ri, net.rf
+        case = int(ri[K_.R_CASE])
+        s1_id = int(ri[K_.R_S1ID])
+        s2_id = int(ri[K_.R_S2ID])
+        na, nd, nm = int(ri[K_.R_NAGED]), int(ri[K_.R_NDELETED]), int(ri[K_.R_NMOVED])
+        nalpha, nsw = int(ri[K_.R_NALPHA]), int(ri[K_.R_NSWEPT])
+        edge = int(ri[K_.R_EDGE])
+        pair = (s1_id, s2_id)
+        lam = int(net.iscal[K_.I_LAMBDA])
+        nact = int(net.iscal[K_.I_NACTIVE])
+        return StepRecord(
+            t=int(net.iscal[K_.I_T]), case=case,
+            s1=int(ri[K_.R_S1]), s2=int(ri[K_.R_S2]), s1_id=s1_id, s2_id=s2_id,
+            v1=float(rf[K_.Q_V1]), v2=float(rf[K_.Q_V2]), sigma=float(rf[K_.Q_SIGMA]),
+            threshold=float(rf[K_.Q_THRESHOLD]), a_max=float(rf[K_.Q_AMAX]),
+            new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
+            new_node_sigma=float(rf[K_.Q_NEWSIGMA]),
+            edges_aged=[(s1_id, int(i), int(a)) for i, a in zip(net.aged_ids[:na], net.aged_ages[:na])],
+            edge_created=pair if edge == 1 else None,
+            edge_reset=pair if edge == 2 else None,
+            edge_ages_at_deletion=[(int(i), int(a)) for i, a in zip(net.alpha_ids[:nalpha], net.alpha_ages[:nalpha])],
+            median=float(rf[K_.Q_MEDIAN]), q1=float(rf[K_.Q_Q1]), q3=float(rf[K_.Q_Q3]),
+            a_thr=float(rf[K_.Q_ATHR]), ratio=float(rf[K_.Q_RATIO]),
+            mean_deleted_edge_age_before=float(rf[K_.Q_MEANDEL_BEFORE]),
+            edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_ages[:nd])],
+            moved=[(int(net.moved_ids[k]), net.moved_before[k].copy(), net.moved_after[k].copy()) for k in range(nm)],
+            swept_ids=[int(i) for i in net.swept_ids[:nsw]],
+            diversity=float(rf[K_.Q_D]), lambda_fixed=bool(ri[K_.R_LAMFIXED]),
+            threshold_setup=bool(ri[K_.R_SETUP]), sigma0=float(rf[K_.Q_SIGMA0]),
+            n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),
+            n_active_nodes=nact if nact > 0 else None, deletion_interval=lam if lam > 0 else None,
+        )
+
+    def predict(self, X):
+        """Label each row of X with the cluster of its nearest node (CIM, mean sigma).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = np.ascontiguousarray(X)
+        near = self.nearest_nodes(X)
+        return self.node_labels_[near]
+
+    def fit_predict(self, X, y=None):
+        """Fit on X (reset) and return ``labels_``."""
+        return self.fit(X).labels_
+
+    def nearest_nodes(self, X):
+        """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        _check_magnitude(X)
+        out = np.zeros(X.shape[0], dtype=np.int64)
+        net = self.network_
+        K_.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out)
+        return out
+
+    def prediction_sigma(self):
+        """The bandwidth used by ``predict``: the nodes' mean sigma, else sigma_init,
+        else (fewer than 10 samples) the nodes' Silverman bandwidth, else 1.0."""
+        net = self.network_
+        K = net.K
+        s = K_.mean_sigma(net.sig, K)
+        if not math.isnan(s):
+            return s
+        s = net.fscal[K_.F_SIGINIT]
+        if not math.isnan(s):
+            return float(s)
+        if K >= 2:
+            return float(K_.silverman(net.Y, np.arange(K), K, net.d))
+        return 1.0
+
+    # ---------------------------------------------------------- fitted state
+    def _cached(self, key, fn):
+        check_is_fitted(self, "network_")
+        cache = self.__dict__.setdefault("_cache", {})
+        version = (self._version, id(self.network_))
+        hit = cache.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        value = fn()
+        cache[key] = (version, value)
+        return value
+
+    @staticmethod
+    def _ro(a):
+        a = a.view()
+        a.flags.writeable = False
+        return a
+
+    @property
+    def nodes_(self):
+        return self._ro(self._net().Y[: self._net().K])
+
+    @property
+    def node_ids_(self):
+        return self._ro(self._net().ids[: self._net().K])
+
+    @property
+    def sigmas_(self):
+        return self._ro(self._net().sig[: self._net().K])
+
+    @property
+    def win_counts_(self):
+        return self._ro(self._net().M[: self._net().K])
+
+    def _edges(self):
+        net = self._net()
+        K = net.K
+        deg = net.deg[:K]
+        valid = np.arange(net.nbr.shape[1])[None, :] < deg[:, None]
+        i = np.nonzero(valid)[0]
+        j = net.nbr[:K][valid]
+        a = net.age[:K][valid]
+        keep = i < j
+        i, j, a = i[keep], j[keep], a[keep]
+        order = np.lexsort((j, i))
+        return np.column_stack([i[order], j[order]]).astype(np.int64), a[order].astype(np.int64)
+
+    @property
+    def edges_(self):
+        return self._ro(self._cached("edges", self._edges)[0])
+
+    @property
+    def edge_ages_(self):
+        return self._ro(self._cached("edges", self._edges)[1])
+
+    def _components(self):
+        net = self._net()
+        labels = np.zeros(max(net.K, 1), dtype=np.int64)
+        n = K_.components(net.nbr, net.deg, net.K, labels)
+        return labels[: net.K].copy(), int(n)
+
+    @property
+    def node_labels_(self):
+        return self._ro(self._cached("components", self._components)[0])
+
+    @property
+    def n_clusters_(self):
+        return self._cached("components", self._components)[1]
+
+    @property
+    def threshold_(self):
+        return float(self._net().fscal[K_.F_V])
+
+    @property
+    def n_active_nodes_(self):
+        n = int(self._net().iscal[K_.I_NACTIVE])
+        return n if n > 0 else None
+
+    @property
+    def deletion_interval_(self):
+        n = int(self._net().iscal[K_.I_LAMBDA])
+        return n if n > 0 else None
+
+    @property
+    def sigma_init_(self):
+        return float(self._net().fscal[K_.F_SIGINIT])
+
+    @property
+    def n_deleted_edges_(self):
+        return int(self._net().iscal[K_.I_NDEL])
+
+    @property
+    def mean_deleted_edge_age_(self):
+        return float(self._net().fscal[K_.F_MEANDEL])
+
+    @property
+    def n_samples_seen_(self):
+        return int(self._net().iscal[K_.I_T])
+
+    def _net(self):
+        try:
+            return self.__dict__["network_"]
+        except KeyError:
+            raise AttributeError("this CAE is not fitted yet: call fit, partial_fit or learn_one") from None
+
+    # ------------------------------------------------------------- utilities
+    def to_networkx(self):
+        """The network as a :class:`networkx.Graph`.
+
+        Nodes are keyed by their stable id and carry ``pos`` (tuple), ``row``,
+        ``sigma``, ``win_count`` and ``cluster``; edges carry ``age``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from cae import CAE
+        >>> g = CAE().fit(np.random.default_rng(1).random((200, 2))).to_networkx()
+        >>> all("cluster" in a for _, a in g.nodes(data=True))
+        True
+        """
+        import networkx as nx
+
+        g = nx.Graph()
+        ids = self.node_ids_
+        labels = self.node_labels_
+        for r in range(len(ids)):
+            g.add_node(int(ids[r]), row=r, pos=tuple(float(v) for v in self.nodes_[r]),
+                       sigma=float(self.sigmas_[r]), win_count=int(self.win_counts_[r]),
+                       cluster=int(labels[r]))
+        for (i, j), a in zip(self.edges_, self.edge_ages_):
+            g.add_edge(int(ids[i]), int(ids[j]), age=int(a))
+        return g
+
+    def snapshot(self):
+        """An independent copy of this model (cheap: copies the arrays only)."""
+        other = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        if hasattr(self, "network_"):
+            other.network_ = self.network_.copy()
+            other.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                other.feature_names_in_ = self.feature_names_in_
+            other._version = 0
+        return other
+
+    def save(self, path):
+        """Save the model to ``path`` (or a binary file object).
+
+        The format is an uncompressed NumPy ``.npz`` archive readable with
+        ``allow_pickle=False``: ``meta_json`` (a JSON string with ``format``
+        = "cae-explorer-model", ``version``, the constructor parameters,
+        ``n_features`` and ``feature_names``) and the ``state_*`` arrays of the
+        network (positions, win counts, bandwidths, ids, recency stamps,
+        neighbour lists and edge ages, the diversity matrix while lambda is
+        unknown, the first 10 samples, and the scalar state). A saved model
+        continues a stream bit-identically to one that was never saved.
+
+        Examples
+        --------
+        >>> import io, numpy as np
+        >>> from cae import CAE
+        >>> X = np.random.default_rng(2).random((300, 2))
+        >>> buf = io.BytesIO(); CAE().fit(X[:150]).save(buf); _ = buf.seek(0)
+        >>> resumed = CAE.load(buf).partial_fit(X[150:])
+        >>> bool(np.array_equal(resumed.nodes_, CAE().fit(X).nodes_))
+        True
+        """
+        check_is_fitted(self, "network_")
+        names = getattr(self, "feature_names_in_", None)
+        meta = {
+            "deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
+            "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age),
+            "n_features": int(self.n_features_in_),
+            "feature_names": None if names is None else [str(n) for n in names],
+        }
+        save_npz(path, self.network_.to_arrays(), meta)
+
+    @classmethod
+    def load(cls, path):
+        """Load a model written by :meth:`save`.
+
+        Raises
+        ------
+        ModelFileError
+            If the file is corrupted, truncated, or not a CAE Explorer model.
+        """
+        net, meta = load_npz(path)
+        try:
+            model = cls(deletion_interval=meta.get("deletion_interval"), max_edge_age=meta.get("max_edge_age"))
+            model._check_params()
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"model file has invalid parameters: {exc}") from None
+        model.network_ = net
+        model.n_features_in_ = int(meta["n_features"])
+        if meta.get("feature_names") is not None:
+            model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        model._version = 0
+        return model
+
+
+_MAX_ABS = 1e150
+
+
+def _check_magnitude(X):
+    """Refuse values whose squared differences would overflow to inf/NaN."""
+    if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
+        raise ValueError(
+            f"values larger than {_MAX_ABS:g} in magnitude would overflow CAE's distances; scale the data first")
