@@ -56,14 +56,16 @@ I_NR = 8  # rows of the diversity matrix R filled
 I_MAXDEG = 9  # an upper bound on every node's degree (never decreases)
 I_E = 10  # number of edges
 I_FIXED_LAMBDA = 11  # 1 when lambda was given by the user (CAEA)
-N_ISCAL = 12
+I_SIG_STALE = 12  # 1 when the cached mean bandwidth must be recomputed
+N_ISCAL = 13
 
 # ---- float scalars (fscal) ---------------------------------------------------
 F_V = 0  # similarity threshold V (NaN until set)
 F_SIGINIT = 1  # sigma_init (NaN until the 10th sample)
 F_MEANDEL = 2  # mean age of deleted edges
 F_FIXED_AMAX = 3  # user-given a_max (NaN = estimate)
-N_FSCAL = 4
+F_MEANSIG = 4  # cached mean bandwidth over nodes that have one
+N_FSCAL = 5
 
 # ---- record scratch (ri / rf) ------------------------------------------------
 R_CASE = 0
@@ -106,18 +108,87 @@ DONE = -1
 
 
 @jit
-def cim_row(x, Y, k, sigma):
-    """CIM between sample ``x`` and node row ``Y[k]`` with bandwidth ``sigma``."""
-    d = x.shape[0]
+def cim(A, i, B, k, sigma):
+    """CIM between rows ``A[i]`` and ``B[k]`` with bandwidth ``sigma``.
+
+    Rows are addressed by index (not sliced) so the compiled loop makes no
+    array views.
+    """
+    d = A.shape[1]
     two_s2 = 2.0 * (sigma * sigma)
     acc = 0.0
     for j in range(d):
-        diff = x[j] - Y[k, j]
+        diff = A[i, j] - B[k, j]
         acc += math.exp(-(diff * diff) / two_s2)
     v = 1.0 - acc / d
-    if v < 0.0:  # rounding can give -0.0 or -1e-17
+    if v < 0.0:  # rounding can give -1e-17
         v = 0.0
     return math.sqrt(v)
+
+
+@jit
+def winners(X, xi, Y, K, sigma, dist2, need_second):
+    """The nearest and second-nearest nodes to ``X[xi]`` by CIM.
+
+    Returns ``(s1, v1, s2, v2)``, the first (lowest) row on exact ties, as an
+    argmin over all K nodes would. Exactly the same answer as computing every
+    CIM, with far fewer ``exp`` calls: a node whose CIM is provably larger than
+    the second-best found so far is skipped. The bound: with z_j =
+    (x_j - y_j)**2 / (2 sigma**2) and Z = sum_j z_j, convexity of exp(-z) gives
+    sum_j exp(-z_j) <= (d - 1) + exp(-Z), so CIM**2 >= (1 - exp(-Z)) / d. Only
+    nodes that clear that bound (with a safety margin far above rounding) get
+    their CIM computed, in row order. When no bound helps (every CIM near 1)
+    every node is computed. With ``need_second`` False only s1 is exact
+    (s2 is then meaningless), which lets the bound use the best node alone.
+    """
+    d = X.shape[1]
+    two_s2 = 2.0 * (sigma * sigma)
+    b1 = math.inf
+    b2 = math.inf
+    i1 = -1
+    i2 = -1
+    for k in range(K):
+        dd = 0.0
+        for j in range(d):
+            diff = X[xi, j] - Y[k, j]
+            dd += diff * diff
+        dist2[k] = dd
+        if dd < b1:
+            b2 = b1
+            i2 = i1
+            b1 = dd
+            i1 = k
+        elif dd < b2:
+            b2 = dd
+            i2 = k
+    cut = math.inf
+    if K >= 2:
+        ca = cim(X, xi, Y, i1, sigma)
+        if need_second:
+            cb = cim(X, xi, Y, i2, sigma)
+            v2p = max(ca, cb)  # some two nodes have CIM <= v2p, so s2's CIM is <= v2p
+        else:
+            v2p = ca  # s1's CIM is <= v2p
+        q = 1.0 - d * (v2p * v2p * (1.0 + 1e-6) + 1e-12)
+        if q > 0.0:
+            cut = two_s2 * (-math.log(q)) * (1.0 + 1e-9)
+    s1 = -1
+    s2 = -1
+    v1 = math.inf
+    v2 = math.inf
+    for k in range(K):
+        if dist2[k] > cut:
+            continue
+        c = cim(X, xi, Y, k, sigma)
+        if c < v1:
+            v2 = v1
+            s2 = s1
+            v1 = c
+            s1 = k
+        elif c < v2:
+            v2 = c
+            s2 = k
+    return s1, v1, s2, v2
 
 
 @jit
@@ -232,13 +303,14 @@ def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
     sigma0 = silverman(Y, order, m, d)
     for k in range(K):
         sig[k] = sigma0
+    iscal[I_SIG_STALE] = 1
     acc = 0.0
     for a in range(m):
         k = order[a]
         best = math.inf
         for l in range(K):
             if l != k:
-                c = cim_row(Y[k], Y, l, sigma0)
+                c = cim(Y, k, Y, l, sigma0)
                 if c < best:
                     best = c
         acc += best
@@ -276,10 +348,10 @@ def components(nbr, deg, K, labels):
 
 
 @jit
-def add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri):
+def add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri):
     K = iscal[I_K]
-    for j in range(x.shape[0]):
-        Y[K, j] = x[j]
+    for j in range(X.shape[1]):
+        Y[K, j] = X[xi, j]
     M[K] = 1
     sig[K] = math.nan
     ids[K] = iscal[I_NEXTID]
@@ -287,17 +359,18 @@ def add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri):
     stamp[K] = t
     deg[K] = 0
     iscal[I_K] = K + 1
+    iscal[I_SIG_STALE] = 1
     ri[R_NEWROW] = K
     ri[R_NEWID] = ids[K]
     return K
 
 
 @jit
-def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
+def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
          ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-         moved_ids, moved_before, moved_after, swept_ids, labels, track):
-    """Learn one sample ``x``; see the module docstring and the spec."""
-    d = x.shape[0]
+         moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track):
+    """Learn the sample ``X[xi]``; see the module docstring and the spec."""
+    d = X.shape[1]
     t = iscal[I_T] + 1
     iscal[I_T] = t
     K = iscal[I_K]
@@ -320,7 +393,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
     if iscal[I_NFIRST] < N_INIT:
         nf = iscal[I_NFIRST]
         for j in range(d):
-            first[nf, j] = x[j]
+            first[nf, j] = X[xi, j]
         iscal[I_NFIRST] = nf + 1
         if nf + 1 == N_INIT:
             rows = np.arange(N_INIT)
@@ -330,7 +403,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
     initial = iscal[I_VSET] == 0 or K < n_active
     if initial:
         ri[R_CASE] = 0
-        add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri)
+        add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
         K = K + 1
         if iscal[I_VSET] == 0 and iscal[I_FIXED_LAMBDA] == 0 and iscal[I_NACTIVE] == 0:
             # diversity D = det(exp(R)) over the nodes so far; R_kl = 1 - CIM(y_k, y_l, sigma_init)
@@ -338,7 +411,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             if not math.isnan(s0):
                 for k in range(iscal[I_NR], K):
                     for l in range(k + 1):
-                        r = 1.0 - cim_row(Y[k], Y, l, s0)
+                        r = 1.0 - cim(Y, k, Y, l, s0)
                         R[k, l] = r
                         R[l, k] = r
                 iscal[I_NR] = K
@@ -357,22 +430,12 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri)
     else:
         V = fscal[F_V]
-        sigma = mean_sigma(sig, K)
+        if iscal[I_SIG_STALE] != 0:
+            fscal[F_MEANSIG] = mean_sigma(sig, K)
+            iscal[I_SIG_STALE] = 0
+        sigma = fscal[F_MEANSIG]
         rf[Q_SIGMA] = sigma
-        s1 = -1
-        s2 = -1
-        v1 = math.inf
-        v2 = math.inf
-        for k in range(K):
-            c = cim_row(x, Y, k, sigma)
-            if c < v1:
-                v2 = v1
-                s2 = s1
-                v1 = c
-                s1 = k
-            elif c < v2:
-                v2 = c
-                s2 = k
+        s1, v1, s2, v2 = winners(X, xi, Y, K, sigma, dist2, True)
         ri[R_S1] = s1
         ri[R_S2] = s2
         ri[R_S1ID] = ids[s1]
@@ -381,7 +444,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
         rf[Q_V2] = v2
         if V < v1:  # Case I: a new node
             ri[R_CASE] = 1
-            row = add_node(x, Y, M, sig, ids, stamp, deg, iscal, t, ri)
+            row = add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
             K = K + 1
             order = recency_order(stamp, K)
             sig[row] = silverman(Y, order, min(K, n_active), d)
@@ -396,7 +459,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             nmoved = 1
             M[s1] += 1
             for j in range(d):
-                Y[s1, j] += (x[j] - Y[s1, j]) / M[s1]
+                Y[s1, j] += (X[xi, j] - Y[s1, j]) / M[s1]
             stamp[s1] = t
             for j in range(d):
                 moved_after[0, j] = Y[s1, j]
@@ -418,7 +481,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                         moved_before[nmoved, j] = Y[b, j]
                     nmoved += 1
                     for j in range(d):
-                        Y[b, j] += (x[j] - Y[b, j]) / (10.0 * M[b])
+                        Y[b, j] += (X[xi, j] - Y[b, j]) / (10.0 * M[b])
                         moved_after[nmoved - 1, j] = Y[b, j]
                 p = find_slot(nbr, deg, s1, s2)
                 if p >= 0:
@@ -447,7 +510,14 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                 alpha_ids[p] = ids[nbr[s1, p]]
                 alpha_ages[p] = age[s1, p]
             if n > 0:
-                srt = np.sort(age[s1, :n]).astype(np.float64)
+                srt = sortbuf
+                for p in range(n):  # insertion sort: a node has few edges
+                    v = float(age[s1, p])
+                    q = p
+                    while q > 0 and srt[q - 1] > v:
+                        srt[q] = srt[q - 1]
+                        q -= 1
+                    srt[q] = v
                 med = median_sorted(srt, n)
                 rf[Q_MEDIAN] = med
                 nlo = 0
@@ -459,7 +529,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                 nhi = n - hi0
                 if nlo > 0 and nhi > 0:
                     q1 = median_sorted(srt, nlo)
-                    q3 = median_sorted(srt[hi0:], nhi)
+                    q3 = median_sorted(srt[hi0:n], nhi)
                     a_thr = q3 + (q3 - q1)
                     ndel = iscal[I_NDEL]
                     ratio = ndel / (ndel + n)
@@ -530,6 +600,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                         age[r, p] = age[k, p]
             K = newrow
             iscal[I_K] = K
+            iscal[I_SIG_STALE] = 1
             for k in range(K):
                 for p in range(deg[k]):
                     nbr[k, p] = labels[nbr[k, p]]
@@ -544,7 +615,7 @@ def step(x, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
 @jit
 def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
         ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-        moved_ids, moved_before, moved_after, swept_ids, labels, track):
+        moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room
@@ -559,21 +630,15 @@ def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             return i
         if iscal[I_VSET] == 0 and K + 1 > R.shape[0] and iscal[I_FIXED_LAMBDA] == 0:
             return i
-        step(X[i], Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
+        step(X, i, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
              ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-             moved_ids, moved_before, moved_after, swept_ids, labels, track)
+             moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track)
     return DONE
 
 
 @jit
 def nearest_nodes(X, Y, K, sigma, out):
     """Row of the nearest node (by CIM, first on ties) for every row of X."""
+    dist2 = np.empty(K)
     for i in range(X.shape[0]):
-        best = math.inf
-        bi = 0
-        for k in range(K):
-            c = cim_row(X[i], Y, k, sigma)
-            if c < best:
-                best = c
-                bi = k
-        out[i] = bi
+        out[i] = winners(X, i, Y, K, sigma, dist2, False)[0]

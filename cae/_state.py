@@ -66,6 +66,8 @@ class Network:
         self.moved_after = np.zeros((maxdeg + 1, self.d))
         self.swept_ids = np.zeros(cap, dtype=np.int64)
         self.labels = np.zeros(cap, dtype=np.int64)
+        self.dist2 = np.zeros(cap)
+        self.sortbuf = np.zeros(maxdeg)
 
     @property
     def K(self):
@@ -108,7 +110,7 @@ class Network:
                 self.age, self.R, self.first, self.iscal, self.fscal, self.ri, self.rf,
                 self.aged_ids, self.aged_ages, self.alpha_ids, self.alpha_ages, self.del_ids,
                 self.del_ages, self.moved_ids, self.moved_before, self.moved_after,
-                self.swept_ids, self.labels, track)
+                self.swept_ids, self.labels, self.dist2, self.sortbuf, track)
             if start == K_.DONE:
                 return
             self._grow()
