@@ -52,7 +52,7 @@ I_VSET = 4  # 1 once the threshold V has been set
 I_NDEL = 5  # number of deleted edges
 I_NEXTID = 6  # next stable node id
 I_NFIRST = 7  # number of buffered first samples (<= N_INIT)
-I_NR = 8  # rows of the diversity matrix R filled
+I_NR = 8  # nodes in the diversity state (see DIV_LU_MAX)
 I_MAXDEG = 9  # an upper bound on every node's degree (never decreases)
 I_E = 10  # number of edges
 I_FIXED_LAMBDA = 11  # 1 when lambda was given by the user (CAEA)
@@ -65,7 +65,17 @@ F_SIGINIT = 1  # sigma_init (NaN until the 10th sample)
 F_MEANDEL = 2  # mean age of deleted edges
 F_FIXED_AMAX = 3  # user-given a_max (NaN = estimate)
 F_MEANSIG = 4  # cached mean bandwidth over nodes that have one
-N_FSCAL = 5
+F_DET = 5  # the last diversity D
+N_FSCAL = 6
+
+# The diversity D = det(exp(R)) is computed by LU with partial pivoting on the
+# whole matrix while K <= DIV_LU_MAX (every realistic lambda is estimated
+# there, exactly as the reference computes it). Streams whose D stays above
+# 1e-6 longer (raw data whose threshold is never set) would cost O(K^3) per
+# sample; past DIV_LU_MAX the state matrix holds (exp R)^-1 instead and D is
+# updated by the bordering identity det(A_K) = det(A_{K-1}) (c - b' A^-1 b) in
+# O(K^2). Continuing past K >= 10 implies D >= 1e-6 > 0, so A is invertible.
+DIV_LU_MAX = 128
 
 # ---- record scratch (ri / rf) ------------------------------------------------
 R_CASE = 0
@@ -296,6 +306,100 @@ def remove_slot(nbr, age, deg, a, p):
 
 
 @jit
+def invert(A, n, out):
+    """``out[:n, :n] = inverse(A[:n, :n])`` by Gauss-Jordan with partial pivoting (A is overwritten)."""
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = 1.0 if i == j else 0.0
+    for k in range(n):
+        p = k
+        best = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > best:
+                best = abs(A[i, k])
+                p = i
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+                tmp = out[k, j]
+                out[k, j] = out[p, j]
+                out[p, j] = tmp
+        piv = A[k, k]
+        for j in range(n):
+            A[k, j] /= piv
+            out[k, j] /= piv
+        for i in range(n):
+            if i != k:
+                f = A[i, k]
+                if f != 0.0:
+                    for j in range(n):
+                        A[i, j] -= f * A[k, j]
+                        out[i, j] -= f * out[k, j]
+
+
+@jit
+def diversity(Y, K, s0, S, iscal, fscal):
+    """D = det(exp(R)) over the first K nodes, R_kl = 1 - CIM(y_k, y_l, sigma_init).
+
+    ``S`` is the diversity state: R itself while K <= DIV_LU_MAX, then
+    (exp R)^-1 (see DIV_LU_MAX).
+    """
+    nr = iscal[I_NR]
+    if K <= DIV_LU_MAX:
+        for k in range(nr, K):
+            for l in range(k + 1):
+                r = 1.0 - cim(Y, k, Y, l, s0)
+                S[k, l] = r
+                S[l, k] = r
+        iscal[I_NR] = K
+        A = np.empty((K, K))
+        for k in range(K):
+            for l in range(K):
+                A[k, l] = math.exp(S[k, l])
+        D = det_lu(A, K)
+        if K == DIV_LU_MAX and D >= DIVERSITY_THRESHOLD:
+            for k in range(K):
+                for l in range(K):
+                    A[k, l] = math.exp(S[k, l])
+            Ainv = np.empty((K, K))
+            invert(A, K, Ainv)
+            for k in range(K):
+                for l in range(K):
+                    S[k, l] = Ainv[k, l]
+        fscal[F_DET] = D
+        return D
+    # bordering: one new node (row m = K - 1) against the m before it
+    m = K - 1
+    b = np.empty(m)
+    for l in range(m):
+        b[l] = math.exp(1.0 - cim(Y, m, Y, l, s0))
+    c = math.exp(1.0)
+    z = np.zeros(m)
+    for i in range(m):
+        acc = 0.0
+        for l in range(m):
+            acc += S[i, l] * b[l]
+        z[i] = acc
+    bz = 0.0
+    for i in range(m):
+        bz += b[i] * z[i]
+    schur = c - bz
+    D = fscal[F_DET] * schur
+    fscal[F_DET] = D
+    iscal[I_NR] = K
+    if D >= DIVERSITY_THRESHOLD:  # lambda not fixed yet: extend the inverse
+        for i in range(m):
+            for l in range(m):
+                S[i, l] += z[i] * z[l] / schur
+            S[i, m] = -z[i] / schur
+            S[m, i] = -z[i] / schur
+        S[m, m] = 1.0 / schur
+    return D
+
+
+@jit
 def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
     """Set sigma0 for every node and V from the active node set [spec step 3]."""
     order = recency_order(stamp, K)
@@ -409,17 +513,7 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             # diversity D = det(exp(R)) over the nodes so far; R_kl = 1 - CIM(y_k, y_l, sigma_init)
             s0 = fscal[F_SIGINIT]
             if not math.isnan(s0):
-                for k in range(iscal[I_NR], K):
-                    for l in range(k + 1):
-                        r = 1.0 - cim(Y, k, Y, l, s0)
-                        R[k, l] = r
-                        R[l, k] = r
-                iscal[I_NR] = K
-                A = np.empty((K, K))
-                for k in range(K):
-                    for l in range(K):
-                        A[k, l] = math.exp(R[k, l])
-                D = det_lu(A, K)
+                D = diversity(Y, K, s0, R, iscal, fscal)
                 rf[Q_D] = D
                 if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
                     iscal[I_NACTIVE] = K

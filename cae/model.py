@@ -254,7 +254,7 @@ class CAE(ClusterMixin, BaseEstimator):
         self.network_ = self._new_network(X.shape[1])
         self._version = 0
         self._learn(X)
-        self.labels_ = self.predict(X)
+        self.labels_ = self._predict_array(X)
         return self
 
     def partial_fit(self, X, y=None):
@@ -275,7 +275,7 @@ class CAE(ClusterMixin, BaseEstimator):
             self.network_ = self._new_network(X.shape[1])
             self._version = 0
         self._learn(X)
-        self.labels_ = self.predict(X)
+        self.labels_ = self._predict_array(X)
         return self
 
     def learn_one(self, x):
@@ -360,10 +360,18 @@ class CAE(ClusterMixin, BaseEstimator):
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            Cluster numbers in ``[0, n_clusters_)``; -1 for every row when the
+            network is empty (the isolated-node sweep can remove every node
+            of a network that has no edges yet).
         """
         check_is_fitted(self, "network_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        X = np.ascontiguousarray(X)
+        return self._predict_array(X)
+
+    def _predict_array(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if self.network_.K == 0:
+            return np.full(X.shape[0], -1, dtype=np.int64)
         near = self.nearest_nodes(X)
         return self.node_labels_[near]
 
