@@ -1,0 +1,610 @@
+"""Reading people's CSV files honestly, scaling features, and writing safe CSV.
+
+:func:`read_csv` turns the bytes of an uploaded file into a :class:`Table`
+and a :class:`LoadReport`, or raises :class:`CSVLoadError` with a message a
+person understands. It never guesses silently: every row or column it drops,
+renames or reinterprets is counted in the report.
+
+Rules
+-----
+- Encoding: UTF-8 (a byte-order mark is removed), UTF-16 with a BOM, else Latin-1.
+- Delimiter: sniffed among ``,`` ``;`` tab ``|`` (the one that splits the
+  most lines into the same number of fields), or given.
+- Decimal separator: ``.``, or ``,`` when the delimiter is not a comma and
+  numbers like ``3,14`` appear (or given). Thousands separators inside
+  numbers (``"1,234.5"`` or ``1.234,5``) are removed.
+- Header: detected (a first row with a non-numeric field over numeric rows) or given.
+  Duplicate names get ``_2``, ``_3`` ...; empty names become ``column_N``.
+- Missing values: empty cells and ``NA``, ``N/A``, ``NaN``, ``null``, ``None``,
+  ``?``, ``-`` (any case). ``inf``/``-inf`` parse as infinities.
+- Columns: a column whose every non-missing cell is a number is numeric (a
+  feature candidate); any other column is text (a label candidate, or
+  ignored). Columns with no value at all are dropped; constant numeric columns
+  are reported.
+- Ragged rows: a row with fewer fields than the header is dropped and counted
+  (its line numbers are listed); a row with more fields is accepted only if the
+  extra fields are empty (a trailing delimiter); otherwise the file is refused
+  with the line number, since its columns cannot be aligned safely.
+- Limits: file size, rows and columns are capped (:class:`Limits`).
+- Rows with a missing, NaN or infinite value in a chosen feature column are
+  dropped at :meth:`Table.select` and counted.
+- Values beyond 1e150 in magnitude would overflow CAE's squared distances:
+  they are refused without scaling, and handled exactly with min-max or
+  z-score scaling (columns are first divided by their largest magnitude).
+
+Examples
+--------
+>>> t, rep = read_csv(b"a;b;kind\\n1,5;2;x\\n3,0;4;y\\n2,5;NA;x\\n")
+>>> rep.delimiter, rep.decimal, t.numeric_columns, t.text_columns
+(';', ',', ['a', 'b'], ['kind'])
+>>> sel = t.select(["a", "b"], label="kind")
+>>> sel.X.tolist(), sel.y.tolist(), sel.rows_dropped
+([[1.5, 2.0], [3.0, 4.0]], [0, 1], 1)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CSVLoadError", "Limits", "LoadReport", "Table", "Selection", "read_csv", "scale",
+           "range_warning", "safe_csv_cell", "to_safe_csv", "escape_markdown", "SCALINGS"]
+
+SCALINGS = ("none", "minmax", "zscore")
+DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+MISSING = {"", "na", "n/a", "nan", "null", "none", "?", "-", "#n/a"}
+MAX_ABS = 1e150
+
+
+class CSVLoadError(ValueError):
+    """A file that cannot be read as a table of numbers; the message says why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps on what :func:`read_csv` accepts."""
+
+    max_bytes: int = 50 * 1024 * 1024
+    max_rows: int = 250_000
+    max_columns: int = 1_000
+
+
+@dataclass
+class LoadReport:
+    """What :func:`read_csv` read, kept and dropped, and why."""
+
+    encoding: str = ""
+    delimiter: str = ","
+    decimal: str = "."
+    header: bool = True
+    rows_read: int = 0
+    columns_read: int = 0
+    numeric_columns: list = field(default_factory=list)
+    text_columns: list = field(default_factory=list)
+    empty_columns_dropped: list = field(default_factory=list)
+    constant_columns: list = field(default_factory=list)
+    renamed_columns: dict = field(default_factory=dict)
+    short_rows_dropped: int = 0
+    short_row_lines: list = field(default_factory=list)
+    trailing_empty_fields_trimmed: int = 0
+    thousands_separators_removed: int = 0
+    warnings: list = field(default_factory=list)
+
+    @property
+    def delimiter_name(self):
+        return DELIMITERS.get(self.delimiter, repr(self.delimiter))
+
+    def summary_rows(self):
+        """(item, value) pairs for display as a table (values are plain text)."""
+        rows = [
+            ("encoding", self.encoding), ("delimiter", self.delimiter_name),
+            ("decimal separator", self.decimal), ("header row", "yes" if self.header else "no (columns numbered)"),
+            ("data rows read", str(self.rows_read)), ("columns read", str(self.columns_read)),
+            ("numeric columns", str(len(self.numeric_columns))), ("text columns", ", ".join(self.text_columns) or "none"),
+        ]
+        if self.short_rows_dropped:
+            lines = ", ".join(map(str, self.short_row_lines[:10])) + (" ..." if len(self.short_row_lines) > 10 else "")
+            rows.append(("short rows dropped", f"{self.short_rows_dropped} (lines {lines})"))
+        if self.empty_columns_dropped:
+            rows.append(("empty columns dropped", ", ".join(self.empty_columns_dropped)))
+        if self.constant_columns:
+            rows.append(("constant columns", ", ".join(self.constant_columns)))
+        if self.renamed_columns:
+            rows.append(("renamed columns", ", ".join(f"{a} -> {b}" for a, b in self.renamed_columns.items())))
+        if self.thousands_separators_removed:
+            rows.append(("thousands separators removed", f"in {self.thousands_separators_removed} cells"))
+        if self.trailing_empty_fields_trimmed:
+            rows.append(("trailing empty fields trimmed", f"on {self.trailing_empty_fields_trimmed} rows"))
+        return rows
+
+
+@dataclass
+class Selection:
+    """The matrix chosen from a table: features ``X``, optional labels ``y``."""
+
+    X: np.ndarray
+    y: np.ndarray | None
+    features: list
+    label: str | None
+    label_names: list
+    row_index: np.ndarray  # positions of the kept rows in the table
+    rows_dropped: int
+    drop_reasons: dict
+    scaling: str
+    warnings: list
+
+
+class Table:
+    """The parsed columns of a CSV: numeric ones as float arrays, text ones as strings."""
+
+    def __init__(self, frame: pd.DataFrame, numeric_columns, text_columns, lines):
+        self.frame = frame
+        self.numeric_columns = list(numeric_columns)
+        self.text_columns = list(text_columns)
+        self.lines = np.asarray(lines)  # the file line of each row (1-based)
+
+    def __len__(self):
+        return len(self.frame)
+
+    def select(self, features=None, label=None, scaling="none"):
+        """Features (default: every numeric column) and an optional label column.
+
+        Rows with a missing, NaN or infinite feature value, or a missing
+        label, are dropped and counted.
+
+        Raises
+        ------
+        CSVLoadError
+            No features, an unknown column, fewer than 2 rows left, or values
+            too large for CAE without scaling.
+        """
+        if scaling not in SCALINGS:
+            raise CSVLoadError(f"unknown scaling {scaling!r}; choose one of {', '.join(SCALINGS)}")
+        features = list(self.numeric_columns if features is None else features)
+        if not features:
+            raise CSVLoadError("choose at least one numeric feature column")
+        bad = [f for f in features if f not in self.numeric_columns]
+        if bad:
+            raise CSVLoadError(f"not numeric feature columns: {', '.join(map(str, bad))}")
+        if label is not None and label not in self.frame.columns:
+            raise CSVLoadError(f"no column named {label!r}")
+        if label is not None and label in features:
+            raise CSVLoadError("the label column cannot also be a feature")
+        X = self.frame[features].to_numpy(dtype=float)
+        reasons = {}
+        nan_rows = np.isnan(X).any(axis=1)
+        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows
+        if nan_rows.any():
+            reasons["missing or NaN value"] = int(nan_rows.sum())
+        if inf_rows.any():
+            reasons["infinite value"] = int(inf_rows.sum())
+        keep = ~(nan_rows | inf_rows)
+        y = None
+        names = []
+        if label is not None:
+            col = self.frame[label]
+            miss = col.isna().to_numpy()
+            if label in self.numeric_columns:
+                miss |= ~np.isfinite(col.to_numpy(float, na_value=np.nan))
+            lab_missing = miss & keep
+            if lab_missing.any():
+                reasons["missing label"] = int(lab_missing.sum())
+            keep &= ~miss
+        idx = np.flatnonzero(keep)
+        X = X[idx]
+        if len(X) < 2:
+            raise CSVLoadError(f"only {len(X)} usable row(s) left after dropping rows with missing values; need at least 2")
+        if label is not None:
+            vals = self.frame[label].to_numpy()[idx]
+            y, names = _encode_labels(vals)
+        warnings = []
+        if scaling == "none" and np.max(np.abs(X)) > MAX_ABS:
+            raise CSVLoadError(
+                f"some values exceed {MAX_ABS:g} in magnitude; CAE's distances would overflow. "
+                "Choose min-max or z-score scaling.")
+        X = scale(X, scaling)
+        w = range_warning(X, features) if scaling == "none" else None
+        if w:
+            warnings.append(w)
+        return Selection(X=X, y=y, features=features, label=label, label_names=names, row_index=idx,
+                         rows_dropped=int(len(self.frame) - len(idx)), drop_reasons=reasons,
+                         scaling=scaling, warnings=warnings)
+
+
+def _encode_labels(vals):
+    s = pd.Series(vals)
+    try:
+        num = pd.to_numeric(s)
+        uniq = np.unique(num.to_numpy())
+        y = np.searchsorted(uniq, num.to_numpy())
+        names = [_fmt_num(u) for u in uniq]
+    except (ValueError, TypeError):
+        uniq, y = np.unique(s.astype(str).to_numpy(), return_inverse=True)
+        names = [str(u) for u in uniq]
+    return y.astype(np.int64), names
+
+
+def _fmt_num(v):
+    v = float(v)
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
+# ------------------------------------------------------------------- scaling
+def scale(X, how="none"):
+    """Scale each feature: 'none', 'minmax' (to [0, 1]) or 'zscore' (mean 0, std 1).
+
+    Constant features become 0. Columns are first divided by their largest
+    magnitude, so values near 1e308 scale without overflowing.
+
+    Examples
+    --------
+    >>> scale(np.array([[0.0, 1e308], [10.0, -1e308]]), "minmax").tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    X = np.asarray(X, dtype=float)
+    if how == "none":
+        return X.copy()
+    if how not in SCALINGS:
+        raise ValueError(f"unknown scaling {how!r}")
+    m = np.max(np.abs(X), axis=0)
+    m[m == 0] = 1.0
+    Z = X / m
+    if how == "minmax":
+        lo, hi = Z.min(axis=0), Z.max(axis=0)
+        span = hi - lo
+        span[span == 0] = 1.0
+        return (Z - lo) / span
+    mu, sd = Z.mean(axis=0), Z.std(axis=0)
+    sd[sd == 0] = 1.0
+    return (Z - mu) / sd
+
+
+def range_warning(X, names=None, ratio=100.0):
+    """A warning when feature ranges differ by more than ``ratio`` times, else None.
+
+    CAE's kernel bandwidth is the median over features of a per-feature
+    Silverman bandwidth, so one feature with a much wider range dominates every
+    distance (raw Wine never gets a threshold at all).
+    """
+    X = np.asarray(X, float)
+    if X.ndim != 2 or X.shape[1] < 2:
+        return None
+    ranges = X.max(axis=0) - X.min(axis=0)
+    pos = ranges[ranges > 0]
+    if len(pos) < 2 or pos.max() <= ratio * pos.min():
+        return None
+    names = names or [f"x{i}" for i in range(X.shape[1])]
+    wide = names[int(np.argmax(ranges))]
+    narrow = names[int(np.flatnonzero(ranges == pos.min())[0])]
+    return (f"feature ranges differ by {pos.max() / pos.min():.0f}x (widest: {wide}, narrowest: {narrow}). "
+            "CAE's kernel bandwidth is a median over features, so the wide features dominate; "
+            "consider min-max or z-score scaling.")
+
+
+# ------------------------------------------------------------------- reading
+def _decode(data: bytes):
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="strict"), "utf-8 (with BOM)"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            raise CSVLoadError("the file starts like UTF-16 text but is not valid UTF-16") from None
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _looks_binary(data: bytes):
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return True
+    ctrl = sum(1 for b in sample if b < 32 and b not in (9, 10, 13, 12))
+    return len(sample) > 0 and ctrl / len(sample) > 0.05
+
+
+_NUM = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_NUM_COMMA = re.compile(r"^[+-]?(\d+,?\d*|,\d+)([eE][+-]?\d+)?$")
+_THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")  # 1,234,567.5
+_THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")  # 1.234.567,5
+_SPECIAL = {"inf": np.inf, "+inf": np.inf, "-inf": -np.inf, "infinity": np.inf, "+infinity": np.inf,
+            "-infinity": -np.inf}
+
+
+def _sniff(lines):
+    best, best_score = None, (-1, -1)
+    for d in DELIMITERS:
+        counts = [len(row) for row in csv.reader(lines, delimiter=d)]
+        if not counts:
+            continue
+        vals, freq = np.unique(counts, return_counts=True)
+        mode = vals[np.argmax(freq)]
+        if mode < 2:
+            continue
+        score = (int(freq.max()), int(mode))
+        if score > best_score:
+            best, best_score = d, score
+    return best or ","
+
+
+def _parse_number(cell, decimal, stats):
+    s = cell.strip()
+    low = s.lower()
+    if low in MISSING:
+        return np.nan, True
+    if low in _SPECIAL:
+        return _SPECIAL[low], True
+    if decimal == ".":
+        if _NUM.match(s):
+            return float(s), True
+        if _THOUSANDS_DOT.match(s):
+            stats[0] += 1
+            return float(s.replace(",", "")), True
+    else:
+        if _NUM_COMMA.match(s):
+            return float(s.replace(",", ".")), True
+        if _THOUSANDS_COMMA.match(s):
+            stats[0] += 1
+            return float(s.replace(".", "").replace(",", ".")), True
+        if _NUM.match(s) and "." in s:  # 1.5 in a decimal-comma file: ambiguous with thousands (1.500)
+            return None, False
+    return None, False
+
+
+def read_csv(source, delimiter=None, decimal=None, header=None, limits=Limits()):
+    """Read a CSV (bytes, str path or binary file) into a :class:`Table` and a :class:`LoadReport`.
+
+    Parameters
+    ----------
+    source : bytes, str, pathlib.Path or binary file object
+    delimiter : {',', ';', '\\t', '|'} or None
+        None sniffs it.
+    decimal : {'.', ','} or None
+        None detects it.
+    header : bool or None
+        None detects it.
+    limits : Limits
+
+    Raises
+    ------
+    CSVLoadError
+        Empty, binary, too large, header only, no numeric column, a single
+        data row, or a row with more fields than the header.
+    """
+    data = _read_bytes(source, limits)
+    if not data.strip():
+        raise CSVLoadError("the file is empty")
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_binary(data):
+        raise CSVLoadError("this does not look like a text CSV file (it contains binary data)")
+    text, encoding = _decode(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    report = LoadReport(encoding=encoding)
+    if delimiter is None:
+        delimiter = _sniff(text.split("\n", 200)[:200])
+    elif delimiter not in DELIMITERS:
+        raise CSVLoadError(f"unsupported delimiter {delimiter!r}; use one of , ; tab |")
+    report.delimiter = delimiter
+    numbered = []
+    try:
+        reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)
+        for r in reader:
+            if any(c.strip() for c in r):
+                numbered.append((reader.line_num, r))
+            if len(numbered) > limits.max_rows + 1:
+                raise CSVLoadError(f"the file has more than {limits.max_rows:,} data rows; that is the most supported")
+    except csv.Error as exc:
+        raise CSVLoadError(f"the file is not valid CSV: {exc}") from None
+    if not numbered:
+        raise CSVLoadError("the file has no data")
+    if decimal is None:
+        decimal = _detect_decimal(numbered, delimiter)
+    elif decimal not in (".", ","):
+        raise CSVLoadError("the decimal separator must be '.' or ','")
+    if decimal == "," and delimiter == ",":
+        raise CSVLoadError("a comma cannot be both the delimiter and the decimal separator")
+    report.decimal = decimal
+    if header is None:
+        header = _detect_header(numbered, decimal)
+    report.header = bool(header)
+    if header:
+        _, names = numbered[0]
+        body = numbered[1:]
+    else:
+        names = [f"column_{i + 1}" for i in range(len(numbered[0][1]))]
+        body = numbered
+    names = [n.strip() for n in names]
+    width = len(names)
+    if width > limits.max_columns:
+        raise CSVLoadError(f"the file has {width} columns; at most {limits.max_columns} are supported")
+    if not body:
+        raise CSVLoadError("the file has a header row but no data rows")
+    if len(body) > limits.max_rows:
+        raise CSVLoadError(f"the file has {len(body)} data rows; at most {limits.max_rows:,} are supported")
+    kept, lines_kept = [], []
+    for line_no, r in body:
+        if len(r) > width:
+            extra = r[width:]
+            if any(c.strip() for c in extra):
+                raise CSVLoadError(
+                    f"line {line_no} has {len(r)} fields but the header has {width}; "
+                    "the columns cannot be aligned (check the delimiter or quoting)")
+            r = r[:width]
+            report.trailing_empty_fields_trimmed += 1
+        elif len(r) < width:
+            report.short_rows_dropped += 1
+            report.short_row_lines.append(line_no)
+            continue
+        kept.append(r)
+        lines_kept.append(line_no)
+    if not kept:
+        raise CSVLoadError("no row has as many fields as the header")
+    report.rows_read = len(body)
+    report.columns_read = width
+    names = _unique_names(names, report)
+    cols = list(zip(*kept))
+    frame, numeric, textual = {}, [], []
+    stats = [0]
+    for name, col in zip(names, cols):
+        if all(not c.strip() for c in col):
+            report.empty_columns_dropped.append(name)
+            continue
+        values = np.empty(len(col))
+        bad = []
+        for i, c in enumerate(col):
+            v, good = _parse_number(c, decimal, stats)
+            if not good:
+                bad.append(i)
+                v = np.nan
+            values[i] = v
+        ok = not bad
+        if bad and len(bad) <= 0.5 * len(col):
+            i = bad[0]
+            report.warnings.append(
+                f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
+                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column")
+        if ok and not np.all(np.isnan(values)):
+            frame[name] = values
+            numeric.append(name)
+        else:
+            texts = [c.strip() if c.strip().lower() not in MISSING else None for c in col]
+            if all(t is None for t in texts):
+                report.empty_columns_dropped.append(name)
+                continue
+            frame[name] = pd.Series(texts, dtype=object)
+            textual.append(name)
+    report.thousands_separators_removed = stats[0]
+    if not numeric:
+        raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
+    if len(kept) < 2:
+        raise CSVLoadError("the file has only one data row; CAE needs at least 2 samples")
+    df = pd.DataFrame(frame)
+    for name in numeric:
+        v = df[name].to_numpy(float)
+        f = v[np.isfinite(v)]
+        if len(f) and np.all(f == f[0]):
+            report.constant_columns.append(name)
+    report.numeric_columns = numeric
+    report.text_columns = textual
+    return Table(df, numeric, textual, lines_kept), report
+
+
+def _read_bytes(source, limits):
+    if isinstance(source, (bytes, bytearray)):
+        data = bytes(source)
+    elif hasattr(source, "read"):
+        data = source.read(limits.max_bytes + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        with open(source, "rb") as fh:
+            data = fh.read(limits.max_bytes + 1)
+    if len(data) > limits.max_bytes:
+        raise CSVLoadError(f"the file is larger than {limits.max_bytes / 1024 / 1024:.0f} MB")
+    return data
+
+
+def _detect_decimal(numbered, delimiter):
+    if delimiter == ",":
+        return "."
+    comma = dot = 0
+    for _, r in numbered[:200]:
+        for c in r:
+            s = c.strip()
+            if _NUM_COMMA.match(s) and "," in s:
+                comma += 1
+            elif _NUM.match(s) and "." in s:
+                dot += 1
+    return "," if comma > dot else "."
+
+
+def _detect_header(numbered, decimal):
+    """A header when some column is numeric below a non-numeric first cell,
+    or when the first row has no number at all."""
+    stats = [0]
+
+    def is_num(c):
+        s = c.strip()
+        return bool(s) and s.lower() not in MISSING and _parse_number(s, decimal, stats)[1]
+
+    first = numbered[0][1]
+    below = [r for _, r in numbered[1:101]]
+    if not any(is_num(c) for c in first):
+        return True
+    for j, c in enumerate(first):
+        if is_num(c) or not c.strip():
+            continue
+        col = [r[j] for r in below if j < len(r) and r[j].strip()]
+        if col and sum(is_num(v) for v in col) >= 0.5 * len(col):
+            return True
+    return False
+
+
+def _unique_names(names, report):
+    seen, out = {}, []
+    for i, n in enumerate(names):
+        base = n if n else f"column_{i + 1}"
+        name = base
+        k = 1
+        while name in seen:
+            k += 1
+            name = f"{base}_{k}"
+        if name != n:
+            report.renamed_columns[n if n else f"(empty name, column {i + 1})"] = name
+        seen[name] = True
+        out.append(name)
+    return out
+
+
+# ------------------------------------------------------------------- writing
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_csv_cell(value):
+    """A text cell made safe for spreadsheets: a leading ``'`` when it starts with = + - @ (or tab/CR).
+
+    Numbers are not text and are returned unchanged.
+
+    Examples
+    --------
+    >>> safe_csv_cell("=HYPERLINK(1)"), safe_csv_cell("-x"), safe_csv_cell("ok"), safe_csv_cell(-1)
+    ("'=HYPERLINK(1)", "'-x", 'ok', -1)
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_safe_csv(frame: pd.DataFrame) -> bytes:
+    """Write a DataFrame as UTF-8 CSV with every text cell (and header) made safe.
+
+    Examples
+    --------
+    >>> to_safe_csv(pd.DataFrame({"=a": ["@x", "y"], "n": [-1, 2]})).decode()
+    "'=a,n\\n'@x,-1\\ny,2\\n"
+    """
+    out = frame.copy()
+    for c in out.columns:
+        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
+            out[c] = out[c].map(safe_csv_cell)
+    out.columns = [safe_csv_cell(str(c)) for c in out.columns]
+    buf = io.StringIO()
+    out.to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue().encode("utf-8")
+
+
+def escape_markdown(text) -> str:
+    """Text from a file, escaped so Markdown renders it literally (no links, HTML or formatting).
+
+    Examples
+    --------
+    >>> escape_markdown("<b>*x*</b>")
+    '&lt;b&gt;\\\\*x\\\\*&lt;/b&gt;'
+    """
+    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~$])", r"\\\1", s)

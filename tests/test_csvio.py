@@ -1,0 +1,178 @@
+"""The CSV loader against a corpus of nasty and unusual files, each with its expected outcome."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cae.csvio import (
+    CSVLoadError, Limits, escape_markdown, range_warning, read_csv, scale, safe_csv_cell, to_safe_csv,
+)
+
+CORPUS = Path(__file__).resolve().parent / "csv_corpus"
+
+# file -> expected report fields (loaded) ...
+LOADS = {
+    "01_utf8_bom.csv": dict(encoding="utf-8 (with BOM)", delimiter=",", header=True, rows_read=30, numeric_columns=["x", "y"]),
+    "02_latin1_semicolon_decimal_comma.csv": dict(encoding="latin-1", delimiter=";", decimal=",",
+                                                  numeric_columns=["température", "poids"], text_columns=["espèce"]),
+    "03_semicolon_decimal_comma.csv": dict(delimiter=";", decimal=",", rows_read=10),
+    "04_tab.tsv": dict(delimiter="\t", numeric_columns=["a", "b", "c"], rows_read=12),
+    "05_pipe.csv": dict(delimiter="|", rows_read=8),
+    "06_no_header.csv": dict(header=False, numeric_columns=["column_1", "column_2"], rows_read=30),
+    "07_thousands_quoted.csv": dict(numeric_columns=["id", "amount"], thousands_separators_removed=8),
+    "08_duplicate_headers.csv": dict(numeric_columns=["x", "x_2", "y", "column_4"],
+                                     renamed_columns={"x": "x_2", "(empty name, column 4)": "column_4"}),
+    "09_empty_column.csv": dict(numeric_columns=["a", "b"], empty_columns_dropped=["empty"]),
+    "10_constant_column.csv": dict(constant_columns=["c"]),
+    "11_missing_values.csv": dict(rows_read=9, numeric_columns=["a", "b"]),
+    "12_ragged_short.csv": dict(rows_read=5, short_rows_dropped=2, short_row_lines=[3, 6]),
+    "14_trailing_delimiter.csv": dict(trailing_empty_fields_trimmed=3, numeric_columns=["a", "b"]),
+    "20_huge_values.csv": dict(rows_read=4),
+    "22_text_label.csv": dict(numeric_columns=["sepal", "petal"], text_columns=["species"]),
+    "23_formula_injection.csv": dict(numeric_columns=["=SUM(A1)", "value"], text_columns=["note"]),
+    "24_html_in_names.csv": dict(numeric_columns=["<script>alert(1)</script>", "**bold**"], text_columns=["label"]),
+    "25_crlf.csv": dict(rows_read=3),
+    "26_blank_lines_and_spaces.csv": dict(rows_read=3, numeric_columns=["a", "b"]),
+    "27_utf16.csv": dict(encoding="utf-16", rows_read=5),
+    "28_mixed_column.csv": dict(numeric_columns=["a", "b"], text_columns=["c"]),
+    "29_quoted_newline_label.csv": dict(rows_read=3, text_columns=["label"]),
+    "30_exponents.csv": dict(rows_read=3),
+    "32_label_with_missing.csv": dict(text_columns=["cls"]),
+}
+# ... or file -> the message it is refused with
+REFUSED = {
+    "13_ragged_long.csv": "line 4 has 3 fields but the header has 2",
+    "15_empty.csv": "the file is empty",
+    "16_header_only.csv": "header row but no data rows",
+    "17_text_only.csv": "no column contains numbers",
+    "18_binary_garbage.bin": "binary data",
+    "19_one_row.csv": "only one data row",
+    "21_wide_2000_columns.csv": "2000 columns; at most 1000",
+    "31_only_delimiters.csv": "no data",
+}
+
+
+def test_corpus_is_complete():
+    names = {p.name for p in CORPUS.iterdir()}
+    assert names == set(LOADS) | set(REFUSED)
+    assert len(names) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(LOADS))
+def test_corpus_loads(name):
+    table, report = read_csv(CORPUS / name)
+    for key, want in LOADS[name].items():
+        assert getattr(report, key) == want, key
+    assert len(table) == report.rows_read - report.short_rows_dropped
+    for c in table.numeric_columns:
+        assert table.frame[c].dtype == float
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_corpus_refused(name):
+    with pytest.raises(CSVLoadError, match=REFUSED[name].replace("(", r"\(")):
+        read_csv(CORPUS / name)
+
+
+def test_values_parsed_exactly():
+    t, _ = read_csv(CORPUS / "03_semicolon_decimal_comma.csv")
+    np.testing.assert_array_equal(t.frame["a"], np.arange(10) + 0.5)
+    t, _ = read_csv(CORPUS / "07_thousands_quoted.csv")
+    assert t.frame["amount"].tolist()[:2] == [1201.5, 2202.5]
+    t, _ = read_csv(CORPUS / "30_exponents.csv")
+    assert t.frame["a"].tolist() == [1e-3, -32.0, 4.0] and t.frame["b"].tolist() == [25000.0, 0.5, 7.0]
+    t, _ = read_csv(CORPUS / "01_utf8_bom.csv")
+    assert t.frame.columns[0] == "x"  # no BOM left in the name
+
+
+def test_missing_rows_dropped_and_counted():
+    t, _ = read_csv(CORPUS / "11_missing_values.csv")
+    sel = t.select()
+    assert sel.X.tolist() == [[1, 2], [9, 10], [11, 12]]
+    assert sel.rows_dropped == 6
+    assert sel.drop_reasons == {"missing or NaN value": 4, "infinite value": 2}
+    np.testing.assert_array_equal(sel.row_index, [0, 7, 8])
+
+
+def test_mixed_column_is_reported_not_coerced():
+    _, rep = read_csv(CORPUS / "28_mixed_column.csv")
+    assert any("'six' on line 3" in w for w in rep.warnings)
+
+
+def test_text_label_and_missing_label():
+    t, _ = read_csv(CORPUS / "22_text_label.csv")
+    sel = t.select(label="species")
+    assert sel.label_names == ["setosa", "versicolor", "virginica"] and sel.y.tolist()[:3] == [0, 1, 2]
+    t, _ = read_csv(CORPUS / "32_label_with_missing.csv")
+    sel = t.select(label="cls")
+    assert sel.drop_reasons == {"missing label": 1} and len(sel.X) == 3
+
+
+def test_huge_values_refused_unscaled_and_scaled_exactly():
+    t, _ = read_csv(CORPUS / "20_huge_values.csv")
+    with pytest.raises(CSVLoadError, match="overflow"):
+        t.select(scaling="none")
+    sel = t.select(scaling="minmax")
+    assert np.all(np.isfinite(sel.X))
+    np.testing.assert_allclose(sel.X[:, 0], [1.0, 0.0, 0.75, 0.5])
+    z = t.select(scaling="zscore").X
+    assert np.all(np.isfinite(z)) and abs(z[:, 0].mean()) < 1e-12
+
+
+def test_select_errors():
+    t, _ = read_csv(CORPUS / "22_text_label.csv")
+    with pytest.raises(CSVLoadError, match="not numeric"):
+        t.select(["species"])
+    with pytest.raises(CSVLoadError, match="at least one"):
+        t.select([])
+    with pytest.raises(CSVLoadError, match="scaling"):
+        t.select(scaling="log")
+
+
+def test_manual_overrides():
+    t, rep = read_csv(CORPUS / "06_no_header.csv", header=True)
+    assert rep.header and rep.rows_read == 29
+    with pytest.raises(CSVLoadError, match="delimiter"):
+        read_csv(b"a,b\n1,2\n", delimiter=":")
+    _, rep = read_csv(CORPUS / "04_tab.tsv", delimiter="\t")
+    assert rep.delimiter_name == "tab"
+
+
+def test_limits():
+    with pytest.raises(CSVLoadError, match="larger than"):
+        read_csv(b"a\n" + b"1\n" * 1000, limits=Limits(max_bytes=100))
+    with pytest.raises(CSVLoadError, match="rows"):
+        read_csv(b"a\n" + b"1\n" * 1000, limits=Limits(max_rows=100))
+
+
+def test_scaling_and_range_warning():
+    X = np.array([[0.0, 0.0], [1.0, 1000.0], [2.0, 500.0]])
+    np.testing.assert_allclose(scale(X, "minmax"), [[0, 0], [0.5, 1], [1, 0.5]])
+    assert "500x" in range_warning(X, ["small", "wide"]) and "wide" in range_warning(X, ["small", "wide"])
+    assert range_warning(scale(X, "minmax")) is None
+    np.testing.assert_allclose(scale(X, "zscore").std(axis=0), [1, 1])
+
+
+def test_wine_raw_gets_the_warning():
+    from sklearn.datasets import load_wine
+
+    assert range_warning(load_wine().data) is not None
+
+
+def test_safe_csv_export():
+    t, _ = read_csv(CORPUS / "23_formula_injection.csv")
+    out = to_safe_csv(pd.DataFrame({"note": t.frame["note"], "label": [-1, 0, 1, 2]})).decode()
+    lines = out.splitlines()
+    assert lines[0] == "note,label"
+    assert lines[1].startswith("\"'=HYPERLINK") and lines[2] == "'@cmd,0" and lines[3] == "'+1+2,1"
+    assert lines[4] == "'-2+3,2"
+    assert safe_csv_cell("\tx") == "'\tx" and safe_csv_cell(3.5) == 3.5
+
+
+def test_names_are_escaped_for_markdown():
+    _, rep = read_csv(CORPUS / "24_html_in_names.csv")
+    shown = escape_markdown(rep.numeric_columns[0])
+    assert "<" not in shown and ">" not in shown
+    assert escape_markdown("**bold**") == "\\*\\*bold\\*\\*"
