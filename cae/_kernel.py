@@ -153,23 +153,28 @@ def winners(X, xi, Y, K, sigma, dist2, need_second):
     """
     d = X.shape[1]
     two_s2 = 2.0 * (sigma * sigma)
+    # squared distances, feature-major so the loop over nodes vectorises
+    for k in range(K):
+        dist2[k] = 0.0
+    for j in range(d):
+        xj = X[xi, j]
+        for k in range(K):
+            diff = xj - Y[k, j]
+            dist2[k] += diff * diff
+    # the two smallest (any order on ties: they only seed the bound)
     b1 = math.inf
+    for k in range(K):
+        b1 = min(b1, dist2[k])
+    i1 = 0
+    for k in range(K):
+        if dist2[k] == b1:
+            i1 = k
+            break
     b2 = math.inf
-    i1 = -1
     i2 = -1
     for k in range(K):
-        dd = 0.0
-        for j in range(d):
-            diff = X[xi, j] - Y[k, j]
-            dd += diff * diff
-        dist2[k] = dd
-        if dd < b1:
-            b2 = b1
-            i2 = i1
-            b1 = dd
-            i1 = k
-        elif dd < b2:
-            b2 = dd
+        if k != i1 and dist2[k] < b2:
+            b2 = dist2[k]
             i2 = k
     cut = math.inf
     if K >= 2:
@@ -472,7 +477,7 @@ def add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri):
 @jit
 def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
          ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-         moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track):
+         moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track):
     """Learn the sample ``X[xi]``; see the module docstring and the spec."""
     d = X.shape[1]
     t = iscal[I_T] + 1
@@ -673,6 +678,8 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
         for k in range(K):
             if deg[k] == 0:
                 swept_ids[nsw] = ids[k]
+                for j in range(d):
+                    swept_pos[nsw, j] = Y[k, j]
                 nsw += 1
                 labels[k] = -1
             else:
@@ -709,12 +716,14 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
 @jit
 def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
         ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-        moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track):
+        moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track,
+        trace):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room
     (nodes, degree, or diversity matrix); the caller grows the arrays and
-    calls again from there.
+    calls again from there. When ``trace`` has rows, row ``i`` receives the
+    summary of step ``i`` (columns ``TRACE_COLUMNS``; needs ``track``).
     """
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
@@ -726,8 +735,38 @@ def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             return i
         step(X, i, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
              ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-             moved_ids, moved_before, moved_after, swept_ids, labels, dist2, sortbuf, track)
+             moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track)
+        if trace.shape[0] > 0:
+            write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE
+
+
+TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "threshold", "deletion_interval",
+                 "n_active_nodes", "diversity", "a_max", "mean_deleted_edge_age", "n_swept",
+                 "threshold_setup", "lambda_fixed", "s1", "s2", "v1", "v2", "n_deleted")
+
+
+@jit
+def write_trace(trace, i, iscal, fscal, ri, rf):
+    trace[i, 0] = iscal[I_T]
+    trace[i, 1] = ri[R_CASE]
+    trace[i, 2] = iscal[I_K]
+    trace[i, 3] = iscal[I_E]
+    trace[i, 4] = ri[R_NCLUSTERS]
+    trace[i, 5] = fscal[F_V]
+    trace[i, 6] = iscal[I_LAMBDA] if iscal[I_LAMBDA] > 0 else math.nan
+    trace[i, 7] = iscal[I_NACTIVE] if iscal[I_NACTIVE] > 0 else math.nan
+    trace[i, 8] = rf[Q_D]
+    trace[i, 9] = rf[Q_AMAX]
+    trace[i, 10] = fscal[F_MEANDEL]
+    trace[i, 11] = ri[R_NSWEPT]
+    trace[i, 12] = ri[R_SETUP]
+    trace[i, 13] = ri[R_LAMFIXED]
+    trace[i, 14] = ri[R_S1]
+    trace[i, 15] = ri[R_S2]
+    trace[i, 16] = rf[Q_V1]
+    trace[i, 17] = rf[Q_V2]
+    trace[i, 18] = ri[R_NDELETED]
 
 
 @jit

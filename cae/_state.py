@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _kernel as K_
 
+_NO_TRACE = np.zeros((0, len(K_.TRACE_COLUMNS)))
 FORMAT_NAME = "cae-explorer-model"
 FORMAT_VERSION = 1
 
@@ -65,6 +66,7 @@ class Network:
         self.moved_before = np.zeros((maxdeg + 1, self.d))
         self.moved_after = np.zeros((maxdeg + 1, self.d))
         self.swept_ids = np.zeros(cap, dtype=np.int64)
+        self.swept_pos = np.zeros((cap, self.d))
         self.labels = np.zeros(cap, dtype=np.int64)
         self.dist2 = np.zeros(cap)
         self.sortbuf = np.zeros(maxdeg)
@@ -101,8 +103,16 @@ class Network:
             self.R = R
         self._alloc_scratch()
 
-    def run(self, X, track=False):
-        """Learn the rows of X (float64, C-contiguous, finite) in order."""
+    def run(self, X, track=False, trace=None):
+        """Learn the rows of X (float64, C-contiguous, finite) in order.
+
+        With ``trace`` (an array of shape (len(X), len(TRACE_COLUMNS))), each
+        step's summary is written to its row (this implies ``track``).
+        """
+        if trace is None:
+            trace = _NO_TRACE
+        else:
+            track = True
         start = 0
         while True:
             start = K_.run(
@@ -110,7 +120,7 @@ class Network:
                 self.age, self.R, self.first, self.iscal, self.fscal, self.ri, self.rf,
                 self.aged_ids, self.aged_ages, self.alpha_ids, self.alpha_ages, self.del_ids,
                 self.del_ages, self.moved_ids, self.moved_before, self.moved_after,
-                self.swept_ids, self.labels, self.dist2, self.sortbuf, track)
+                self.swept_ids, self.swept_pos, self.labels, self.dist2, self.sortbuf, track, trace)
             if start == K_.DONE:
                 return
             self._grow()

@@ -9,7 +9,7 @@ Examples
 >>> data.X.shape, sorted(set(data.y.tolist()))
 ((6600, 2), [0, 1, 2, 3, 4, 5, 6])
 >>> s = nonstationary_stream(data, seed=0)
->>> s.stage_names[:2], list(s.stage_starts[:3])
+>>> s.stage_names[:2], s.stage_starts[:3].tolist()
 (['stream #1', 'stream #2'], [0, 1100, 2200])
 """
 
@@ -220,7 +220,7 @@ def stationary_stream(data, seed=0):
     Examples
     --------
     >>> s = stationary_stream(make_paper2d(100, seed=0), seed=3)
-    >>> len(s), s.kind, list(s.stage_starts)
+    >>> len(s), s.kind, s.stage_starts.tolist()
     (660, 'stationary', [0])
     """
     seed = _check_seed(seed)
@@ -234,9 +234,8 @@ def stationary_stream(data, seed=0):
 def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-incremental"):
     """One class after another; within a stage, samples in random order.
 
-    Noise samples (if the dataset has a noise label) are split evenly at
-    random over the stages and mixed into each, so every stage carries its
-    share of noise.
+    Noise samples (if the dataset has a noise label) are split at random into
+    one share per class (1/C each) and each stage mixes in its share.
 
     Parameters
     ----------
@@ -251,7 +250,7 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
     --------
     >>> s = class_incremental_stream(make_paper2d(100, seed=0), order=[3, 0], seed=0)
     >>> s.stage_names, s.stage_classes, len(s)
-    (['inner ring', 'blob (left)'], [[3], [0]], 420)
+    (['inner ring', 'blob (left)'], [[3], [0]], 220)
     """
     seed = _check_seed(seed)
     rng = np.random.default_rng(seed)
@@ -265,8 +264,8 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
     if unknown or len(set(order)) != len(order):
         raise ValueError(f"class order {order} must list distinct classes among {classes}")
     noise_idx = np.flatnonzero(data.y == data.noise_label) if data.noise_label is not None else np.array([], int)
-    noise_parts = np.array_split(rng.permutation(noise_idx), len(order)) if len(noise_idx) else [np.array([], int)] * len(order)
-    # each non-noise class's share of noise is in proportion to how many classes there are
+    # each presented class brings its share of the noise: 1/C of it, C = number of classes
+    noise_parts = np.array_split(rng.permutation(noise_idx), len(classes)) if len(noise_idx) else [np.array([], int)] * len(classes)
     idx, starts = [], []
     for k, c in enumerate(order):
         stage = np.concatenate([np.flatnonzero(data.y == c), noise_parts[k]])
@@ -384,3 +383,37 @@ def load_labelled_csv(path, label_column="label"):
     name = Path(path).stem if isinstance(path, (str, Path)) else "csv"
     return Dataset(name=name, X=X, y=y.astype(np.int64), class_names=[str(n) for n in names],
                    feature_names=[str(c) for c in df.columns])
+
+
+SAMPLE_FILES = {
+    "paper2d_sample.csv": lambda: make_paper2d(n_per_class=1500, noise_fraction=0.1, seed=2026),
+    "blobs3d_sample.csv": lambda: make_blobs3d(n=6000, seed=2026),
+}
+
+
+def sample_frame(name):
+    """The content of one of the ``sample_data/`` files as a DataFrame (features, then ``label``).
+
+    Rows are shuffled (seed 2026) so the file is a stationary stream as it stands.
+    """
+    import pandas as pd
+
+    d = SAMPLE_FILES[name]()
+    order = np.random.default_rng(2026).permutation(len(d.X))
+    df = pd.DataFrame(np.round(d.X[order], 6), columns=d.feature_names)
+    df["label"] = d.y[order]
+    return df
+
+
+def write_sample_data(folder):
+    """(Re)write ``sample_data/``: small CSVs made by our own generators."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in SAMPLE_FILES:
+        sample_frame(name).to_csv(folder / name, index=False, lineterminator="\n")
+
+
+if __name__ == "__main__":  # python -m cae.datasets sample_data
+    import sys
+
+    write_sample_data(sys.argv[1] if len(sys.argv) > 1 else "sample_data")

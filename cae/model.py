@@ -67,6 +67,8 @@ class StepRecord:
         ``(id, before, after)`` for s1 and, in Case III, its neighbours.
     swept_ids : list of int
         Ids removed by the isolated-node sweep at this step.
+    swept_positions : ndarray of shape (n_swept, n_features)
+        Where those nodes were.
     diversity : float
         D = det(exp(R)) when computed at this step (NaN otherwise).
     lambda_fixed : bool
@@ -108,6 +110,7 @@ class StepRecord:
     edges_deleted: list = field(default_factory=list)
     moved: list = field(default_factory=list)
     swept_ids: list = field(default_factory=list)
+    swept_positions: np.ndarray | None = None
     diversity: float = math.nan
     lambda_fixed: bool = False
     threshold_setup: bool = False
@@ -230,10 +233,10 @@ class CAE(ClusterMixin, BaseEstimator):
         amax = None if self.max_edge_age is None else float(self.max_edge_age)
         return Network(d, deletion_interval=lam, max_edge_age=amax)
 
-    def _learn(self, X, track=False):
+    def _learn(self, X, track=False, trace=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
-        self.network_.run(X, track=track)
+        self.network_.run(X, track=track, trace=trace)
         self._version = getattr(self, "_version", 0) + 1
 
     # ------------------------------------------------------------ sklearn API
@@ -277,6 +280,64 @@ class CAE(ClusterMixin, BaseEstimator):
         self._learn(X)
         self.labels_ = self._predict_array(X)
         return self
+
+    def learn_many(self, X):
+        """Continue the stream with the rows of X, without computing ``labels_``.
+
+        The same learning as :meth:`partial_fit` (one kernel, same results),
+        minus the labelling pass over X; for long streams and the app's
+        batch steps.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from cae import CAE
+        >>> X = np.random.default_rng(0).random((500, 2))
+        >>> a = CAE().learn_many(X[:200]).learn_many(X[200:])
+        >>> bool(np.array_equal(a.nodes_, CAE().fit(X).nodes_))
+        True
+        """
+        first = not hasattr(self, "network_")
+        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
+        if first:
+            self.network_ = self._new_network(X.shape[1])
+            self._version = 0
+        self._learn(X)
+        return self
+
+    def learn_traced(self, X):
+        """Learn the rows of X and return one summary row per step.
+
+        Returns a :class:`pandas.DataFrame` with columns ``t, case, n_nodes,
+        n_edges, n_clusters, threshold, deletion_interval, n_active_nodes,
+        diversity, a_max, mean_deleted_edge_age, n_swept, threshold_setup,
+        lambda_fixed, s1, s2, v1, v2, n_deleted`` (the scalar parts of each
+        step's :class:`StepRecord`), for plotting internal quantities over
+        time. The learning is the very same as :meth:`learn_many`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from cae import CAE
+        >>> tr = CAE().learn_traced(np.random.default_rng(0).random((100, 2)))
+        >>> len(tr), int(tr["t"].iloc[-1]), int(tr["case"].iloc[0])
+        (100, 100, 0)
+        """
+        import pandas as pd
+
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or not np.all(np.isfinite(X)):
+            raise ValueError("learn_traced expects a finite 2-D array")
+        if hasattr(self, "network_"):
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but CAE is expecting {self.n_features_in_} features as input.")
+        else:
+            self.n_features_in_ = X.shape[1]
+            self.network_ = self._new_network(X.shape[1])
+            self._version = 0
+        out = np.zeros((X.shape[0], len(K_.TRACE_COLUMNS)))
+        self._learn(X, trace=out)
+        return pd.DataFrame(out, columns=list(K_.TRACE_COLUMNS))
 
     def learn_one(self, x):
         """Learn one sample and return a :class:`StepRecord` of what happened.
@@ -344,6 +405,7 @@ class CAE(ClusterMixin, BaseEstimator):
             edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_ages[:nd])],
             moved=[(int(net.moved_ids[k]), net.moved_before[k].copy(), net.moved_after[k].copy()) for k in range(nm)],
             swept_ids=[int(i) for i in net.swept_ids[:nsw]],
+            swept_positions=net.swept_pos[:nsw].copy(),
             diversity=float(rf[K_.Q_D]), lambda_fixed=bool(ri[K_.R_LAMFIXED]),
             threshold_setup=bool(ri[K_.R_SETUP]), sigma0=float(rf[K_.Q_SIGMA0]),
             n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),

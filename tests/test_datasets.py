@@ -83,3 +83,12 @@ def test_real_world_datasets_load():
     folder = shared_path("datasets")
     d = load_labelled_csv(folder / "iris.csv")
     assert d.X.shape == (150, 4) and len(d.class_names) == 3
+
+
+def test_sample_data_files_are_reproducible():
+    from cae.datasets import SAMPLE_FILES, sample_frame
+    from conftest import ROOT
+
+    for name in SAMPLE_FILES:
+        on_disk = pd.read_csv(ROOT / "sample_data" / name)
+        pd.testing.assert_frame_equal(on_disk, sample_frame(name), check_exact=False, rtol=0, atol=1e-12)

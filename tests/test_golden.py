@@ -102,3 +102,24 @@ def test_records_agree_with_state(step):
         if M is not None:
             np.testing.assert_allclose(rec.moved[0][2], s1_before + (X[2000 + step] - s1_before) / M)
     assert rec.n_nodes == len(model.nodes_)
+
+
+def test_learn_traced_matches_golden_trace_and_records():
+    X, _ = load_golden_input(FIXTURES / "g0_mixture2d")
+    want = list(csv.DictReader(open(FIXTURES / "g0_mixture2d" / "expected" / "trace.csv")))
+    tr = cae.CAE().learn_traced(X)
+    np.testing.assert_array_equal(tr["case"].to_numpy(int), [int(r["case"]) for r in want])
+    np.testing.assert_array_equal(tr["n_nodes"].to_numpy(int), [int(r["n_nodes"]) for r in want])
+    np.testing.assert_array_equal(tr["n_edges"].to_numpy(int), [int(r["n_edges"]) for r in want])
+    got_thr = tr["threshold"].to_numpy()
+    want_thr = np.array([float(r["threshold"]) for r in want])
+    np.testing.assert_allclose(got_thr, want_thr, rtol=1e-9, equal_nan=True)
+    # the same numbers as the full records of learn_one
+    m = cae.CAE()
+    for t in range(0, 600):
+        rec = m.learn_one(X[t])
+        row = tr.iloc[t]
+        assert (rec.case, rec.n_nodes, rec.n_edges, rec.n_clusters, rec.s1, rec.s2) == (
+            row["case"], row["n_nodes"], row["n_edges"], row["n_clusters"], row["s1"], row["s2"])
+        assert rec.lambda_fixed == bool(row["lambda_fixed"]) and rec.threshold_setup == bool(row["threshold_setup"])
+        assert len(rec.swept_ids) == row["n_swept"] == len(rec.swept_positions)
