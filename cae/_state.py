@@ -125,6 +125,19 @@ class Network:
                 return
             self._grow()
 
+    def set_parameters(self, deletion_interval=None, max_edge_age=None):
+        """Change CAEA's fixed parameters from the next sample on (a fork).
+
+        ``max_edge_age`` None returns to the estimated a_max. ``deletion_interval``
+        fixes lambda (and n_active = lambda // 2) from here; None keeps the
+        current lambda, estimated or not yet.
+        """
+        self.fscal[K_.F_FIXED_AMAX] = np.nan if max_edge_age is None else float(max_edge_age)
+        if deletion_interval is not None:
+            self.iscal[K_.I_FIXED_LAMBDA] = 1
+            self.iscal[K_.I_LAMBDA] = int(deletion_interval)
+            self.iscal[K_.I_NACTIVE] = int(deletion_interval) // 2
+
     def copy(self):
         other = Network.__new__(Network)
         other.d = self.d

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "Dataset", "Stream", "make_paper2d", "make_blobs3d", "stationary_stream", "nonstationary_stream",
+    "make_moons2d", "make_circles2d", "Dataset", "Stream", "make_paper2d", "make_blobs3d", "stationary_stream", "nonstationary_stream",
     "class_incremental_stream", "load_builtin", "BUILTINS", "load_labelled_csv", "PAPER2D_CLASS_NAMES",
     "NOISE_LABEL",
 ]
@@ -184,6 +184,48 @@ def make_paper2d(n_per_class=15000, noise_fraction=0.1, seed=0):
         noise_label=NOISE_LABEL if n_noise else None,
         description=f"The paper's 2-D data: 6 x {n_per_class} points + {n_noise} uniform noise (seed {seed})",
     )
+
+
+def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
+    """Two interleaving half-moons in [0, 1]^2 plus uniform noise (labelled 2).
+
+    Examples
+    --------
+    >>> make_moons2d(1000, seed=0).X.shape
+    (1100, 2)
+    """
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(n, noise=0.06, random_state=seed)
+    X = (X - [-1.1, -0.6]) / [3.2, 1.7]
+    rng = np.random.default_rng(seed)
+    m = int(round(noise_fraction * n))
+    X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
+    y = np.concatenate([y, np.full(m, 2)]).astype(np.int64)
+    return Dataset(name="moons", X=X, y=y, class_names=["upper moon", "lower moon", "noise"],
+                   feature_names=["x0", "x1"], noise_label=2 if m else None,
+                   description=f"Two half-moons, {n} points + {m} uniform noise (seed {seed})")
+
+
+def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
+    """Two concentric circles in [0, 1]^2 plus uniform noise (labelled 2).
+
+    Examples
+    --------
+    >>> make_circles2d(1000, seed=0).X.shape
+    (1100, 2)
+    """
+    from sklearn.datasets import make_circles
+
+    X, y = make_circles(n, noise=0.03, factor=0.45, random_state=seed)
+    X = (X + 1.15) / 2.3
+    rng = np.random.default_rng(seed)
+    m = int(round(noise_fraction * n))
+    X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
+    y = np.concatenate([y, np.full(m, 2)]).astype(np.int64)
+    return Dataset(name="circles", X=X, y=y, class_names=["outer circle", "inner circle", "noise"],
+                   feature_names=["x0", "x1"], noise_label=2 if m else None,
+                   description=f"Two concentric circles, {n} points + {m} uniform noise (seed {seed})")
 
 
 def make_blobs3d(n=6000, seed=0):

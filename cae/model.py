@@ -564,6 +564,37 @@ class CAE(ClusterMixin, BaseEstimator):
     def n_samples_seen_(self):
         return int(self._net().iscal[K_.I_T])
 
+    @property
+    def diversity_matrix_(self):
+        """R over the first nodes (R_kl = 1 - CIM(y_k, y_l, sigma_init)) as last computed.
+
+        Rows are never changed once written, so ``R[:K, :K]`` is the matrix of
+        the step that had K nodes. None when lambda was given, before the
+        10th sample, or past 128 nodes (where only the inverse is kept).
+        """
+        net = self._net()
+        nr = int(net.iscal[K_.I_NR])
+        if net.iscal[K_.I_FIXED_LAMBDA] or nr == 0 or nr > K_.DIV_LU_MAX:
+            return None
+        return self._ro(net.R[:nr, :nr])
+
+    def recency_rows(self):
+        """Node rows, most recently created-or-won first."""
+        net = self._net()
+        return np.argsort(-net.stamp[: net.K], kind="mergesort")
+
+    def active_rows(self):
+        """Rows of the active node set: the first min(K, n_active) of the recency list."""
+        order = self.recency_rows()
+        n = self.n_active_nodes_
+        return order if n is None else order[: min(len(order), n)]
+
+    @property
+    def first_samples_(self):
+        """The first (up to 10) samples of the stream, from which sigma_init is computed."""
+        net = self._net()
+        return self._ro(net.first[: int(net.iscal[K_.I_NFIRST])])
+
     def _net(self):
         try:
             return self.__dict__["network_"]

@@ -1,0 +1,61 @@
+"""CAE Explorer: learn, teach and inspect CAE, an ART-based topological clustering algorithm."""
+
+import streamlit as st
+
+st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide")
+
+
+@st.cache_resource(show_spinner=False)
+def _home_picture():
+    from cae import CAE, viz
+    from cae.datasets import make_paper2d, stationary_stream
+
+    s = stationary_stream(make_paper2d(n_per_class=1500, seed=0), seed=0)
+    model = CAE().fit(s.X)
+    return viz.network_figure(model, seen=s.X, bounds=((0, 1), (0, 1)), height=430)
+
+
+def home():
+    from pages._ui import PRESET_PAPER
+
+    st.title("CAE Explorer")
+    left, right = st.columns([1.1, 1])
+    with left:
+        st.markdown(
+            "**CAE** (CIM-based ART with Edge) clusters a stream one sample at a time. It grows a network of "
+            "nodes and edges: a sample far from every node (in the correntropy-induced metric, CIM) becomes a new "
+            "node; a near one pulls its winner closer and joins the two nearest nodes with an edge. Old edges are "
+            "pruned by an age threshold, isolated nodes are swept away as noise, and clusters are the connected "
+            "components of the graph.\n\n"
+            "It is **parameter-free**: the similarity threshold V and the deletion interval λ come from a "
+            "determinantal-point-process diversity criterion over the first nodes, and the edge-age limit a_max is "
+            "estimated from the ages of edges. It keeps learning new classes without forgetting old ones.")
+        st.caption("N. Masuyama, Y. Takebayashi, Y. Nojima, C. K. Loo, H. Ishibuchi, S. Wermter: "
+                   "*A Parameter-free Adaptive Resonance Theory-based Topological Clustering Algorithm Capable of "
+                   "Continual Learning*, Neural Computing and Applications 38, 2026.")
+        st.markdown(
+            "**How to use it**\n"
+            "1. **Playground** — pick a stream, then step, play, scrub back in history. Every internal quantity "
+            "(V, λ, the diversity D, a_max, edge ages) is drawn.\n"
+            "2. **Explain a step** — any step in words and formulas with its actual numbers: why a node appeared, "
+            "why an edge died.\n")
+        if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
+            st.session_state.pg_cfg = dict(PRESET_PAPER)
+            for k in [k for k in st.session_state if str(k).startswith("w_")]:
+                del st.session_state[k]
+            st.session_state.pop("pg_key", None)
+            st.switch_page("pages/playground.py")
+        st.caption("The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
+                   "the parameter-free CAE.")
+    with right:
+        st.plotly_chart(_home_picture(), key="home_fig", config={"displaylogo": False})
+        st.caption("CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, "
+                   "edges by age.")
+
+
+pages = [
+    st.Page(home, title="Home", icon=":material/home:", default=True),
+    st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
+    st.Page("pages/explain.py", title="Explain a step", icon=":material/lightbulb:"),
+]
+st.navigation(pages).run()

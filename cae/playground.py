@@ -1,0 +1,244 @@
+"""A steppable CAE run over a stream, with history: what the app's playground drives.
+
+No Streamlit here: the page keeps one :class:`Playground` per browser session
+and calls it. Stepping is the model's own learning (``learn_traced`` for the
+bulk of a frame, ``learn_one`` for the last sample so that its full
+:class:`~cae.StepRecord` can be explained). Going back in time restores the
+nearest snapshot (one every ``snapshot_every`` samples) and replays at most
+that many samples, so any step is quick to revisit.
+
+Examples
+--------
+>>> from cae.datasets import make_paper2d, nonstationary_stream
+>>> pg = Playground(nonstationary_stream(make_paper2d(300, seed=0), seed=0))
+>>> _ = pg.step(500)
+>>> pg.t, pg.record.t
+(500, 500)
+>>> rec = pg.go_to(120)
+>>> pg.t, rec.t, pg.t_max
+(120, 120, 500)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernel
+from .evaluation import ari, nmi
+from .model import CAE
+
+TRACE_COLUMNS = _kernel.TRACE_COLUMNS
+_COL = {c: i for i, c in enumerate(TRACE_COLUMNS)}
+
+
+class Playground:
+    """One stream, one model, and the recorded history of every step.
+
+    Parameters
+    ----------
+    stream : cae.datasets.Stream
+    deletion_interval, max_edge_age : optional
+        CAEA's fixed parameters (None: estimated, i.e. CAE).
+    snapshot_every : int
+        Keep a copy of the model every this many samples (for rewinding).
+    """
+
+    def __init__(self, stream, deletion_interval=None, max_edge_age=None, snapshot_every=250):
+        self.stream = stream
+        self.deletion_interval = deletion_interval
+        self.max_edge_age = max_edge_age
+        self.snapshot_every = int(snapshot_every)
+        self.reset()
+
+    # ------------------------------------------------------------ state
+    def reset(self):
+        """Back to t = 0 with a fresh model (same stream, same seed)."""
+        self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        self.t = 0  # samples learned by self.model
+        self.t_max = 0  # samples with a recorded history
+        self.trace = np.full((len(self.stream), len(TRACE_COLUMNS)), np.nan)
+        self.snapshots = {}
+        self.record = None
+        self.deleted_in_frame = np.zeros((0, self.stream.X.shape[1]))
+        self.events = []  # (t, kind, text) for markers: threshold set-up, lambda fixed
+
+    @property
+    def finished(self):
+        return self.t >= len(self.stream)
+
+    @property
+    def trace_so_far(self):
+        """The recorded rows for steps 1..t_max (a view)."""
+        return self.trace[: self.t_max]
+
+    def column(self, name):
+        return self.trace[: self.t_max, _COL[name]]
+
+    # --------------------------------------------------------- stepping
+    def step(self, n=1):
+        """Learn the next ``n`` samples (fewer at the end); returns the last step's record.
+
+        If the view is rewound (t < t_max), stepping continues from there and
+        replaces the recorded future (a fork; with the same parameters it is
+        replayed identically, since CAE is deterministic).
+        """
+        n = int(min(max(n, 0), len(self.stream) - self.t))
+        if n == 0:
+            return self.record
+        before = self._positions_by_id()
+        end = self.t + n
+        # learn in pieces that stop at snapshot boundaries
+        while self.t < end:
+            nxt = min(end, (self.t // self.snapshot_every + 1) * self.snapshot_every)
+            if nxt == end:  # the last piece: all but its last sample traced in bulk
+                self._bulk(self.t, end - 1)
+                self._one(end - 1)
+            else:
+                self._bulk(self.t, nxt)
+            if self.t % self.snapshot_every == 0 and self.t not in self.snapshots:
+                self.snapshots[self.t] = self.model.snapshot()
+        self.t_max = self.t
+        for k in [k for k in self.snapshots if k > self.t]:
+            del self.snapshots[k]
+        after = set(self.model.node_ids_.tolist()) if self.t else set()
+        gone = [i for i in before if i not in after]
+        self.deleted_in_frame = np.array([before[i] for i in gone]).reshape(-1, self.stream.X.shape[1])
+        return self.record
+
+    def run_to_end(self, progress=None, chunk=5000):
+        """Learn the rest of the stream; ``progress(fraction)`` is called after each chunk."""
+        while not self.finished:
+            self.step(chunk)
+            if progress is not None:
+                progress(self.t / len(self.stream))
+        return self.record
+
+    def _bulk(self, a, b):
+        if b <= a:
+            return
+        tr = self.model.learn_traced(self.stream.X[a:b]).to_numpy()
+        self.trace[a:b] = tr
+        self._note_events(a, b)
+        self.t = b
+
+    def _one(self, i):
+        rec = self.model.learn_one(self.stream.X[i])
+        r = self.trace[i]
+        for name in ("t", "case", "n_nodes", "n_edges", "n_clusters", "threshold", "s1", "s2", "v1", "v2",
+                     "a_max"):
+            r[_COL[name]] = getattr(rec, name)
+        r[_COL["deletion_interval"]] = np.nan if rec.deletion_interval is None else rec.deletion_interval
+        r[_COL["n_active_nodes"]] = np.nan if rec.n_active_nodes is None else rec.n_active_nodes
+        r[_COL["diversity"]] = rec.diversity
+        r[_COL["mean_deleted_edge_age"]] = self.model.mean_deleted_edge_age_
+        r[_COL["n_swept"]] = len(rec.swept_ids)
+        r[_COL["threshold_setup"]] = rec.threshold_setup
+        r[_COL["lambda_fixed"]] = rec.lambda_fixed
+        r[_COL["n_deleted"]] = len(rec.edges_deleted)
+        self._note_events(i, i + 1)
+        self.record = rec
+        self.t = i + 1
+
+    def _note_events(self, a, b):
+        self.events = [e for e in self.events if e[0] <= a]
+        tr = self.trace[a:b]
+        for k in np.flatnonzero(tr[:, _COL["lambda_fixed"]] == 1):
+            self.events.append((a + k + 1, "lambda", f"λ fixed at {int(tr[k, _COL['deletion_interval']])}"))
+        for k in np.flatnonzero(tr[:, _COL["threshold_setup"]] == 1):
+            self.events.append((a + k + 1, "setup", "threshold set-up"))
+        for k in np.flatnonzero(tr[:, _COL["n_swept"]] > 0):
+            self.events.append((a + k + 1, "sweep", f"{int(tr[k, _COL['n_swept']])} isolated node(s) removed"))
+
+    def _positions_by_id(self):
+        if not hasattr(self.model, "network_"):
+            return {}
+        return dict(zip(self.model.node_ids_.tolist(), np.asarray(self.model.nodes_).copy()))
+
+    # ---------------------------------------------------------- history
+    def go_to(self, t):
+        """Show the network as it was after step ``t`` (0 <= t <= t_max); returns that step's record."""
+        t = int(min(max(t, 0), self.t_max))
+        base = (t // self.snapshot_every) * self.snapshot_every
+        while base > 0 and base not in self.snapshots:
+            base -= self.snapshot_every
+        if base == 0:
+            self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        else:
+            self.model = self.snapshots[base].snapshot()
+        if t > base + 1:
+            self.model.learn_many(self.stream.X[base:t - 1])
+        self.record = self.model.learn_one(self.stream.X[t - 1]) if t > base else None
+        if t == 0:
+            self.record = None
+        self.t = t
+        self.deleted_in_frame = np.zeros((0, self.stream.X.shape[1]))
+        return self.record
+
+    def inspect(self, t):
+        """``(record, model, x)`` of step ``t`` (1 <= t <= t_max) without moving the view."""
+        t = int(min(max(t, 1), self.t_max))
+        base = ((t - 1) // self.snapshot_every) * self.snapshot_every
+        while base > 0 and base not in self.snapshots:
+            base -= self.snapshot_every
+        model = self.snapshots[base].snapshot() if base else CAE(
+            deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        if t - 1 > base:
+            model.learn_many(self.stream.X[base:t - 1])
+        rec = model.learn_one(self.stream.X[t - 1])
+        return rec, model, self.stream.X[t - 1]
+
+    def find_step(self, after, case=None, event=None):
+        """The first recorded step > ``after`` of a given ``case`` (0-3) or event
+        ('sweep', 'setup', 'lambda', 'deletion'); None if there is none."""
+        tr = self.trace[: self.t_max]
+        if case is not None:
+            hit = tr[:, _COL["case"]] == case
+        elif event == "sweep":
+            hit = tr[:, _COL["n_swept"]] > 0
+        elif event == "setup":
+            hit = tr[:, _COL["threshold_setup"]] == 1
+        elif event == "lambda":
+            hit = tr[:, _COL["lambda_fixed"]] == 1
+        elif event == "deletion":
+            hit = tr[:, _COL["n_deleted"]] > 0
+        else:
+            raise ValueError("give a case or an event")
+        idx = np.flatnonzero(hit[int(after):])
+        return int(after) + int(idx[0]) + 1 if len(idx) else None
+
+    def fork(self, deletion_interval=None, max_edge_age=None):
+        """Forget the recorded future after t and continue with these parameters from here."""
+        self.t_max = self.t
+        self.trace[self.t:] = np.nan
+        for k in [k for k in self.snapshots if k > self.t]:
+            del self.snapshots[k]
+        self.events = [e for e in self.events if e[0] <= self.t]
+        self.deletion_interval = deletion_interval
+        self.max_edge_age = max_edge_age
+        self.model.set_params(deletion_interval=deletion_interval, max_edge_age=max_edge_age)
+        if hasattr(self.model, "network_"):
+            self.model.network_.set_parameters(deletion_interval, max_edge_age)
+
+    # ----------------------------------------------------------- views
+    def seen(self, max_points=5000):
+        """Indices of the samples seen so far, evenly thinned to at most ``max_points``."""
+        if self.t <= max_points:
+            return np.arange(self.t)
+        return np.linspace(0, self.t - 1, max_points).round().astype(np.int64)
+
+    def live_metrics(self, max_points=5000):
+        """NMI / ARI on the seen samples (a thinned sample of at most ``max_points``) and counts."""
+        idx = self.seen(max_points)
+        out = {"samples seen": self.t, "nodes": 0, "clusters": 0, "NMI": np.nan, "ARI": np.nan,
+               "stage": self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
+               "metric sample": len(idx)}
+        if self.t == 0 or not hasattr(self.model, "network_"):
+            return out
+        out["nodes"] = len(self.model.nodes_)
+        out["clusters"] = self.model.n_clusters_
+        y = self.stream.y[idx]
+        if len(idx) >= 2 and len(self.model.nodes_):
+            pred = self.model.predict(self.stream.X[idx])
+            out["NMI"] = nmi(y, pred)
+            out["ARI"] = ari(y, pred)
+        return out

@@ -1,0 +1,343 @@
+"""Figure builders: pure functions from a model (and data) to Plotly figures.
+
+They import no Streamlit and are tested without a browser. Points are sent
+as float32, all edges of an age band share one NaN-separated trace, and long
+traces are thinned, so a play frame stays small.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative, sample_colorscale
+from plotly.subplots import make_subplots
+
+__all__ = ["cluster_colors", "network_figure", "traces_figure", "topology_figure", "diversity_heatmap",
+           "vigilance_boundary", "layout_positions", "thin", "AGE_COLORSCALE"]
+
+PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark2
+AGE_COLORSCALE = "Viridis"
+N_AGE_BANDS = 6
+
+
+def cluster_colors(labels):
+    """A colour per cluster number (cycling a qualitative palette)."""
+    return [PALETTE[int(c) % len(PALETTE)] for c in np.asarray(labels, dtype=int)]
+
+
+def _f32(a):
+    return np.asarray(a, dtype=np.float32)
+
+
+def _segments(P, edges):
+    """x, y arrays of all edges as one NaN-separated polyline."""
+    if len(edges) == 0:
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    seg = np.full((len(edges), 3, 2), np.nan, dtype=np.float32)
+    seg[:, 0] = P[edges[:, 0]]
+    seg[:, 1] = P[edges[:, 1]]
+    seg = seg.reshape(-1, 2)
+    return seg[:, 0], seg[:, 1]
+
+
+def _circles(P, radii, n=24):
+    ok = np.isfinite(radii)
+    P, radii = P[ok], radii[ok]
+    if len(P) == 0:
+        return np.zeros(0, np.float32), np.zeros(0, np.float32)
+    th = np.append(np.linspace(0, 2 * np.pi, n), np.nan)
+    x = (P[:, [0]] + radii[:, None] * np.cos(th)).ravel()
+    y = (P[:, [1]] + radii[:, None] * np.sin(th)).ravel()
+    return _f32(x), _f32(y)
+
+
+def vigilance_boundary(center, sigma, threshold, dims=(0, 1), n_angles=96, r_max=None):
+    """The curve where CIM(p, center, sigma) = V in the plane of ``dims`` (other features at the centre's values).
+
+    Points inside have CIM <= V: a sample there would not create a node (it
+    resonates with this node). Returns (x, y) of the closed curve, or None if
+    V is not set. Rays are cut at ``r_max`` where the region is unbounded.
+    """
+    if threshold is None or not np.isfinite(threshold) or not np.isfinite(sigma):
+        return None
+    d = len(center)
+    # CIM^2 = 1 - mean_j exp(-dx_j^2 / 2 s^2); only the two plotted features differ from the centre
+    target = d * (1.0 - threshold**2) - (d - 2)  # needed sum of the two exp terms
+    if r_max is None:
+        r_max = 50 * sigma
+    th = np.linspace(0, 2 * np.pi, n_angles)
+    c, s = np.cos(th), np.sin(th)
+
+    def f(r):
+        return np.exp(-((r * c) ** 2) / (2 * sigma**2)) + np.exp(-((r * s) ** 2) / (2 * sigma**2))
+
+    lo = np.zeros_like(th)
+    hi = np.full_like(th, r_max)
+    if target > 2:
+        return None
+    for _ in range(50):  # bisection: f decreases with r
+        mid = (lo + hi) / 2
+        inside = f(mid) >= target
+        lo = np.where(inside, mid, lo)
+        hi = np.where(inside, hi, mid)
+    r = lo
+    return _f32(center[dims[0]] + r * c), _f32(center[dims[1]] + r * s)
+
+
+def network_figure(model=None, seen=None, recent=None, current=None, record=None, bounds=None,
+                   show_vigilance=False, show_bandwidth=False, deleted=None, dims=(0, 1),
+                   height=560, title=None):
+    """The main view: data, nodes, edges by age, winners, the current sample.
+
+    Parameters
+    ----------
+    model : cae.CAE or None
+    seen, recent : ndarray (n, d) or None
+        Data seen so far (drawn faded) and the recent window (brighter).
+    current : ndarray (d,) or None
+        The sample just learned (marked).
+    record : cae.StepRecord or None
+        Its record: s1 and s2 are marked (by id), the vigilance region is drawn around s1.
+    bounds : ((xmin, xmax), (ymin, ymax)) or None
+        Fixed axes, so the view does not jump between frames.
+    deleted : ndarray (m, d) or None
+        Nodes removed in this frame (flashed).
+    """
+    i, j = dims
+    traces = []
+    if seen is not None and len(seen):
+        traces.append(go.Scattergl(x=_f32(seen[:, i]), y=_f32(seen[:, j]), mode="markers", name="data seen",
+                                   marker=dict(size=3, color="rgba(120,120,120,0.25)"), hoverinfo="skip"))
+    if recent is not None and len(recent):
+        traces.append(go.Scattergl(x=_f32(recent[:, i]), y=_f32(recent[:, j]), mode="markers", name="recent window",
+                                   marker=dict(size=4, color="rgba(31,119,180,0.55)"), hoverinfo="skip"))
+    fitted = model is not None and hasattr(model, "network_") and len(model.nodes_) > 0
+    if fitted:
+        P = np.asarray(model.nodes_)[:, [i, j]]
+        edges, ages = np.asarray(model.edges_), np.asarray(model.edge_ages_)
+        amax = max(int(ages.max()) if len(ages) else 1, 2)
+        bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
+        colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
+        for k in range(len(bands) - 1):
+            sel = (ages >= bands[k]) & (ages < bands[k + 1]) if k < len(bands) - 2 else ages >= bands[k]
+            if not sel.any():
+                continue
+            x, y = _segments(P, edges[sel])
+            traces.append(go.Scattergl(x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
+                                       name=f"edges age {bands[k]}+", hoverinfo="skip", showlegend=False))
+        if len(ages):
+            traces.append(go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+                                     marker=dict(color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax,
+                                                 showscale=True, size=0,
+                                                 colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6))))
+        if show_bandwidth:
+            x, y = _circles(P, np.asarray(model.sigmas_))
+            traces.append(go.Scattergl(x=x, y=y, mode="lines", name="bandwidth σ",
+                                       line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
+        labels = np.asarray(model.node_labels_)
+        M = np.asarray(model.win_counts_)
+        size = 6 + 10 * np.sqrt(M / max(M.max(), 1))
+        ids = np.asarray(model.node_ids_)
+        sig = np.asarray(model.sigmas_)
+        hover = [f"node {n} · cluster {c} · M={m} · σ={s:.4g}" for n, c, m, s in zip(ids, labels, M, sig)]
+        traces.append(go.Scattergl(x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
+                                   marker=dict(size=size, color=cluster_colors(labels),
+                                               line=dict(color="white", width=0.8)),
+                                   text=hover, hoverinfo="text"))
+        if record is not None and record.case > 0:
+            for key, sym, col in (("s2_id", "circle-open", "#ff7f0e"), ("s1_id", "circle-open", "#d62728")):
+                nid = getattr(record, key)
+                rows = np.flatnonzero(ids == nid)
+                if len(rows):
+                    r = rows[0]
+                    traces.append(go.Scatter(x=[P[r, 0]], y=[P[r, 1]], mode="markers+text", name=key[:2],
+                                             text=[key[:2]], textposition="top right",
+                                             marker=dict(symbol=sym, size=22, color=col, line=dict(width=3))))
+            if show_vigilance and record.s1_id in ids:
+                r = int(np.flatnonzero(ids == record.s1_id)[0])
+                span = None
+                if bounds is not None:
+                    span = max(bounds[0][1] - bounds[0][0], bounds[1][1] - bounds[1][0])
+                curve = vigilance_boundary(np.asarray(model.nodes_)[r], model.prediction_sigma(),
+                                           model.threshold_, dims=dims, r_max=span)
+                if curve is not None:
+                    traces.append(go.Scatter(x=curve[0], y=curve[1], mode="lines", name="vigilance region of s1",
+                                             fill="toself", fillcolor="rgba(214,39,40,0.08)",
+                                             line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
+    if deleted is not None and len(deleted):
+        traces.append(go.Scatter(x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
+                                 name="removed this frame",
+                                 marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3))))
+    if current is not None:
+        traces.append(go.Scatter(x=[float(current[i])], y=[float(current[j])], mode="markers", name="current sample",
+                                 marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1))))
+    fig = go.Figure(traces)
+    layout = dict(height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10), uirevision="network",
+                  legend=dict(orientation="h", y=-0.05), plot_bgcolor="white")
+    if title:
+        layout["title"] = dict(text=title)
+    fig.update_layout(**layout)
+    if bounds is not None:
+        (x0, x1), (y0, y1) = bounds
+        px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
+        fig.update_xaxes(range=[x0 - px, x1 + px], showgrid=True, gridcolor="#eee", zeroline=False,
+                         constrain="domain")
+        fig.update_yaxes(range=[y0 - py, y1 + py], showgrid=True, gridcolor="#eee", zeroline=False,
+                         scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def thin(t, *cols, max_points=1500):
+    """Every k-th point so that at most ``max_points`` remain (the last one kept)."""
+    n = len(t)
+    if n <= max_points:
+        return (t, *cols)
+    idx = np.unique(np.append(np.linspace(0, n - 1, max_points).astype(int), n - 1))
+    return (t[idx], *(c[idx] for c in cols))
+
+
+def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_now=None, height=900,
+                  max_points=1500, x_max=None):
+    """Internal quantities over samples seen, on one shared x-axis.
+
+    Rows: #nodes/#edges/#clusters; the threshold V; lambda and n_active; the
+    DPP diversity D (log scale, with the 1e-6 line); a_max at each step and the
+    mean age of deleted edges. Vertical lines mark stream switches and
+    threshold set-ups; ticks on the first row mark isolated-node sweeps.
+    """
+    col = {c: k for k, c in enumerate(columns)}
+    trace = np.asarray(trace)
+    fig = make_subplots(rows=5, cols=1, shared_xaxes=True, vertical_spacing=0.055,
+                        subplot_titles=("network size", "similarity threshold V", "λ and n_active",
+                                        "diversity D = det(exp R) (initial phase)", "edge-age threshold a_max"))
+    if len(trace):
+        t = trace[:, col["t"]]
+
+        def line(row, name, key, color, **kw):
+            tt, v = thin(t, trace[:, col[key]], max_points=max_points)
+            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color),
+                                       **kw), row=row, col=1)
+
+        line(1, "#nodes", "n_nodes", "#1f77b4")
+        line(1, "#edges", "n_edges", "#7f7f7f")
+        line(1, "#clusters", "n_clusters", "#2ca02c")
+        line(2, "V", "threshold", "#d62728")
+        line(3, "λ", "deletion_interval", "#9467bd")
+        line(3, "n_active", "n_active_nodes", "#8c564b")
+        D = trace[:, col["diversity"]]
+        ok = np.isfinite(D)
+        if ok.any():
+            Dv = np.where(D[ok] > 0, D[ok], np.nan)
+            tt, v = thin(t[ok], Dv, max_points=max_points)
+            fig.add_trace(go.Scattergl(x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4),
+                                       line=dict(color="#17becf")), row=4, col=1)
+            fig.add_trace(go.Scatter(x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))], y=[1e-6, 1e-6], mode="lines",
+                                     name="1e-6", line=dict(color="#d62728", dash="dash")), row=4, col=1)
+        fig.update_yaxes(type="log", row=4, col=1)
+        A = trace[:, col["a_max"]]
+        ok = np.isfinite(A)
+        if ok.any():
+            tt, v = thin(t[ok], A[ok], max_points=max_points)
+            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max",
+                                       marker=dict(size=3, color="#ff7f0e")), row=5, col=1)
+        line(5, "mean age of deleted edges", "mean_deleted_edge_age", "#1f77b4")
+        top = float(np.nanmax(trace[:, col["n_nodes"]]))
+        for kind, row, y, name, color in (("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
+                                          ("setup", 2, None, "threshold set-up", "#2ca02c")):
+            ts = np.asarray([e[0] for e in events if e[1] == kind], dtype=float)
+            if not len(ts):
+                continue
+            if len(ts) > max_points:
+                ts = ts[np.linspace(0, len(ts) - 1, max_points).astype(int)]
+            if y is None:
+                ys = trace[np.clip(ts.astype(int) - 1, 0, len(trace) - 1), col["threshold"]]
+            else:
+                ys = np.full(len(ts), y)
+            fig.add_trace(go.Scattergl(x=_f32(ts), y=_f32(ys), mode="markers", name=name,
+                                       marker=dict(symbol="line-ns-open", size=9, color=color)), row=row, col=1)
+    if x_max is None:
+        x_max = max(float(trace[-1, col["t"]]) * 1.04 if len(trace) else 0.0, 20.0)
+    shapes, notes = [], []
+    for k, s in enumerate(stage_starts):
+        if k == 0 or s > x_max:
+            continue
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=float(s), x1=float(s), y0=0, y1=1,
+                           line=dict(color="rgba(0,0,0,0.45)", dash="dash", width=1)))
+        notes.append(dict(x=float(s), y=1.0, xref="x", yref="paper", text=f"→ {stage_names[k]}", showarrow=False,
+                          xanchor="left", font=dict(size=10)))
+    for e in events:
+        if e[1] == "lambda":
+            shapes.append(dict(type="line", xref="x", yref="paper", x0=float(e[0]), x1=float(e[0]), y0=0, y1=1,
+                               line=dict(color="rgba(44,160,44,0.6)", width=1, dash="dot")))
+            notes.append(dict(x=float(e[0]), y=0.02, xref="x", yref="paper", text=e[2], showarrow=False,
+                              xanchor="left", font=dict(size=10, color="#2ca02c")))
+    if t_now is not None:
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=float(t_now), x1=float(t_now), y0=0, y1=1,
+                           line=dict(color="black", width=1)))
+    fig.update_layout(shapes=list(fig.layout.shapes) + shapes, annotations=list(fig.layout.annotations) + notes)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), uirevision="traces",
+                      legend=dict(orientation="h", y=-0.04), hovermode="x unified")
+    fig.update_xaxes(range=[0, x_max])
+    fig.update_xaxes(title_text="samples seen", row=5, col=1)
+    return fig
+
+
+def layout_positions(model, layout="spring", seed=0):
+    """Node positions from a networkx layout ('spring' or 'kamada_kawai'), keyed by row."""
+    import networkx as nx
+
+    g = nx.Graph()
+    K = len(model.nodes_)
+    g.add_nodes_from(range(K))
+    g.add_edges_from(map(tuple, np.asarray(model.edges_).tolist()))
+    if K == 0:
+        return np.zeros((0, 2))
+    if layout == "kamada_kawai":
+        # Kamada-Kawai needs finite distances: lay out each component, then place them on a grid
+        pos = {}
+        comps = sorted(nx.connected_components(g), key=lambda c: (-len(c), min(c)))
+        cols = max(1, math.ceil(math.sqrt(len(comps))))
+        for k, comp in enumerate(comps):
+            sub = g.subgraph(comp)
+            p = nx.kamada_kawai_layout(sub) if len(comp) > 1 else {next(iter(comp)): np.zeros(2)}
+            scale = 0.45 * math.sqrt(len(comp) / K) if K else 1
+            off = np.array([k % cols, -(k // cols)], dtype=float)
+            for n, xy in p.items():
+                pos[n] = off + scale * np.asarray(xy)
+    elif layout == "spring":
+        pos = nx.spring_layout(g, seed=seed, k=1.5 / math.sqrt(max(K, 1)))
+    else:
+        raise ValueError("layout must be 'spring' or 'kamada_kawai'")
+    return np.array([pos[k] for k in range(K)])
+
+
+def topology_figure(model, layout="spring", seed=0, height=480, positions=None):
+    """The network laid out by networkx, coloured by cluster, sized by win count."""
+    fig = go.Figure()
+    if model is not None and hasattr(model, "network_") and len(model.nodes_):
+        P = layout_positions(model, layout, seed) if positions is None else positions
+        x, y = _segments(P, np.asarray(model.edges_))
+        fig.add_trace(go.Scattergl(x=x, y=y, mode="lines", line=dict(color="#999", width=1), hoverinfo="skip",
+                                   name="edges"))
+        M = np.asarray(model.win_counts_)
+        labels = np.asarray(model.node_labels_)
+        hover = [f"node {n} · cluster {c} · M={m}" for n, c, m in zip(model.node_ids_, labels, M)]
+        fig.add_trace(go.Scattergl(x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
+                                   marker=dict(size=5 + 9 * np.sqrt(M / max(M.max(), 1)), color=cluster_colors(labels)),
+                                   text=hover, hoverinfo="text"))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), showlegend=False, plot_bgcolor="white")
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def diversity_heatmap(R, height=380):
+    """The diversity matrix R (R_kl = 1 - CIM(y_k, y_l, sigma_init)) as a heatmap."""
+    R = np.asarray(R)
+    fig = go.Figure(go.Heatmap(z=R, colorscale="Blues", zmin=0, zmax=1, colorbar=dict(title=dict(text="R"))))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
+    fig.update_yaxes(autorange="reversed", title_text="node")
+    fig.update_xaxes(title_text="node")
+    return fig

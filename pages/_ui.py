@@ -1,0 +1,102 @@
+"""Streamlit glue shared by the pages: widgets in, package calls, nothing algorithmic."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from cae import viz
+from cae.datasets import (
+    class_incremental_stream, make_circles2d, make_moons2d, make_paper2d, nonstationary_stream, stationary_stream,
+)
+from cae.playground import Playground
+
+SOURCES = {
+    "paper2d-ns": "Paper 2-D · non-stationary (stream #1 → #6)",
+    "paper2d-st": "Paper 2-D · stationary (random order)",
+    "moons": "Two moons · class by class",
+    "circles": "Two circles · class by class",
+}
+DEFAULT_CFG = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=0, algo="CAE", lam=80, amax=40)
+PRESET_PAPER = dict(DEFAULT_CFG)
+
+
+def make_stream(cfg):
+    src, n, noise, seed = cfg["source"], int(cfg["n_per_class"]), float(cfg["noise"]), int(cfg["seed"])
+    if src.startswith("paper2d"):
+        data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
+        return nonstationary_stream(data, seed=seed) if src == "paper2d-ns" else stationary_stream(data, seed=seed)
+    maker = make_moons2d if src == "moons" else make_circles2d
+    return class_incremental_stream(maker(n=2 * n, noise_fraction=noise, seed=seed), seed=seed)
+
+
+def cfg_key(cfg):
+    return tuple(sorted(cfg.items()))
+
+
+def sidebar_config():
+    """The data and algorithm widgets (sidebar); returns the configuration."""
+    cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
+    sb = st.sidebar
+    sb.header("Data")
+    cfg["source"] = sb.selectbox("Stream", list(SOURCES), format_func=SOURCES.get,
+                                 index=list(SOURCES).index(cfg["source"]), key="w_source")
+    cfg["n_per_class"] = sb.select_slider("Points per distribution", [250, 500, 1500, 5000, 15000],
+                                          value=cfg["n_per_class"], key="w_n",
+                                          help="The paper uses 15,000 (99,000 samples with noise).")
+    cfg["noise"] = sb.slider("Uniform noise (share of each distribution)", 0.0, 0.5, float(cfg["noise"]), 0.05,
+                             key="w_noise")
+    cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, int(cfg["seed"]), key="w_seed"))
+    sb.header("Algorithm")
+    cfg["algo"] = sb.radio("Algorithm", ["CAE", "CAEA"], index=["CAE", "CAEA"].index(cfg["algo"]), key="w_algo",
+                           help="CAE estimates λ and a_max itself; CAEA uses the values below.")
+    if cfg["algo"] == "CAEA":
+        cfg["lam"] = sb.slider("λ (deletion interval)", 4, 400, int(cfg["lam"]), 2, key="w_lam")
+        cfg["amax"] = sb.slider("a_max (edge-age limit)", 1, 200, int(cfg["amax"]), key="w_amax")
+    return cfg
+
+
+def algo_params(cfg):
+    if cfg["algo"] == "CAEA":
+        return dict(deletion_interval=int(cfg["lam"]), max_edge_age=int(cfg["amax"]))
+    return dict(deletion_interval=None, max_edge_age=None)
+
+
+def get_playground(cfg):
+    """This session's playground, rebuilt when the data or algorithm settings change."""
+    key = cfg_key(cfg)
+    if st.session_state.get("pg_key") != key or "pg" not in st.session_state:
+        st.session_state.pg = Playground(make_stream(cfg), **algo_params(cfg))
+        st.session_state.pg_key = key
+        st.session_state.pop("traces_fig", None)
+    return st.session_state.pg
+
+
+def bounds_of(X):
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
+
+
+def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth=False, window=300, height=560,
+                 deleted=None):
+    model = pg.model if model is None else model
+    t = pg.t if t is None else t
+    X = pg.stream.X
+    idx = np.linspace(0, t - 1, min(t, 5000)).round().astype(int) if t else np.zeros(0, int)
+    return viz.network_figure(model, X[idx], X[max(0, t - window):t], X[t - 1] if t else None,
+                              pg.record if record is None else record, bounds=bounds_of(X),
+                              show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height)
+
+
+def render_blocks(blocks):
+    """Show explanation blocks (our own text and numbers; nothing from a file)."""
+    for kind, content in blocks:
+        if kind == "md":
+            st.markdown(content)
+        elif kind == "latex":
+            st.latex(content)
+        elif kind == "table":
+            st.dataframe(content, hide_index=True)
+        elif kind == "heatmap":
+            st.caption("The diversity matrix R of the nodes so far")
+            st.plotly_chart(viz.diversity_heatmap(content), key="diversity_heatmap")
