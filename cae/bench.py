@@ -58,6 +58,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
+    ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
     args = ap.parse_args(argv)
     CAE().fit(np.random.default_rng(0).random((300, 2)))  # compile / load the cached kernel
     print(f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} {'peak MB':>8s}")
@@ -70,6 +71,45 @@ def main(argv=None):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} {peak / 2**20:8.1f}")
+    if args.frames:
+        print()
+        frames()
+
+
+
+def frames(argv=None):
+    """The playground's play frame: learn N samples, build the main figure, serialise it.
+
+    Measured at a network of at least 500 nodes with 5,000 drawn points (the
+    data-seen layer's cap), with the vigilance region and bandwidths on.
+    """
+    from .datasets import make_paper2d, stationary_stream
+    from .playground import Playground
+    from .viz import network_figure
+
+    stream = stationary_stream(make_paper2d(n_per_class=15000, seed=0), seed=0)
+    pg = Playground(stream, deletion_interval=1200, max_edge_age=60)
+    while pg.t == 0 or len(pg.model.nodes_) < 500:
+        pg.step(2000)
+    X = stream.X
+    bounds = ((0.0, 1.0), (0.0, 1.0))
+    print(f"network: {len(pg.model.nodes_)} nodes, {len(pg.model.edges_)} edges at t = {pg.t:,}")
+    print(f"{'samples/frame':>14s} {'learn ms':>9s} {'figure ms':>10s} {'json ms':>8s} {'total ms':>9s} {'KB':>6s}")
+    for n in (1, 20, 100, 500):
+        rows = []
+        for _ in range(15):
+            t0 = time.perf_counter()
+            pg.step(n)
+            t1 = time.perf_counter()
+            idx = pg.seen(5000)
+            fig = network_figure(pg.model, X[idx], X[max(0, pg.t - 300):pg.t], X[pg.t - 1], pg.record, bounds=bounds,
+                                 show_vigilance=True, show_bandwidth=True, deleted=pg.deleted_in_frame)
+            t2 = time.perf_counter()
+            js = fig.to_json()
+            t3 = time.perf_counter()
+            rows.append((t1 - t0, t2 - t1, t3 - t2, len(js)))
+        a = np.median(np.array(rows), axis=0)
+        print(f"{n:14d} {a[0] * 1e3:9.1f} {a[1] * 1e3:10.1f} {a[2] * 1e3:8.1f} {(a[0] + a[1] + a[2]) * 1e3:9.1f} {a[3] / 1024:6.0f}")
 
 
 if __name__ == "__main__":

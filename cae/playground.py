@@ -158,18 +158,11 @@ class Playground:
     def go_to(self, t):
         """Show the network as it was after step ``t`` (0 <= t <= t_max); returns that step's record."""
         t = int(min(max(t, 0), self.t_max))
-        base = (t // self.snapshot_every) * self.snapshot_every
-        while base > 0 and base not in self.snapshots:
-            base -= self.snapshot_every
-        if base == 0:
-            self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
-        else:
-            self.model = self.snapshots[base].snapshot()
-        if t > base + 1:
-            self.model.learn_many(self.stream.X[base:t - 1])
-        self.record = self.model.learn_one(self.stream.X[t - 1]) if t > base else None
         if t == 0:
+            self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
             self.record = None
+        else:
+            self.record, self.model, _ = self.inspect(t)
         self.t = t
         self.deleted_in_frame = np.zeros((0, self.stream.X.shape[1]))
         return self.record

@@ -108,10 +108,10 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
     i, j = dims
     traces = []
     if seen is not None and len(seen):
-        traces.append(go.Scattergl(x=_f32(seen[:, i]), y=_f32(seen[:, j]), mode="markers", name="data seen",
+        traces.append(dict(type="scattergl", x=_f32(seen[:, i]), y=_f32(seen[:, j]), mode="markers", name="data seen",
                                    marker=dict(size=3, color="rgba(120,120,120,0.25)"), hoverinfo="skip"))
     if recent is not None and len(recent):
-        traces.append(go.Scattergl(x=_f32(recent[:, i]), y=_f32(recent[:, j]), mode="markers", name="recent window",
+        traces.append(dict(type="scattergl", x=_f32(recent[:, i]), y=_f32(recent[:, j]), mode="markers", name="recent window",
                                    marker=dict(size=4, color="rgba(31,119,180,0.55)"), hoverinfo="skip"))
     fitted = model is not None and hasattr(model, "network_") and len(model.nodes_) > 0
     if fitted:
@@ -125,16 +125,16 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
             if not sel.any():
                 continue
             x, y = _segments(P, edges[sel])
-            traces.append(go.Scattergl(x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
+            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
                                        name=f"edges age {bands[k]}+", hoverinfo="skip", showlegend=False))
         if len(ages):
-            traces.append(go.Scatter(x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+            traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
                                      marker=dict(color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax,
                                                  showscale=True, size=0,
                                                  colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6))))
         if show_bandwidth:
             x, y = _circles(P, np.asarray(model.sigmas_))
-            traces.append(go.Scattergl(x=x, y=y, mode="lines", name="bandwidth σ",
+            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="bandwidth σ",
                                        line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
         labels = np.asarray(model.node_labels_)
         M = np.asarray(model.win_counts_)
@@ -142,7 +142,7 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
         ids = np.asarray(model.node_ids_)
         sig = np.asarray(model.sigmas_)
         hover = [f"node {n} · cluster {c} · M={m} · σ={s:.4g}" for n, c, m, s in zip(ids, labels, M, sig)]
-        traces.append(go.Scattergl(x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
+        traces.append(dict(type="scattergl", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
                                    marker=dict(size=size, color=cluster_colors(labels),
                                                line=dict(color="white", width=0.8)),
                                    text=hover, hoverinfo="text"))
@@ -152,7 +152,7 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
                 rows = np.flatnonzero(ids == nid)
                 if len(rows):
                     r = rows[0]
-                    traces.append(go.Scatter(x=[P[r, 0]], y=[P[r, 1]], mode="markers+text", name=key[:2],
+                    traces.append(dict(type="scatter", x=[P[r, 0]], y=[P[r, 1]], mode="markers+text", name=key[:2],
                                              text=[key[:2]], textposition="top right",
                                              marker=dict(symbol=sym, size=22, color=col, line=dict(width=3))))
             if show_vigilance and record.s1_id in ids:
@@ -163,22 +163,23 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
                 curve = vigilance_boundary(np.asarray(model.nodes_)[r], model.prediction_sigma(),
                                            model.threshold_, dims=dims, r_max=span)
                 if curve is not None:
-                    traces.append(go.Scatter(x=curve[0], y=curve[1], mode="lines", name="vigilance region of s1",
+                    traces.append(dict(type="scatter", x=curve[0], y=curve[1], mode="lines", name="vigilance region of s1",
                                              fill="toself", fillcolor="rgba(214,39,40,0.08)",
                                              line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
     if deleted is not None and len(deleted):
-        traces.append(go.Scatter(x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
+        traces.append(dict(type="scatter", x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
                                  name="removed this frame",
                                  marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3))))
     if current is not None:
-        traces.append(go.Scatter(x=[float(current[i])], y=[float(current[j])], mode="markers", name="current sample",
+        traces.append(dict(type="scatter", x=[float(current[i])], y=[float(current[j])], mode="markers", name="current sample",
                                  marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1))))
-    fig = go.Figure(traces)
     layout = dict(height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10), uirevision="network",
                   legend=dict(orientation="h", y=-0.05), plot_bgcolor="white")
     if title:
         layout["title"] = dict(text=title)
-    fig.update_layout(**layout)
+    # plain dicts and no validation: plotly's per-element checks of 5,000 points and
+    # hundreds of node colours would cost more than the learning itself
+    fig = go.Figure(data=traces, layout=layout, _validate=False)
     if bounds is not None:
         (x0, x1), (y0, y1) = bounds
         px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)

@@ -1,0 +1,102 @@
+"""Figure builders, tested without a browser."""
+
+import numpy as np
+import pytest
+
+from cae import CAE, viz
+from cae.datasets import make_paper2d, nonstationary_stream
+from cae.playground import TRACE_COLUMNS, Playground
+
+
+@pytest.fixture(scope="module")
+def pg():
+    p = Playground(nonstationary_stream(make_paper2d(400, seed=0), seed=0))
+    p.step(1500)
+    while p.record.case != 3:
+        p.step(1)
+    return p
+
+
+def _named(fig, name):
+    return [t for t in fig.data if t.name == name]
+
+
+def test_network_figure_layers(pg):
+    X = pg.stream.X
+    fig = viz.network_figure(pg.model, X[:pg.t], X[pg.t - 100:pg.t], X[pg.t - 1], pg.record,
+                             bounds=((0, 1), (0, 1)), show_vigilance=True, show_bandwidth=True,
+                             deleted=np.array([[0.5, 0.5]]))
+    nodes = _named(fig, "nodes")[0]
+    K = len(pg.model.nodes_)
+    assert len(nodes.x) == K and np.asarray(nodes.x).dtype == np.float32
+    assert list(nodes.marker.color) == viz.cluster_colors(pg.model.node_labels_)
+    sizes = np.asarray(nodes.marker.size)
+    M = np.asarray(pg.model.win_counts_)
+    assert sizes[np.argmax(M)] == sizes.max()  # sized by win count
+    edge_traces = [t for t in fig.data if t.mode == "lines" and (t.name or "").startswith("edges age")]
+    n_segments = sum(int(np.isnan(np.asarray(t.x, float)).sum()) for t in edge_traces)
+    assert n_segments == len(pg.model.edges_)  # every edge once, NaN-separated
+    assert len(edge_traces) <= viz.N_AGE_BANDS
+    assert any(getattr(t.marker, "showscale", False) for t in fig.data)  # the age colour bar
+    assert len(_named(fig, "s1")) == 1 and len(_named(fig, "s2")) == 1
+    assert len(_named(fig, "current sample")) == 1 and len(_named(fig, "removed this frame")) == 1
+    assert list(fig.layout.xaxis.range) == pytest.approx([-0.03, 1.03])
+    bw = _named(fig, "bandwidth σ")[0]
+    assert int(np.isnan(np.asarray(bw.x, float)).sum()) == int(np.isfinite(pg.model.sigmas_).sum())
+
+
+def test_vigilance_boundary_is_the_cim_level_set(pg):
+    m = pg.model
+    r = int(np.flatnonzero(m.node_ids_ == pg.record.s1_id)[0])
+    c = np.asarray(m.nodes_)[r]
+    sigma, V = m.prediction_sigma(), m.threshold_
+    x, y = viz.vigilance_boundary(c, sigma, V)
+    P = np.column_stack([x, y]).astype(float)
+    cim = np.sqrt(1 - np.mean(np.exp(-((P - c) ** 2) / (2 * sigma**2)), axis=1))
+    np.testing.assert_allclose(cim, V, atol=1e-4)
+    assert viz.vigilance_boundary(c, sigma, float("nan")) is None
+
+
+def test_traces_figure_rows_and_thinning(pg):
+    tr = pg.trace_so_far
+    fig = viz.traces_figure(tr, TRACE_COLUMNS, pg.stream.stage_starts, pg.stream.stage_names, pg.events, t_now=pg.t,
+                            max_points=300)
+    names = {t.name for t in fig.data}
+    assert {"#nodes", "#edges", "#clusters", "V", "λ", "n_active", "D", "1e-6", "a_max",
+            "mean age of deleted edges"} <= names
+    nodes = [t for t in fig.data if t.name == "#nodes"][0]
+    assert len(nodes.x) <= 301 and nodes.x[-1] == pg.t
+    assert fig.layout.yaxis4.type == "log"
+    stage_lines = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    assert len(stage_lines) == int(np.sum(pg.stream.stage_starts[1:] <= fig.layout.xaxis.range[1]))
+    sweeps = [t for t in fig.data if t.name == "isolated-node sweep"]
+    assert len(sweeps) == 1 and len(sweeps[0].x) == sum(1 for e in pg.events if e[1] == "sweep")
+
+
+def test_thin_keeps_last_point():
+    t = np.arange(10000)
+    tt, v = viz.thin(t, t * 2, max_points=100)
+    assert len(tt) <= 101 and tt[-1] == 9999 and v[-1] == 19998
+
+
+@pytest.mark.parametrize("layout", ["spring", "kamada_kawai"])
+def test_topology_figure(pg, layout):
+    fig = viz.topology_figure(pg.model, layout=layout)
+    nodes = [t for t in fig.data if t.name == "nodes"][0]
+    assert len(nodes.x) == len(pg.model.nodes_)
+    assert np.all(np.isfinite(np.asarray(nodes.x, float)))
+
+
+def test_diversity_heatmap():
+    m = CAE()
+    for x in np.random.default_rng(0).random((30, 2)):
+        m.learn_one(x)
+    R = m.diversity_matrix_
+    assert R.shape[0] >= 10 and np.allclose(np.diag(R), 1)
+    fig = viz.diversity_heatmap(R)
+    assert np.asarray(fig.data[0].z).shape == R.shape
+
+
+def test_empty_model_figure():
+    fig = viz.network_figure(CAE(), seen=np.zeros((0, 2)))
+    assert len(fig.data) == 0
