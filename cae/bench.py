@@ -56,7 +56,7 @@ def best_of(fn, repeat):
 def main(argv=None):
     default_skin = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "skin.csv"
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
     ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
     args = ap.parse_args(argv)

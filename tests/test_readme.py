@@ -1,0 +1,27 @@
+"""The README's Quickstart is two commands, and CI runs its test command."""
+
+import re
+
+from conftest import ROOT
+
+
+def _quickstart():
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_quickstart_is_two_commands():
+    cmds = _quickstart()
+    assert len(cmds) == 2
+    assert "streamlit run app.py" in cmds[0] and cmds[0].startswith("pip install")
+    assert "pytest" in cmds[1] and cmds[1].startswith("pip install")
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_cmd = _quickstart()[1]
+    ci_cmd = [line for line in ci.splitlines() if "pytest" in line and not line.lstrip().startswith("#")]
+    assert len(ci_cmd) == 1
+    assert ci_cmd[0].replace(" -q", "") == test_cmd
