@@ -38,7 +38,11 @@ def home():
             "1. **Playground** — pick a stream, then step, play, scrub back in history. Every internal quantity "
             "(V, λ, the diversity D, a_max, edge ages) is drawn.\n"
             "2. **Explain a step** — any step in words and formulas with its actual numbers: why a node appeared, "
-            "why an edge died.\n")
+            "why an edge died.\n"
+            "3. **Your data** — upload a CSV, learn it, see the clusters (PCA for more than two features), download "
+            "labels, nodes, edges, the graph and the model.\n"
+            "4. **Continual learning** — one class after another: the R matrix, AI and BWT.\n"
+            "5. **CAE vs CAEA** — the same stream into the parameter-free CAE and the tuned CAEA, side by side.\n")
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
             st.session_state.pg_cfg = dict(PRESET_PAPER)
             for k in [k for k in st.session_state if str(k).startswith("w_")]:
@@ -57,5 +61,8 @@ pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
     st.Page("pages/explain.py", title="Explain a step", icon=":material/lightbulb:"),
+    st.Page("pages/upload.py", title="Your data", icon=":material/upload_file:"),
+    st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
+    st.Page("pages/compare.py", title="CAE vs CAEA", icon=":material/compare:"),
 ]
 st.navigation(pages).run()

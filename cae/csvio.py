@@ -188,7 +188,7 @@ class Table:
         names = []
         if label is not None:
             col = self.frame[label]
-            miss = col.isna().to_numpy()
+            miss = col.isna().to_numpy().copy()
             if label in self.numeric_columns:
                 miss |= ~np.isfinite(col.to_numpy(float, na_value=np.nan))
             lab_missing = miss & keep

@@ -41,19 +41,29 @@ class Playground:
         CAEA's fixed parameters (None: estimated, i.e. CAE).
     snapshot_every : int
         Keep a copy of the model every this many samples (for rewinding).
+    model_factory : callable, optional
+        Makes a fresh model with CAE's streaming API (``learn_one``,
+        ``learn_traced``, ``learn_many``, ``snapshot``); default: CAE with the
+        two parameters above.
     """
 
-    def __init__(self, stream, deletion_interval=None, max_edge_age=None, snapshot_every=250):
+    def _new_model(self):
+        if self.model_factory is not None:
+            return self.model_factory()
+        return CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+
+    def __init__(self, stream, deletion_interval=None, max_edge_age=None, snapshot_every=250, model_factory=None):
         self.stream = stream
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
+        self.model_factory = model_factory
         self.snapshot_every = int(snapshot_every)
         self.reset()
 
     # ------------------------------------------------------------ state
     def reset(self):
         """Back to t = 0 with a fresh model (same stream, same seed)."""
-        self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        self.model = self._new_model()
         self.t = 0  # samples learned by self.model
         self.t_max = 0  # samples with a recorded history
         self.trace = np.full((len(self.stream), len(TRACE_COLUMNS)), np.nan)
@@ -159,7 +169,7 @@ class Playground:
         """Show the network as it was after step ``t`` (0 <= t <= t_max); returns that step's record."""
         t = int(min(max(t, 0), self.t_max))
         if t == 0:
-            self.model = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+            self.model = self._new_model()
             self.record = None
         else:
             self.record, self.model, _ = self.inspect(t)
@@ -173,8 +183,7 @@ class Playground:
         base = ((t - 1) // self.snapshot_every) * self.snapshot_every
         while base > 0 and base not in self.snapshots:
             base -= self.snapshot_every
-        model = self.snapshots[base].snapshot() if base else CAE(
-            deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
+        model = self.snapshots[base].snapshot() if base else self._new_model()
         if t - 1 > base:
             model.learn_many(self.stream.X[base:t - 1])
         rec = model.learn_one(self.stream.X[t - 1])

@@ -342,3 +342,56 @@ def diversity_heatmap(R, height=380):
     fig.update_yaxes(autorange="reversed", title_text="node")
     fig.update_xaxes(title_text="node")
     return fig
+
+
+def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500):
+    """Several runs' traces on shared axes: ``series`` is a list (one per row) of ``{label: (t, values)}``."""
+    fig = make_subplots(rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.07, subplot_titles=titles)
+    for r, runs in enumerate(series, start=1):
+        for k, (label, (t, v)) in enumerate(runs.items()):
+            tt, vv = thin(np.asarray(t), np.asarray(v), max_points=max_points)
+            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(vv), mode="lines", name=label, legendgroup=label,
+                                       showlegend=r == 1, line=dict(color=PALETTE[k % len(PALETTE)])), row=r, col=1)
+    for s in list(stage_starts)[1:]:
+        fig.add_vline(x=float(s), line=dict(color="rgba(0,0,0,0.4)", dash="dash", width=1))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), hovermode="x unified",
+                      legend=dict(orientation="h", y=-0.06))
+    fig.update_xaxes(title_text="samples seen", row=len(series), col=1)
+    return fig
+
+
+def projected_network_figure(nodes_2d, edges, node_labels, win_counts, data_2d=None, data_labels=None,
+                             axis_titles=("x", "y"), height=520):
+    """A network drawn in any 2-D view (e.g. a PCA projection): nodes by cluster, edges, data faded."""
+    traces = []
+    if data_2d is not None and len(data_2d):
+        color = "rgba(120,120,120,0.3)" if data_labels is None else cluster_colors(data_labels)
+        traces.append(dict(type="scattergl", x=_f32(data_2d[:, 0]), y=_f32(data_2d[:, 1]), mode="markers",
+                           name="data", marker=dict(size=3, color=color, opacity=0.35), hoverinfo="skip"))
+    if len(nodes_2d):
+        x, y = _segments(np.asarray(nodes_2d), np.asarray(edges).reshape(-1, 2))
+        traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="edges", line=dict(color="#555", width=1),
+                           hoverinfo="skip"))
+        M = np.asarray(win_counts)
+        traces.append(dict(type="scattergl", x=_f32(nodes_2d[:, 0]), y=_f32(nodes_2d[:, 1]), mode="markers",
+                           name="nodes", marker=dict(size=6 + 10 * np.sqrt(M / max(M.max(), 1)),
+                                                     color=cluster_colors(node_labels), line=dict(color="white", width=0.8)),
+                           text=[f"cluster {c}" for c in node_labels], hoverinfo="text"))
+    fig = go.Figure(data=traces, layout=dict(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
+                                             legend=dict(orientation="h", y=-0.08)), _validate=False)
+    fig.update_xaxes(title_text=axis_titles[0], showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(title_text=axis_titles[1], showgrid=True, gridcolor="#eee")
+    return fig
+
+
+def matrix_heatmap(M, x_labels, y_labels, title="", zmin=None, zmax=None, colorscale="Blues", height=380, fmt=".2f"):
+    """A labelled heatmap with the values written in the cells (R matrices, contingency tables)."""
+    M = np.asarray(M, dtype=float)
+    text = [["" if not np.isfinite(v) else format(v, fmt) for v in row] for row in M]
+    fig = go.Figure(go.Heatmap(z=M, x=[str(v) for v in x_labels], y=[str(v) for v in y_labels], text=text,
+                               texttemplate="%{text}", colorscale=colorscale, zmin=zmin, zmax=zmax,
+                               colorbar=dict(title=dict(text=title))))
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category")
+    return fig

@@ -176,3 +176,10 @@ def test_names_are_escaped_for_markdown():
     shown = escape_markdown(rep.numeric_columns[0])
     assert "<" not in shown and ">" not in shown
     assert escape_markdown("**bold**") == "\\*\\*bold\\*\\*"
+
+
+def test_numeric_label_column():
+    t, _ = read_csv(b"a,b,label\n1,2,0\n3,4,1\n5,6,\n7,8,1\n")
+    sel = t.select(["a", "b"], label="label")
+    assert sel.y.tolist() == [0, 1, 1] and sel.label_names == ["0", "1"]
+    assert sel.drop_reasons == {"missing label": 1}

@@ -1,0 +1,108 @@
+"""Continual learning: a class-incremental run, stage by stage, with AI and BWT."""
+
+import numpy as np
+import streamlit as st
+
+from cae import viz
+from cae import workbench as wb
+from cae.csvio import scale
+from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
+
+st.title("Continual learning")
+st.caption("Train on one class after another and watch whether what was learned first survives. "
+           "R[i, j] is the score on the data of stages 1…i after training through stage j; "
+           "AI is the mean of the diagonal, BWT the mean of R[i, C] − R[i, i] over the earlier stages "
+           "(negative means forgetting).")
+
+src = st.radio("Stream", ["paper", "builtin", "upload"], horizontal=True, key="w_cl_src",
+               format_func={"paper": "Paper 2-D stream #1 → #6", "builtin": "A built-in labelled dataset",
+                            "upload": "My uploaded CSV (label column)"}.get)
+c = st.columns(3)
+seed = int(c[2].number_input("Seed", 0, 10**6, 0, key="w_cl_seed"))
+if src == "paper":
+    n = c[0].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cl_n")
+    noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_noise")
+    data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
+elif src == "builtin":
+    name = c[0].selectbox("Dataset", ["iris", "wine", "breast_cancer", "digits"], key="w_cl_builtin")
+    how = c[1].radio("Scaling", ["minmax", "zscore", "none"], key="w_cl_scaling", horizontal=True)
+    data = load_builtin(name)
+    data.X = scale(data.X, how)
+else:
+    res = st.session_state.get("up_result")
+    if res is None or res["sel"].y is None:
+        st.info("On **Your data**, load a CSV, choose a label column and press **Learn** first.")
+        st.stop()
+    sel = res["sel"]
+    data = Dataset(name="upload", X=sel.X, y=sel.y, class_names=list(sel.label_names), feature_names=sel.features)
+
+classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
+names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
+order = st.multiselect("Class order (one stage per class, in the order chosen)", classes, default=classes,
+                       format_func=names.get, key=f"w_cl_order_{src}")
+if not order:
+    st.warning("Choose at least one class.")
+    st.stop()
+if src == "paper":
+    stream = nonstationary_stream(data, order=order, seed=seed)
+else:
+    stream = class_incremental_stream(data, order=order, seed=seed)
+st.caption(f"{len(stream):,} samples in {len(order)} stages" +
+           (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
+
+key = (src, stream.fingerprint())
+if st.button("Run", type="primary", key="b_cl_run"):
+    bar = st.progress(0.0, text="training stage by stage…")
+    st.session_state.cl_result = (key, wb.continual_run(stream, progress=lambda f: bar.progress(f)), stream)
+    bar.empty()
+got = st.session_state.get("cl_result")
+if got is None or got[0] != key:
+    st.stop()
+_, res, stream = got
+
+m = st.columns(4)
+m[0].metric("AI (NMI)", f"{res.ai_nmi:.3f}")
+m[1].metric("BWT (NMI)", f"{res.bwt_nmi:+.3f}")
+m[2].metric("AI (ARI)", f"{res.ai_ari:.3f}")
+m[3].metric("BWT (ARI)", f"{res.bwt_ari:+.3f}")
+st.dataframe(res.table().round(3), hide_index=True)
+
+which = st.radio("Matrix", ["NMI", "ARI"], horizontal=True, key="w_cl_metric")
+R = res.R_nmi if which == "NMI" else res.R_ari
+P = res.per_stage_nmi if which == "NMI" else res.per_stage_ari
+labels = [f"{k + 1}: {s}" for k, s in enumerate(res.stage_names)]
+h = st.columns(2)
+with h[0]:
+    st.markdown(f"**R — {which} on stages 1…i (rows) after stage j (columns)**")
+    st.plotly_chart(viz.matrix_heatmap(R, labels, labels, title=which, zmin=0, zmax=1), key="cl_R")
+with h[1]:
+    st.markdown(f"**{which} on each stage alone (rows) after stage j (columns)**")
+    st.plotly_chart(viz.matrix_heatmap(P, labels, labels, title=which, zmin=0, zmax=1), key="cl_P")
+
+st.subheader("The network after each stage")
+X = stream.X
+if X.shape[1] == 2:
+    Xv = X
+    project = lambda nodes: np.asarray(nodes)  # noqa: E731
+    titles = ("x0", "x1")
+else:  # one PCA of the whole stream, so every small multiple shares the axes
+    from sklearn.decomposition import PCA
+
+    pca = PCA(n_components=2, random_state=0).fit(X)
+    Xv = pca.transform(X)
+    project = lambda nodes: pca.transform(np.asarray(nodes)) if len(nodes) else np.zeros((0, 2))  # noqa: E731
+    titles = ("PC1", "PC2")
+lo, hi = Xv.min(axis=0), Xv.max(axis=0)
+per_row = min(3, len(res.snapshots))
+cols = st.columns(per_row)
+for k, (snap, name) in enumerate(zip(res.snapshots, res.stage_names)):
+    end = stream.stage_ends[k]
+    idx = np.linspace(0, end - 1, min(end, 2000)).round().astype(int)
+    fig = viz.projected_network_figure(project(snap.nodes_), snap.edges_, snap.node_labels_, snap.win_counts_,
+                                       data_2d=Xv[idx], axis_titles=titles, height=320)
+    fig.update_xaxes(range=[lo[0], hi[0]])
+    fig.update_yaxes(range=[lo[1], hi[1]])
+    fig.update_layout(showlegend=False)
+    with cols[k % per_row]:
+        st.caption(f"after stage {k + 1}: {name} · {len(snap.nodes_)} nodes, {snap.n_clusters_} clusters")
+        st.plotly_chart(fig, key=f"cl_small_{k}")

@@ -1,0 +1,189 @@
+"""Your data: upload a CSV, learn it with CAE, look at the clusters, download the results."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from cae import viz
+from cae import workbench as wb
+from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
+from cae.evaluation import ari, nmi
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+MAX_MB = 50
+
+st.title("Your data")
+st.caption("Upload a CSV (numbers in columns; an optional label column). Nothing leaves this session; "
+           "text from the file is shown as data, never rendered as HTML.")
+
+c1, c2 = st.columns([2.2, 1])
+upload = c1.file_uploader("CSV file", type=["csv", "tsv", "txt"], key="w_upload",
+                          help=f"Up to {MAX_MB} MB, 250,000 rows and 1,000 columns.")
+samples = sorted(p.name for p in SAMPLES.glob("*.csv"))
+sample = c2.selectbox("…or try a sample file", samples, key="w_sample_name")
+if c2.button("Use this sample", key="b_sample"):
+    st.session_state.up_sample = sample
+if upload is not None:
+    st.session_state.pop("up_sample", None)
+    name, data = upload.name, upload.getvalue()
+elif st.session_state.get("up_sample"):
+    name = st.session_state.up_sample
+    data = (SAMPLES / name).read_bytes()
+else:
+    st.info("Choose a file, or click **Use this sample**.")
+    st.stop()
+
+with st.expander("Reading options (detected automatically)"):
+    o = st.columns(3)
+    delim = o[0].selectbox("Delimiter", ["auto", ",", ";", "tab", "|"], key="w_delim")
+    dec = o[1].selectbox("Decimal separator", ["auto", ".", ","], key="w_dec")
+    head = o[2].selectbox("Header row", ["auto", "yes", "no"], key="w_head")
+try:
+    table, report = read_csv(data, delimiter=None if delim == "auto" else ("\t" if delim == "tab" else delim),
+                             decimal=None if dec == "auto" else dec,
+                             header=None if head == "auto" else head == "yes",
+                             limits=Limits(max_bytes=MAX_MB * 1024 * 1024))
+except CSVLoadError as exc:
+    st.error(f"This file cannot be used: {exc}")
+    st.stop()
+
+st.subheader("What was read")
+st.text(f"File: {name}")
+st.dataframe(pd.DataFrame(report.summary_rows(), columns=["item", "value"]), hide_index=True)
+for w in report.warnings:
+    st.warning(escape_markdown(w))
+
+st.subheader("Columns and scaling")
+LABEL_NAMES = ["label", "labels", "class", "target", "species", "category"]  # in order of preference
+by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_columns}
+guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
+fkey = wb.data_hash(data)[:10] + report.delimiter + report.decimal + str(report.header)  # new file, new widgets
+cc = st.columns([2, 1, 1])
+features = cc[0].multiselect("Features", table.numeric_columns,
+                             default=[c for c in table.numeric_columns if c != guess], key=f"w_features_{fkey}")
+label_options = ["(none)"] + table.text_columns + [c for c in table.numeric_columns if c not in features]
+label = cc[1].selectbox("Label column (optional)", label_options, key=f"w_label_{fkey}",
+                        index=label_options.index(guess) if guess in label_options else 0)
+label = None if label == "(none)" else label
+scaling = cc[2].radio("Scaling", SCALINGS, key="w_scaling", horizontal=True,
+                      help="The paper feeds raw data; min-max or z-score helps when feature ranges differ widely.")
+try:
+    sel = table.select(features, label=label, scaling=scaling)
+except CSVLoadError as exc:
+    st.error(escape_markdown(str(exc)))
+    st.stop()
+kept = f"{len(sel.X):,} rows × {len(sel.features)} features"
+if sel.rows_dropped:
+    kept += f" ({sel.rows_dropped:,} dropped: " + ", ".join(f"{v:,} with {k}" for k, v in sel.drop_reasons.items()) + ")"
+st.text(kept)
+for w in sel.warnings:
+    st.warning(escape_markdown(w))
+
+st.subheader("Learn")
+a = st.columns([1, 1, 1, 1.2])
+algo = a[0].radio("Algorithm", ["CAE", "CAEA"], key="w_up_algo", horizontal=True)
+params = {}
+if algo == "CAEA":
+    params = {"deletion_interval": int(a[1].number_input("λ", 4, 100000, 80, 2, key="w_up_lam")),
+              "max_edge_age": int(a[2].number_input("a_max", 1, 100000, 40, key="w_up_amax"))}
+shuffle = a[3].checkbox("Present rows in random order", key="w_shuffle",
+                        help="CAE learns a stream; by default the file's row order is the stream.")
+seed = int(a[3].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
+order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
+run_key = (wb.data_hash(data), tuple(sel.features), label, scaling, algo, tuple(sorted(params.items())), seed,
+           report.delimiter, report.decimal, report.header)
+
+b = st.columns([1, 1, 4])
+go = b[0].button("Learn", type="primary", key="b_learn")
+b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
+if go:
+    model = wb.make_algorithm(algo, **params)
+    st.session_state.up_result = res = {"key": run_key, "model": model, "learned": 0, "n": len(sel.X),
+                                        "order": order, "sel": sel}
+    bar = st.progress(0.0, text="learning…")
+
+    def _progress(f):
+        res["learned"] = int(round(f * len(sel.X)))
+        bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
+
+    wb.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
+    bar.empty()
+
+res = st.session_state.get("up_result")
+if res is None or res["learned"] == 0:
+    st.stop()
+if res["key"] != run_key:
+    st.info("The data, columns, scaling or algorithm changed since the last run: press **Learn** to see results.")
+    st.stop()
+model, rsel, rorder = res["model"], res["sel"], res["order"]
+if res["learned"] < res["n"]:
+    st.warning(f"Stopped after {res['learned']:,} of {res['n']:,} rows; the results below are for the rows learned.")
+labels = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
+m = st.columns(5)
+m[0].metric("Rows learned", f"{res['learned']:,}")
+m[1].metric("#nodes", len(model.nodes_))
+m[2].metric("#clusters", model.n_clusters_)
+if rsel.y is not None:
+    m[3].metric("NMI", f"{nmi(rsel.y, labels):.3f}")
+    m[4].metric("ARI", f"{ari(rsel.y, labels):.3f}")
+if not np.isfinite(model.threshold_):
+    st.warning("No similarity threshold was ever set: the nodes never stopped being diverse, so every sample "
+               "became a node. This happens with raw data whose feature ranges differ widely — try min-max scaling.")
+
+tabs = st.tabs(["Data and network", "Topology", "Clusters", "Labels vs clusters", "Downloads"])
+with tabs[0]:
+    d = rsel.X.shape[1]
+    show = np.linspace(0, len(rsel.X) - 1, min(len(rsel.X), 5000)).round().astype(int)
+    if d == 1:
+        st.info("One feature: the view plots it against the row number.")
+        Xv = np.column_stack([rsel.X[:, 0], np.arange(len(rsel.X))])
+        Nv = np.column_stack([np.asarray(model.nodes_)[:, 0], np.zeros(len(model.nodes_))])
+        titles = (rsel.features[0], "row")
+    elif d == 2:
+        Xv, Nv, titles = rsel.X, np.asarray(model.nodes_), tuple(rsel.features)
+    else:
+        Xp, Np, evr = wb.pca_view(rsel.X, np.asarray(model.nodes_))
+        axes = [f"PC{k + 1} ({100 * v:.0f} %)" for k, v in enumerate(evr)]
+        p = st.columns(2)
+        i = p[0].selectbox("Horizontal axis", range(len(axes)), format_func=axes.__getitem__, key="w_pc_x")
+        j = p[1].selectbox("Vertical axis", range(len(axes)), index=1, format_func=axes.__getitem__, key="w_pc_y")
+        Xv, Nv, titles = Xp[:, [i, j]], Np[:, [i, j]], (axes[i], axes[j])
+        st.caption("A PCA of the data (fitted on the data; the nodes are projected by the same PCA).")
+    st.plotly_chart(viz.projected_network_figure(Nv, model.edges_, model.node_labels_, model.win_counts_,
+                                                 data_2d=Xv[show], data_labels=labels[show],
+                                                 axis_titles=titles), key="up_view")
+with tabs[1]:
+    lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_up_layout")
+    st.plotly_chart(viz.topology_figure(model, layout=lay), key="up_topology")
+with tabs[2]:
+    st.dataframe(wb.cluster_table(model, rsel.X, labels, rsel.features), hide_index=True)
+with tabs[3]:
+    if rsel.y is None:
+        st.info("Choose a label column to compare the clusters with it.")
+    else:
+        ct = wb.contingency_table(rsel.y, labels, rsel.label_names)
+        st.plotly_chart(viz.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
+                        key="up_contingency")
+        st.caption("Rows: the file's labels; columns: CAE's clusters.")
+with tabs[4]:
+    stem = Path(name).stem or "data"
+    label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
+    dl = st.columns(3)
+    dl[0].download_button("Labels per row (CSV)", wb.labels_csv(table.lines[rsel.row_index], labels, label_values),
+                          f"{stem}_labels.csv", "text/csv", key="d_labels")
+    dl[1].download_button("Nodes (CSV)", wb.nodes_csv(model, rsel.features), f"{stem}_nodes.csv", "text/csv",
+                          key="d_nodes")
+    dl[2].download_button("Edges (CSV)", wb.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges")
+    dl[0].download_button("Graph (GraphML)", wb.graphml_bytes(model), f"{stem}_graph.graphml",
+                          "application/xml", key="d_graphml")
+    dl[1].download_button("Model (.npz)", wb.model_bytes(model), f"{stem}_cae_model.npz",
+                          "application/octet-stream", key="d_model")
+    dl[2].download_button("Run configuration (JSON)",
+                          wb.run_config(wb.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
+                                        params, seed, res["learned"], report),
+                          f"{stem}_run.json", "application/json", key="d_config")
+    st.caption("Labels: `line` is the row's line in the file (the header is line 1); rows dropped "
+               "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
+               "spreadsheets do not run them. The model file loads with `cae.CAE.load`.")

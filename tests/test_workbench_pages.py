@@ -1,0 +1,164 @@
+"""The upload, continual-learning and compare pages, and the package code under them."""
+
+import io
+import json
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from cae import CAE
+from cae import workbench as wb
+from cae.csvio import read_csv
+from cae.datasets import make_paper2d, nonstationary_stream
+from cae.evaluation import ari, average_incremental, backward_transfer, nmi
+from conftest import ROOT
+from test_csvio import CORPUS, REFUSED
+
+APP = str(ROOT / "app.py")
+
+
+def _page(path):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page(path).run()
+    assert not at.exception
+    return at
+
+
+# ------------------------------------------------------------------ package
+def test_exports_are_safe_and_complete():
+    t, rep = read_csv(CORPUS / "23_formula_injection.csv")
+    sel = t.select(["value"], label="note")
+    m = CAE().fit(sel.X)
+    labels = m.predict(sel.X)
+    out = wb.labels_csv(t.lines[sel.row_index], labels, t.frame["note"].to_numpy()[sel.row_index]).decode()
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns) == ["line", "cluster", "label"] and df["line"].tolist() == [2, 3, 4, 5]
+    assert all(not str(v).startswith(("=", "+", "-", "@")) for v in df["label"])
+    nodes = pd.read_csv(io.BytesIO(wb.nodes_csv(m, ["=SUM(A1)"])))
+    assert list(nodes.columns)[:2] == ["node_id", "'=SUM(A1)"] and len(nodes) == len(m.nodes_)
+    edges = pd.read_csv(io.BytesIO(wb.edges_csv(m)))
+    assert len(edges) == len(m.edges_)
+    g = nx.read_graphml(io.BytesIO(wb.graphml_bytes(m)))
+    assert g.number_of_nodes() == len(m.nodes_) and g.number_of_edges() == len(m.edges_)
+    back = CAE.load(io.BytesIO(wb.model_bytes(m)))
+    np.testing.assert_array_equal(back.nodes_, m.nodes_)
+    cfg = json.loads(wb.run_config("abc", "f.csv", ["value"], "note", "none", "CAE", {}, None, 4, rep))
+    assert cfg["data_sha256"] == "abc" and cfg["features"] == ["value"] and cfg["csv"]["delimiter"] == ","
+
+
+def test_cluster_and_contingency_tables():
+    X = np.vstack([np.random.default_rng(0).normal(c, 0.02, (200, 2)) for c in (0.2, 0.8)])
+    y = np.repeat([0, 1], 200)
+    order = np.random.default_rng(1).permutation(400)
+    m = CAE().fit(X[order])
+    lab = m.predict(X)
+    tab = wb.cluster_table(m, X, lab, ["a", "b"])
+    assert tab["samples"].sum() == 400 and tab["nodes"].sum() == len(m.nodes_)
+    ct = wb.contingency_table(y, lab, ["first", "second"])
+    assert ct.to_numpy().sum() == 400 and list(ct.index) == ["first", "second"]
+
+
+def test_continual_run_scores_by_hand():
+    s = nonstationary_stream(make_paper2d(250, seed=0), order=[0, 3, 4], seed=0)
+    res = wb.continual_run(s)
+    assert res.R_nmi.shape == (3, 3) and np.isnan(res.R_nmi[2, 0])
+    m = CAE().learn_many(s.X[: s.stage_ends[1]])  # after stage 2, on stage 1 alone and on stages 1..2
+    pred = m.predict(s.X[: s.stage_ends[1]])
+    assert res.R_nmi[1, 1] == pytest.approx(nmi(s.y[: s.stage_ends[1]], pred))
+    assert res.R_ari[0, 1] == pytest.approx(ari(s.y[: s.stage_ends[0]], pred[: s.stage_ends[0]]))
+    assert res.ai_nmi == pytest.approx(np.mean(np.diag(res.R_nmi)))
+    assert res.bwt_nmi == pytest.approx(((res.R_nmi[0, 2] - res.R_nmi[0, 0]) + (res.R_nmi[1, 2] - res.R_nmi[1, 1])) / 2)
+    assert res.bwt_ari == backward_transfer(res.R_ari) and res.ai_ari == average_incremental(res.R_ari)
+    assert len(res.snapshots) == 3 and res.n_nodes[-1] == len(res.snapshots[-1].nodes_)
+
+
+def test_lockstep_and_registry():
+    s = nonstationary_stream(make_paper2d(200, seed=0), seed=0)
+    ls = wb.Lockstep(s, {"CAE": ("CAE", {}), "CAEA": ("CAEA", {"deletion_interval": 30, "max_edge_age": 10})})
+    ls.step(300)
+    assert ls.t == 300
+    tab = ls.metrics()
+    assert tab["samples seen"].tolist() == [300, 300] and tab["λ"].tolist()[1] == 30
+    tr = ls.traces("n_nodes")
+    assert set(tr) == {"CAE", "CAEA"} and len(tr["CAE"][0]) == 300
+    with pytest.raises(ValueError):
+        wb.make_algorithm("SOINN+")
+
+
+# ------------------------------------------------------------------ pages
+def test_upload_good_file_learn_and_downloads():
+    at = _page("pages/upload.py")
+    data = (CORPUS / "22_text_label.csv").read_bytes()
+    at.file_uploader(key="w_upload").set_value(("iris-like.csv", data, "text/csv")).run()
+    assert not at.exception and not at.error
+    assert any("species" == s.value for s in at.selectbox if s.label.startswith("Label"))
+    at.button(key="b_learn").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows learned"] == "15" and "NMI" in metrics
+    assert len(at.get("download_button")) == 6
+    # changing only the view keeps the results (no relearning)
+    model = at.session_state.up_result["model"]
+    at.radio(key="w_up_layout").set_value("kamada_kawai").run()
+    assert at.session_state.up_result["model"] is model
+
+
+def test_upload_sample_file_3d_uses_pca():
+    at = _page("pages/upload.py")
+    at.selectbox(key="w_sample_name").set_value("blobs3d_sample.csv").run()
+    at.button(key="b_sample").click().run()
+    at.button(key="b_learn").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    sel = at.session_state.up_result["sel"]
+    assert sel.features == ["x", "y", "z"] and sel.label == "label"  # recognised, and not a feature
+    assert 0 <= float(metrics["NMI"]) <= 1 and int(metrics["#clusters"]) >= 2
+    assert any(s.label == "Horizontal axis" for s in at.selectbox)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_upload_malformed_files_give_a_clear_message(name):
+    at = _page("pages/upload.py")
+    # named .csv: the uploader itself refuses other extensions; people rename files
+    at.file_uploader(key="w_upload").set_value((Path(name).stem + ".csv", (CORPUS / name).read_bytes(), "text/csv")).run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.startswith("This file cannot be used: ")
+    assert REFUSED[name].split(";")[0] in at.error[0].value
+
+
+def test_upload_text_from_the_file_is_not_rendered():
+    at = _page("pages/upload.py")
+    data = (CORPUS / "24_html_in_names.csv").read_bytes()
+    at.file_uploader(key="w_upload").set_value(("x.csv", data, "text/csv")).run()
+    assert not at.exception
+    for el in list(at.markdown) + list(at.warning) + list(at.caption):
+        assert "<script>" not in el.value and "<b>" not in el.value
+
+
+def test_continual_page_ai_bwt():
+    at = _page("pages/continual.py")
+    at.select_slider(key="w_cl_n").set_value(250).run()
+    at.multiselect(key="w_cl_order_paper").set_value([0, 3]).run()
+    at.button(key="b_cl_run").click().run()
+    assert not at.exception
+    s = nonstationary_stream(make_paper2d(250, noise_fraction=0.1, seed=0), order=[0, 3], seed=0)
+    res = wb.continual_run(s)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["AI (NMI)"] == f"{res.ai_nmi:.3f}" and metrics["BWT (NMI)"] == f"{res.bwt_nmi:+.3f}"
+    assert metrics["AI (ARI)"] == f"{res.ai_ari:.3f}"
+    assert len(at.dataframe[0].value) == 2
+
+
+def test_compare_page_steps_both():
+    at = _page("pages/compare.py")
+    at.number_input(key="w_cmp_stepn").set_value(300).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    tab = at.dataframe[0].value
+    assert tab["samples seen"].tolist() == [300, 300]
+    assert tab["algorithm"].tolist()[0] == "CAE" and tab["algorithm"].tolist()[1].startswith("CAEA")
