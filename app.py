@@ -57,6 +57,9 @@ def home():
                    "edges by age.")
 
 
+import pages._ui as _ui  # noqa: E402
+
+_ui.ENTRYPOINT_SEEN = True
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),

@@ -11,6 +11,21 @@ from cae.datasets import (
 )
 from cae.playground import Playground
 
+# Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
+# server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
+# process. Every page calls ensure_entrypoint() first: if app.py has not run in this process, it
+# calls st.navigation once (which switches the process to the st.navigation mode) and reruns, so
+# the same URL then goes through app.py.
+ENTRYPOINT_SEEN = False
+
+
+def ensure_entrypoint(page_file):
+    if not ENTRYPOINT_SEEN:
+        # a throw-away home page plus this page, so that this page's URL still resolves
+        st.navigation([st.Page(lambda: None, title="Home", default=True), st.Page(page_file)], position="hidden")
+        st.rerun()
+
+
 SOURCES = {
     "paper2d-ns": "Paper 2-D · non-stationary (stream #1 → #6)",
     "paper2d-st": "Paper 2-D · stationary (random order)",

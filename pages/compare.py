@@ -7,6 +7,10 @@ from cae import viz
 from cae import workbench as wb
 from pages._ui import SOURCES, bounds_of, make_stream, network_view
 
+from pages._ui import ensure_entrypoint  # noqa: E402
+
+ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
+
 st.title("CAE beside CAEA")
 st.caption("What does “parameter-free” buy? Both learn the same stream in lock step. CAE estimates λ and a_max; "
            "CAEA is given them.")

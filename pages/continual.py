@@ -8,6 +8,10 @@ from cae import workbench as wb
 from cae.csvio import scale
 from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
 
+from pages._ui import ensure_entrypoint  # noqa: E402
+
+ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
+
 st.title("Continual learning")
 st.caption("Train on one class after another and watch whether what was learned first survives. "
            "R[i, j] is the score on the data of stages 1…i after training through stage j; "

@@ -11,6 +11,10 @@ from cae.explain import explain_step, headline
 from cae.playground import TRACE_COLUMNS
 from pages._ui import get_playground, network_view, render_blocks, sidebar_config
 
+from pages._ui import ensure_entrypoint  # noqa: E402
+
+ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
+
 cfg = sidebar_config()
 pg = get_playground(cfg)
 st.sidebar.header("View")

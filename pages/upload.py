@@ -11,6 +11,10 @@ from cae import workbench as wb
 from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 
+from pages._ui import ensure_entrypoint  # noqa: E402
+
+ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
+
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 MAX_MB = 50
 

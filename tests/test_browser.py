@@ -161,3 +161,93 @@ def test_explain_page(server, browser):
     page.get_by_text("λ ← 2·n_active", exact=False).first.wait_for()
     _shot(page, "05_explain_lambda")
     ctx.close()
+
+
+def test_upload_page_clusters_and_downloads(server, browser):
+    ctx, page = _page(browser)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    page.locator("input[type=file]").set_input_files(str(ROOT / "sample_data" / "paper2d_sample.csv"))
+    page.get_by_text("What was read").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Learn", exact=True).click()
+    page.get_by_text("Rows learned").wait_for()
+    _wait_idle(page)
+    assert _metric(page, "Rows learned") == "9,900"
+    assert int(_metric(page, "#clusters")) >= 2
+    assert 0.0 <= float(_metric(page, "NMI")) <= 1.0
+    page.mouse.wheel(0, 900)
+    page.wait_for_timeout(400)
+    _shot(page, "06_upload_clusters")
+    page.get_by_role("tab", name="Downloads").click()
+    page.wait_for_timeout(500)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Labels per row (CSV)").click()
+    text = Path(dl.value.path()).read_text()
+    lines = text.splitlines()
+    assert lines[0] == "line,cluster,label" and len(lines) == 9901
+    for name in ("Nodes (CSV)", "Edges (CSV)", "Graph (GraphML)", "Model (.npz)", "Run configuration (JSON)"):
+        assert page.get_by_role("button", name=name).is_visible()
+    _shot(page, "07_upload_downloads")
+    ctx.close()
+
+
+def test_upload_page_refuses_garbage_politely(server, browser, tmp_path):
+    ctx, page = _page(browser)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    bad = tmp_path / "garbage.csv"
+    bad.write_bytes(bytes(range(256)) * 20)
+    page.locator("input[type=file]").set_input_files(str(bad))
+    page.get_by_text("This file cannot be used").wait_for()
+    _shot(page, "08_upload_refused")
+    ctx.close()
+
+
+def test_continual_and_compare_pages(server, browser):
+    ctx, page = _page(browser)
+    page.goto(server + "/continual")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("AI (NMI)").wait_for()
+    _wait_idle(page)
+    assert -1.0 <= float(_metric(page, "BWT (NMI)")) <= 1.0
+    _shot(page, "09_continual")
+    page.mouse.wheel(0, 1300)
+    page.wait_for_timeout(600)
+    _shot(page, "10_continual_small_multiples")
+    page.goto(server + "/compare")
+    _wait_idle(page)
+    page.get_by_role("button", name="Step N", exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("500 of 9,900 samples").wait_for()
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    _shot(page, "11_compare")
+    ctx.close()
+
+
+def test_direct_link_to_a_page_on_a_fresh_server(browser):
+    """The first request a server sees is a link to a page, not to the home page."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(180):
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        ctx, page = _page(browser)
+        page.goto(url + "/compare")
+        page.get_by_role("heading", name="CAE beside CAEA").wait_for()
+        _wait_idle(page)
+        nav = page.locator("[data-testid='stSidebarNav']").inner_text()
+        assert "Playground" in nav and "Your data" in nav and "ui" not in nav.split()
+        _shot(page, "12_direct_link")
+        ctx.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
