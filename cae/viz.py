@@ -232,7 +232,7 @@ def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_
         if ok.any():
             Dv = np.where(D[ok] > 0, D[ok], np.nan)
             tt, v = thin(t[ok], Dv, max_points=max_points)
-            fig.add_trace(go.Scattergl(x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4),
+            fig.add_trace(go.Scatter(x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4),
                                        line=dict(color="#17becf")), row=4, col=1)
             fig.add_trace(go.Scatter(x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))], y=[1e-6, 1e-6], mode="lines",
                                      name="1e-6", line=dict(color="#d62728", dash="dash")), row=4, col=1)
