@@ -257,23 +257,35 @@ def mean_sigma(sig, K):
 
 
 @jit
+def pivot_row(A, k, n):
+    """The row (>= k) with the largest |A[i, k]|, the first one on ties, and that magnitude."""
+    p = k
+    best = abs(A[k, k])
+    for i in range(k + 1, n):
+        if abs(A[i, k]) > best:
+            best = abs(A[i, k])
+            p = i
+    return p, best
+
+
+@jit
+def swap_rows(A, k, p, n):
+    for j in range(n):
+        tmp = A[k, j]
+        A[k, j] = A[p, j]
+        A[p, j] = tmp
+
+
+@jit
 def det_lu(A, n):
     """Determinant of ``A[:n, :n]`` by LU with partial pivoting (A is overwritten)."""
     det = 1.0
     for k in range(n):
-        p = k
-        best = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > best:
-                best = abs(A[i, k])
-                p = i
+        p, best = pivot_row(A, k, n)
         if best == 0.0:
             return 0.0
         if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
+            swap_rows(A, k, p, n)
             det = -det
         piv = A[k, k]
         det *= piv
@@ -317,20 +329,10 @@ def invert(A, n, out):
         for j in range(n):
             out[i, j] = 1.0 if i == j else 0.0
     for k in range(n):
-        p = k
-        best = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > best:
-                best = abs(A[i, k])
-                p = i
+        p, _ = pivot_row(A, k, n)
         if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
-                tmp = out[k, j]
-                out[k, j] = out[p, j]
-                out[p, j] = tmp
+            swap_rows(A, k, p, n)
+            swap_rows(out, k, p, n)
         piv = A[k, k]
         for j in range(n):
             A[k, j] /= piv

@@ -186,6 +186,16 @@ def make_paper2d(n_per_class=15000, noise_fraction=0.1, seed=0):
     )
 
 
+def _with_uniform_noise(name, X, y, class_names, noise_fraction, seed, description):
+    rng = np.random.default_rng(seed)
+    m = int(round(noise_fraction * len(X)))
+    noise = len(class_names)
+    X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
+    y = np.concatenate([y, np.full(m, noise)]).astype(np.int64)
+    return Dataset(name=name, X=X, y=y, class_names=list(class_names) + ["noise"], feature_names=["x0", "x1"],
+                   noise_label=noise if m else None, description=f"{description}, {len(X) - m} points + {m} uniform noise (seed {seed})")
+
+
 def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
     """Two interleaving half-moons in [0, 1]^2 plus uniform noise (labelled 2).
 
@@ -198,13 +208,7 @@ def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
 
     X, y = make_moons(n, noise=0.06, random_state=seed)
     X = (X - [-1.1, -0.6]) / [3.2, 1.7]
-    rng = np.random.default_rng(seed)
-    m = int(round(noise_fraction * n))
-    X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
-    y = np.concatenate([y, np.full(m, 2)]).astype(np.int64)
-    return Dataset(name="moons", X=X, y=y, class_names=["upper moon", "lower moon", "noise"],
-                   feature_names=["x0", "x1"], noise_label=2 if m else None,
-                   description=f"Two half-moons, {n} points + {m} uniform noise (seed {seed})")
+    return _with_uniform_noise("moons", X, y, ["upper moon", "lower moon"], noise_fraction, seed, "Two half-moons")
 
 
 def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
@@ -219,13 +223,8 @@ def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
 
     X, y = make_circles(n, noise=0.03, factor=0.45, random_state=seed)
     X = (X + 1.15) / 2.3
-    rng = np.random.default_rng(seed)
-    m = int(round(noise_fraction * n))
-    X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
-    y = np.concatenate([y, np.full(m, 2)]).astype(np.int64)
-    return Dataset(name="circles", X=X, y=y, class_names=["outer circle", "inner circle", "noise"],
-                   feature_names=["x0", "x1"], noise_label=2 if m else None,
-                   description=f"Two concentric circles, {n} points + {m} uniform noise (seed {seed})")
+    return _with_uniform_noise("circles", X, y, ["outer circle", "inner circle"], noise_fraction, seed,
+                               "Two concentric circles")
 
 
 def make_blobs3d(n=6000, seed=0):

@@ -96,6 +96,8 @@ class Playground:
         if n == 0:
             return self.record
         before = self._positions_by_id()
+        for k in [k for k in self.snapshots if k > self.t]:  # the recorded future is replaced
+            del self.snapshots[k]
         end = self.t + n
         # learn in pieces that stop at snapshot boundaries
         while self.t < end:
@@ -108,8 +110,6 @@ class Playground:
             if self.t % self.snapshot_every == 0 and self.t not in self.snapshots:
                 self.snapshots[self.t] = self.model.snapshot()
         self.t_max = self.t
-        for k in [k for k in self.snapshots if k > self.t]:
-            del self.snapshots[k]
         after = set(self.model.node_ids_.tolist()) if self.t else set()
         gone = [i for i in before if i not in after]
         self.deleted_in_frame = np.array([before[i] for i in gone]).reshape(-1, self.stream.X.shape[1])

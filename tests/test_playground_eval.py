@@ -111,3 +111,18 @@ def test_live_metrics(pg):
     m = pg.live_metrics(max_points=200)
     assert m["samples seen"] == 600 and m["metric sample"] == 200
     assert 0 <= m["NMI"] <= 1 and m["stage"] == "stream #2"
+
+
+def test_fork_replaces_later_snapshots(pg):
+    pg.step(500)
+    pg.go_to(150)
+    pg.fork(max_edge_age=2)
+    pg.step(350)
+    fresh = Playground(pg.stream, snapshot_every=100)
+    fresh.step(150)
+    fresh.fork(max_edge_age=2)
+    fresh.step(350)
+    rec = pg.go_to(420)  # restores the snapshot at 400, which must be the forked run's
+    rec2 = fresh.go_to(420)
+    np.testing.assert_array_equal(pg.model.nodes_, fresh.model.nodes_)
+    assert rec.case == rec2.case
