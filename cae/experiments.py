@@ -91,8 +91,13 @@ def synthetic_job(environment, run, seed, n_per_class=15000, data_csv=None):
     return rows
 
 
-def _load_dataset(path, scaling):
-    d = load_labelled_csv(path)
+def _load_dataset(source, scaling):
+    """A CSV path (features, then ``label``) or a :class:`~cae.datasets.Dataset`, scaled."""
+    if isinstance(source, Dataset):
+        d = Dataset(name=source.name, X=source.X, y=source.y, class_names=source.class_names,
+                    feature_names=source.feature_names, noise_label=source.noise_label)
+    else:
+        d = load_labelled_csv(source)
     d.X = scale(d.X, scaling)
     return d
 
@@ -102,7 +107,7 @@ def realworld_job(path, environment, run, seed, scaling="minmax"):
     d = _load_dataset(path, scaling)
     s = seed + run
     t0 = time.perf_counter()
-    row = {"dataset": Path(path).stem, "run": run, "scaling": scaling}
+    row = {"dataset": d.name, "run": run, "scaling": scaling}
     if environment == "stationary":
         stream = stationary_stream(d, seed=s)
         model = CAE().learn_many(stream.X)
@@ -123,7 +128,7 @@ def lambda_job(path, lam, run, seed, scaling="minmax"):
     stream = stationary_stream(d, seed=seed + run)
     t0 = time.perf_counter()
     model = CAE(deletion_interval=lam).learn_many(stream.X)
-    row = {"dataset": Path(path).stem, "run": run, "lambda": model.deletion_interval_,
+    row = {"dataset": d.name, "run": run, "lambda": model.deletion_interval_,
            "estimated": lam is None, **_scores(model, stream.X, stream.y), "seconds": time.perf_counter() - t0}
     return [row]
 
@@ -146,7 +151,7 @@ def runtime_job(path, run, seed, scaling="minmax"):
     CAE().fit(X)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return [{"dataset": Path(path).stem, "run": run, "n_samples": len(X), "seconds": t2 - t0,
+    return [{"dataset": d.name, "run": run, "n_samples": len(X), "seconds": t2 - t0,
              "diversity_seconds": t1 - t0, "diversity_share": (t1 - t0) / max(t2 - t0, 1e-12),
              "samples_until_lambda": i, "peak_mb": peak / 2**20, "n_nodes": len(model.nodes_)}]
 

@@ -395,3 +395,48 @@ def matrix_heatmap(M, x_labels, y_labels, title="", zmin=None, zmax=None, colors
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
     return fig
+
+
+def bars_with_std(df, group, metrics, reference=None, height=360):
+    """Mean bars with a std error bar per group and metric; ``reference`` = {metric: (mean, std)} drawn beside."""
+    fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=metrics)
+    groups = list(dict.fromkeys(df[group]))
+    for c, m in enumerate(metrics, start=1):
+        mean = [df.loc[df[group] == g, m].mean() for g in groups]
+        std = [df.loc[df[group] == g, m].std(ddof=1) if (df[group] == g).sum() > 1 else 0.0 for g in groups]
+        fig.add_trace(go.Bar(x=[str(g) for g in groups], y=mean, error_y=dict(type="data", array=std), name="ours",
+                             marker_color=PALETTE[0], showlegend=c == 1), row=1, col=c)
+        if reference and m in reference:
+            fig.add_trace(go.Bar(x=["paper"], y=[reference[m][0]], error_y=dict(type="data", array=[reference[m][1]]),
+                                 name="paper", marker_color=PALETTE[1], showlegend=c == 1), row=1, col=c)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), barmode="group")
+    return fig
+
+
+def lambda_sweep_figure(df, height=380):
+    """NMI and #clusters against a fixed lambda, with the estimated lambda marked."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("NMI", "#clusters"))
+    fixed = df[~df["estimated"]].groupby("lambda")[["nmi", "n_clusters"]].agg(["mean", "std"])
+    est = df[df["estimated"]]
+    for c, m in enumerate(("nmi", "n_clusters"), start=1):
+        fig.add_trace(go.Scatter(x=fixed.index.to_numpy(float), y=fixed[(m, "mean")], mode="lines+markers",
+                                 error_y=dict(type="data", array=fixed[(m, "std")].fillna(0)), name="λ fixed",
+                                 marker_color=PALETTE[0], showlegend=c == 1), row=1, col=c)
+        fig.add_trace(go.Scatter(x=est["lambda"].to_numpy(float), y=est[m], mode="markers", name="λ estimated",
+                                 marker=dict(symbol="star", size=14, color=PALETTE[3]), showlegend=c == 1), row=1, col=c)
+    fig.update_xaxes(type="log", title_text="λ")
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def runtime_figure(df, height=360):
+    """Seconds per dataset, split into the diversity (lambda-estimation) phase and the rest; peak memory."""
+    g = df.groupby("dataset", sort=False)[["seconds", "diversity_seconds", "peak_mb"]].mean()
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("wall time (s)", "peak memory (MB)"))
+    fig.add_trace(go.Bar(x=g.index, y=g["diversity_seconds"], name="until λ is fixed (DPP diversity)",
+                         marker_color=PALETTE[1]), row=1, col=1)
+    fig.add_trace(go.Bar(x=g.index, y=g["seconds"] - g["diversity_seconds"], name="the rest of the pass",
+                         marker_color=PALETTE[0]), row=1, col=1)
+    fig.add_trace(go.Bar(x=g.index, y=g["peak_mb"], name="peak traced memory", marker_color=PALETTE[2]), row=1, col=2)
+    fig.update_layout(barmode="stack", height=height, margin=dict(l=10, r=10, t=30, b=10))
+    return fig

@@ -251,3 +251,14 @@ def test_direct_link_to_a_page_on_a_fresh_server(browser):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_experiments_page(server, browser):
+    ctx, page = _page(browser)
+    page.goto(server + "/experiments")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run", exact=True).first.click()
+    page.locator(".js-plotly-plot").first.wait_for()
+    _wait_idle(page)
+    _shot(page, "13_experiments")
+    ctx.close()

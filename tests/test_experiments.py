@@ -96,3 +96,32 @@ def test_dask_backend_gives_the_same_rows(folder):
         remote = ex.run_jobs(ex.realworld_job, args, dask=cluster.scheduler_address, progress=False)
     pd.testing.assert_frame_equal(local.drop(columns="seconds"), remote.drop(columns="seconds"))
     assert np.all(remote["n_nodes"] > 0)
+
+
+def test_experiments_page_runs_the_small_studies():
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page("pages/experiments.py").run()
+    at.number_input(key="w_ex_runs").set_value(2).run()
+    at.select_slider(key="w_ex_n").set_value(500).run()
+    at.button(key="b_ex_syn").click().run()
+    assert not at.exception
+    syn = at.dataframe[0].value
+    assert syn["run"].tolist() == [0, 1] and (syn["n_nodes"] > 0).all()
+    at.text_input(key="w_ex_lams").set_value("10,40").run()
+    at.number_input(key="w_ex_lruns").set_value(2).run()
+    at.button(key="b_ex_lam").click().run()
+    lam = at.session_state.ex_lam
+    assert len(lam) == 6 and lam["estimated"].sum() == 2
+    at.text_input(key="w_ex_lams").set_value("2,x").run()
+    at.button(key="b_ex_lam").click().run()
+    assert not at.exception and "at least 4" in at.error[0].value
+    at.multiselect(key="w_ex_rt").set_value(["iris"]).run()
+    at.button(key="b_ex_rt").click().run()
+    assert not at.exception
+    rt = at.session_state.ex_rt
+    assert rt["dataset"].tolist() == ["iris"] and 0 < rt["diversity_share"].iloc[0] < 1
