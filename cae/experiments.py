@@ -297,7 +297,9 @@ def main(argv=None):
         df["setting"] = np.where(df["estimated"], "estimated", "fixed")
         table = ""
         for name, part in df.groupby("dataset", sort=False):
-            part = part.assign(key=[("est. " if e else "") + f"λ={l}" for e, l in zip(part["estimated"], part["lambda"])])
+            est = part.loc[part["estimated"], "lambda"]
+            label = f"estimated (λ = {est.mean():.0f} ± {est.std(ddof=1) if len(est) > 1 else 0:.0f})"
+            part = part.assign(key=[label if e else f"λ = {l}" for e, l in zip(part["estimated"], part["lambda"])])
             table += f"\n## {name}\n\n" + summary_table(part, "key", ["nmi", "n_clusters"])
         _write(df, a.out, "lambda_sweep", table, f"# CAE, λ fixed vs estimated, {a.runs} runs, scaling: {a.scaling}")
     else:
