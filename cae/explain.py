@@ -181,10 +181,10 @@ def _learning(rec, model, x):
     ids = list(np.asarray(model.node_ids_))
     M = int(model.win_counts_[ids.index(nid)]) if nid in ids else None
     Mtxt = str(M) if M is not None else "M"
-    out.append(("latex", rf"y_{{s_1}} \leftarrow y_{{s_1}} + \frac{{x - y_{{s_1}}}}{{M_{{s_1}}}}"))
+    out.append(("latex", r"y_{s_1} \leftarrow y_{s_1} + \frac{x - y_{s_1}}{M_{s_1}}"))
     out.append(("latex", rf"= {_vec(before)} + \frac{{{_vec(x)} - {_vec(before)}}}{{{Mtxt}}} = {_vec(after)}"))
     if rec.edges_aged:
-        out.append(("md", f"Every edge of s1 ages by 1: " + ", ".join(f"{a}–{b} → {age}" for a, b, age in rec.edges_aged) + "."))
+        out.append(("md", "Every edge of s1 ages by 1: " + ", ".join(f"{a}–{b} → {age}" for a, b, age in rec.edges_aged) + "."))
     else:
         out.append(("md", "s1 had no edges to age."))
     if rec.case == 3:

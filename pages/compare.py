@@ -1,11 +1,10 @@
 """Compare: the same stream, the same seed, CAE beside CAEA, stepped together."""
 
-import numpy as np
 import streamlit as st
 
 from cae import viz
 from cae import workbench as wb
-from pages._ui import SOURCES, bounds_of, make_stream, network_view
+from pages._ui import SOURCES, make_stream, network_view
 
 from pages._ui import ensure_entrypoint  # noqa: E402
 

@@ -3,7 +3,6 @@
 import math
 import time
 
-import numpy as np
 import streamlit as st
 
 from cae import viz
@@ -100,7 +99,7 @@ def live():
         a.metric("λ", _fmt(lam))
         thr = pg.model.threshold_ if pg.t else float("nan")
         b.metric("V", _fmt(thr))
-        st.caption(f"NMI/ARI against the true labels of the data seen so far"
+        st.caption("NMI/ARI against the true labels of the data seen so far"
                    + (f" (an even sample of {m['metric sample']:,} of them)" if m["metric sample"] < m["samples seen"] else "")
                    + "; noise counts as its own class.")
         if pg.record is not None:

@@ -124,7 +124,7 @@ def test_playground_step_play_scrub(server, browser):
     page.get_by_role("button", name="Step N", exact=True).click()
     _wait_idle(page)
     assert _metric(page, "Samples seen").startswith("101 /")
-    nodes_before = int(_metric(page, "#nodes"))
+    assert int(_metric(page, "#nodes")) > 1
     _shot(page, "02_playground_step")
     # play for a second or two
     page.get_by_text("Play", exact=True).click()
@@ -135,7 +135,6 @@ def test_playground_step_play_scrub(server, browser):
     assert seen > 101
     _shot(page, "03_playground_after_play")
     # scrub back with the keyboard on the history slider
-    slider = page.get_by_role("slider").filter(has=page.locator("xpath=..")).first
     handle = page.locator("[data-testid='stSlider']").filter(has_text="History").get_by_role("slider")
     handle.focus()
     for _ in range(3):
@@ -143,7 +142,6 @@ def test_playground_step_play_scrub(server, browser):
     _wait_idle(page)
     back = int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
     assert back < seen
-    assert slider is not None
     page.mouse.wheel(0, 1400)
     page.wait_for_timeout(500)
     _shot(page, "04_playground_traces")
