@@ -272,14 +272,19 @@ class CAE(ClusterMixin, BaseEstimator):
         -------
         self : CAE
         """
+        X = self._continue(X)
+        self.labels_ = self._predict_array(X)
+        return self
+
+    def _continue(self, X):
+        """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
         first = not hasattr(self, "network_")
         X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
         if first:
             self.network_ = self._new_network(X.shape[1])
             self._version = 0
         self._learn(X)
-        self.labels_ = self._predict_array(X)
-        return self
+        return X
 
     def learn_many(self, X):
         """Continue the stream with the rows of X, without computing ``labels_``.
@@ -297,12 +302,7 @@ class CAE(ClusterMixin, BaseEstimator):
         >>> bool(np.array_equal(a.nodes_, CAE().fit(X).nodes_))
         True
         """
-        first = not hasattr(self, "network_")
-        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
-        if first:
-            self.network_ = self._new_network(X.shape[1])
-            self._version = 0
-        self._learn(X)
+        self._continue(X)
         return self
 
     def learn_traced(self, X):
