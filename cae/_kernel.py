@@ -94,8 +94,7 @@ R_S1ID = 12
 R_S2ID = 13
 R_NCLUSTERS = 14  # -1 unless tracking
 R_NALPHA = 15
-R_K_BEFORE = 16
-N_RI = 17
+N_RI = 16
 
 Q_V1 = 0
 Q_V2 = 1
@@ -497,7 +496,6 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
     ri[R_S1ID] = -1
     ri[R_S2ID] = -1
     ri[R_NCLUSTERS] = -1
-    ri[R_K_BEFORE] = K
     rf[Q_MEANDEL_BEFORE] = fscal[F_MEANDEL]
 
     # -- sigma_init from the first N_INIT samples of the stream [ref]
