@@ -19,25 +19,13 @@ is ``y + (x - y) / M``; a neighbour's is ``y + (x - y) / (10 M)``.
 """
 
 import math
-import os
 
 import numpy as np
 
-try:  # numba is a runtime dependency, but the algorithm must not need it
-    if os.environ.get("CAE_DISABLE_NUMBA") == "1":
-        raise ImportError
-    from numba import njit as _numba_njit
+from ._graph import (compact_graph, compact_rows, components, connect, find_slot, plan_compaction,  # noqa: F401
+                     remove_slot)
+from ._jit import HAVE_NUMBA, jit  # noqa: F401
 
-    def jit(func):
-        return _numba_njit(cache=True, nogil=True)(func)
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised in a subprocess test
-
-    def jit(func):
-        return func
-
-    HAVE_NUMBA = False
 
 N_INIT = 10  # samples used for sigma_init [ref]
 DIVERSITY_THRESHOLD = 1.0e-6
@@ -305,23 +293,6 @@ def median_sorted(v, n):
 
 
 @jit
-def find_slot(nbr, deg, a, b):
-    """Position of ``b`` in ``a``'s neighbour list, -1 if absent."""
-    for p in range(deg[a]):
-        if nbr[a, p] == b:
-            return p
-    return -1
-
-
-@jit
-def remove_slot(nbr, age, deg, a, p):
-    last = deg[a] - 1
-    nbr[a, p] = nbr[a, last]
-    age[a, p] = age[a, last]
-    deg[a] = last
-
-
-@jit
 def invert(A, n, out):
     """``out[:n, :n] = inverse(A[:n, :n])`` by Gauss-Jordan with partial pivoting (A is overwritten)."""
     for i in range(n):
@@ -428,33 +399,6 @@ def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
     iscal[I_VSET] = 1
     rf[Q_SIGMA0] = sigma0
     ri[R_SETUP] = 1
-
-
-@jit
-def components(nbr, deg, K, labels):
-    """Connected components numbered by their smallest row; returns their count."""
-    for k in range(K):
-        labels[k] = -1
-    stack = np.empty(max(K, 1), dtype=np.int64)
-    n = 0
-    for k in range(K):
-        if labels[k] >= 0:
-            continue
-        labels[k] = n
-        top = 0
-        stack[top] = k
-        top += 1
-        while top > 0:
-            top -= 1
-            u = stack[top]
-            for p in range(deg[u]):
-                v = nbr[u, p]
-                if labels[v] < 0:
-                    labels[v] = n
-                    stack[top] = v
-                    top += 1
-        n += 1
-    return n
 
 
 @jit
@@ -589,18 +533,9 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                     age[s2, q] = 1
                     ri[R_EDGE] = 2
                 else:
-                    nbr[s1, deg[s1]] = s2
-                    age[s1, deg[s1]] = 1
-                    deg[s1] += 1
-                    nbr[s2, deg[s2]] = s1
-                    age[s2, deg[s2]] = 1
-                    deg[s2] += 1
+                    iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
                     iscal[I_E] += 1
                     ri[R_EDGE] = 1
-                    if deg[s1] > iscal[I_MAXDEG]:
-                        iscal[I_MAXDEG] = deg[s1]
-                    if deg[s2] > iscal[I_MAXDEG]:
-                        iscal[I_MAXDEG] = deg[s2]
             ri[R_NMOVED] = nmoved
             # edge deletion around s1 (Tukey's hinges [ref])
             n = deg[s1]
@@ -674,37 +609,26 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
     lam = iscal[I_LAMBDA]
     if lam > 0 and t % lam == 0 and K > 1:
         nsw = 0
-        newrow = 0
         for k in range(K):
             if deg[k] == 0:
                 swept_ids[nsw] = ids[k]
                 for j in range(d):
                     swept_pos[nsw, j] = Y[k, j]
                 nsw += 1
-                labels[k] = -1
-            else:
-                labels[k] = newrow
-                newrow += 1
         if nsw > 0:
+            isolated = np.empty(K, dtype=np.bool_)
             for k in range(K):
-                r = labels[k]
-                if r >= 0 and r != k:
-                    for j in range(d):
-                        Y[r, j] = Y[k, j]
-                    M[r] = M[k]
-                    sig[r] = sig[k]
-                    ids[r] = ids[k]
-                    stamp[r] = stamp[k]
-                    deg[r] = deg[k]
-                    for p in range(deg[k]):
-                        nbr[r, p] = nbr[k, p]
-                        age[r, p] = age[k, p]
-            K = newrow
+                isolated[k] = deg[k] == 0
+            K = plan_compaction(isolated, K, labels)
+            n_old = iscal[I_K]
+            compact_rows(Y, labels, n_old)
+            compact_rows(M, labels, n_old)
+            compact_rows(sig, labels, n_old)
+            compact_rows(ids, labels, n_old)
+            compact_rows(stamp, labels, n_old)
+            compact_graph(nbr, age, deg, labels, n_old)
             iscal[I_K] = K
             iscal[I_SIG_STALE] = 1
-            for k in range(K):
-                for p in range(deg[k]):
-                    nbr[k, p] = labels[nbr[k, p]]
         ri[R_NSWEPT] = nsw
 
     rf[Q_THRESHOLD] = fscal[F_V]

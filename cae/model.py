@@ -6,11 +6,10 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernel as K_
-from ._state import ModelFileError, Network, load_npz, save_npz
+from ._base import StreamingClusterer, _check_magnitude
+from ._state import ModelFileError, Network
 
 __all__ = ["CAE", "StepRecord", "ModelFileError"]
 
@@ -126,8 +125,24 @@ class StepRecord:
         """'initial phase', 'Case I', 'Case II' or 'Case III'."""
         return CASE_NAMES[self.case]
 
+    @property
+    def event(self):
+        """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
+        what = {0: "node created (initial phase)", 1: "node created (Case I)", 2: "winner updated (Case II)",
+                3: "winner and neighbours updated (Case III)"}[self.case]
+        if self.edges_deleted:
+            what += f", {len(self.edges_deleted)} edge(s) deleted"
+        if self.swept_ids:
+            what += f", {len(self.swept_ids)} isolated node(s) deleted"
+        return what
 
-class CAE(ClusterMixin, BaseEstimator):
+    @property
+    def nodes_deleted(self):
+        """Ids of the nodes deleted at this step (the isolated-node sweep)."""
+        return self.swept_ids
+
+
+class CAE(StreamingClusterer):
     """CIM-based ART with Edge: parameter-free topological clustering of a stream.
 
     CAE (Masuyama et al., Neural Computing and Applications 38, 2026) learns
@@ -205,17 +220,22 @@ class CAE(ClusterMixin, BaseEstimator):
     >>> rec = model.learn_one(np.array([0.01, 0.02]))
     >>> rec.case_name in ("Case I", "Case II", "Case III")
     True
+
+    A saved model continues a stream bit-identically:
+
+    >>> import io
+    >>> buf = io.BytesIO(); CAE().fit(X[:300]).save(buf); _ = buf.seek(0)
+    >>> resumed = CAE.load(buf).partial_fit(X[300:])
+    >>> bool(np.array_equal(resumed.nodes_, CAE().fit(X).nodes_))
+    True
     """
+
+    algorithm = "CAE"
+    _State = Network
 
     def __init__(self, deletion_interval=None, max_edge_age=None):
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
-
-    # ------------------------------------------------------------------ setup
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = False
-        return tags
 
     def _check_params(self):
         lam = self.deletion_interval
@@ -227,154 +247,9 @@ class CAE(ClusterMixin, BaseEstimator):
             if isinstance(amax, bool) or not np.isfinite(float(amax)) or float(amax) < 1:
                 raise ValueError(f"max_edge_age must be a finite number >= 1 or None, got {amax!r}")
 
-    def _new_network(self, d):
-        self._check_params()
-        lam = None if self.deletion_interval is None else int(self.deletion_interval)
-        amax = None if self.max_edge_age is None else float(self.max_edge_age)
-        return Network(d, deletion_interval=lam, max_edge_age=amax)
-
-    def _learn(self, X, track=False, trace=None):
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
-        self.network_.run(X, track=track, trace=trace)
-        self._version = getattr(self, "_version", 0) + 1
-
-    # ------------------------------------------------------------ sklearn API
-    def fit(self, X, y=None):
-        """Reset the model and learn the rows of X in order.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The stream, in the order it is presented.
-        y : ignored
-
-        Returns
-        -------
-        self : CAE
-        """
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-        self.network_ = self._new_network(X.shape[1])
-        self._version = 0
-        self._learn(X)
-        self.labels_ = self._predict_array(X)
-        return self
-
-    def partial_fit(self, X, y=None):
-        """Continue the same stream with the rows of X (t is cumulative).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self : CAE
-        """
-        X = self._continue(X)
-        self.labels_ = self._predict_array(X)
-        return self
-
-    def _continue(self, X):
-        """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
-        first = not hasattr(self, "network_")
-        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
-        if first:
-            self.network_ = self._new_network(X.shape[1])
-            self._version = 0
-        self._learn(X)
-        return X
-
-    def learn_many(self, X):
-        """Continue the stream with the rows of X, without computing ``labels_``.
-
-        The same learning as :meth:`partial_fit` (one kernel, same results),
-        minus the labelling pass over X; for long streams and the app's
-        batch steps.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from cae import CAE
-        >>> X = np.random.default_rng(0).random((500, 2))
-        >>> a = CAE().learn_many(X[:200]).learn_many(X[200:])
-        >>> bool(np.array_equal(a.nodes_, CAE().fit(X).nodes_))
-        True
-        """
-        self._continue(X)
-        return self
-
-    def learn_traced(self, X):
-        """Learn the rows of X and return one summary row per step.
-
-        Returns a :class:`pandas.DataFrame` with columns ``t, case, n_nodes,
-        n_edges, n_clusters, threshold, deletion_interval, n_active_nodes,
-        diversity, a_max, mean_deleted_edge_age, n_swept, threshold_setup,
-        lambda_fixed, s1, s2, v1, v2, n_deleted`` (the scalar parts of each
-        step's :class:`StepRecord`), for plotting internal quantities over
-        time. The learning is the very same as :meth:`learn_many`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from cae import CAE
-        >>> tr = CAE().learn_traced(np.random.default_rng(0).random((100, 2)))
-        >>> len(tr), int(tr["t"].iloc[-1]), int(tr["case"].iloc[0])
-        (100, 100, 0)
-        """
-        import pandas as pd
-
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or not np.all(np.isfinite(X)):
-            raise ValueError("learn_traced expects a finite 2-D array")
-        if hasattr(self, "network_"):
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but CAE is expecting {self.n_features_in_} features as input.")
-        else:
-            self.n_features_in_ = X.shape[1]
-            self.network_ = self._new_network(X.shape[1])
-            self._version = 0
-        out = np.zeros((X.shape[0], len(K_.TRACE_COLUMNS)))
-        self._learn(X, trace=out)
-        return pd.DataFrame(out, columns=list(K_.TRACE_COLUMNS))
-
-    def learn_one(self, x):
-        """Learn one sample and return a :class:`StepRecord` of what happened.
-
-        Parameters
-        ----------
-        x : array-like of shape (n_features,)
-
-        Returns
-        -------
-        StepRecord
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from cae import CAE
-        >>> model = CAE()
-        >>> rec = model.learn_one(np.array([0.5, 0.5]))
-        >>> rec.t, rec.case, rec.new_node_id, rec.n_nodes
-        (1, 0, 0, 1)
-        """
-        x = np.asarray(x, dtype=np.float64)
-        if x.ndim != 1:
-            raise ValueError(f"learn_one expects one sample (a 1-D array), got shape {x.shape}")
-        if not np.all(np.isfinite(x)):
-            raise ValueError("Input contains NaN or infinity.")
-        if hasattr(self, "network_"):
-            if x.shape[0] != self.n_features_in_:
-                raise ValueError(f"X has {x.shape[0]} features, but CAE is expecting {self.n_features_in_} features as input.")
-        else:
-            if x.shape[0] < 1:
-                raise ValueError("a sample needs at least one feature")
-            self.n_features_in_ = x.shape[0]
-            self.network_ = self._new_network(x.shape[0])
-            self._version = 0
-        self._learn(x[None, :], track=True)
-        return self._record()
+    def _state_kwargs(self):
+        return {"deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
+                "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age)}
 
     def _record(self):
         net = self.network_
@@ -412,35 +287,6 @@ class CAE(ClusterMixin, BaseEstimator):
             n_active_nodes=nact if nact > 0 else None, deletion_interval=lam if lam > 0 else None,
         )
 
-    def predict(self, X):
-        """Label each row of X with the cluster of its nearest node (CIM, mean sigma).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Cluster numbers in ``[0, n_clusters_)``; -1 for every row when the
-            network is empty (the isolated-node sweep can remove every node
-            of a network that has no edges yet).
-        """
-        check_is_fitted(self, "network_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._predict_array(X)
-
-    def _predict_array(self, X):
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        if self.network_.K == 0:
-            return np.full(X.shape[0], -1, dtype=np.int64)
-        near = self.nearest_nodes(X)
-        return self.node_labels_[near]
-
-    def fit_predict(self, X, y=None):
-        """Fit on X (reset) and return ``labels_``."""
-        return self.fit(X).labels_
-
     def nearest_nodes(self, X):
         """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X."""
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -465,32 +311,6 @@ class CAE(ClusterMixin, BaseEstimator):
             return float(K_.silverman(net.Y, np.arange(K), K, net.d))
         return 1.0
 
-    # ---------------------------------------------------------- fitted state
-    def _cached(self, key, fn):
-        check_is_fitted(self, "network_")
-        cache = self.__dict__.setdefault("_cache", {})
-        version = (self._version, id(self.network_))
-        hit = cache.get(key)
-        if hit is not None and hit[0] == version:
-            return hit[1]
-        value = fn()
-        cache[key] = (version, value)
-        return value
-
-    @staticmethod
-    def _ro(a):
-        a = a.view()
-        a.flags.writeable = False
-        return a
-
-    @property
-    def nodes_(self):
-        return self._ro(self._net().Y[: self._net().K])
-
-    @property
-    def node_ids_(self):
-        return self._ro(self._net().ids[: self._net().K])
-
     @property
     def sigmas_(self):
         return self._ro(self._net().sig[: self._net().K])
@@ -498,41 +318,6 @@ class CAE(ClusterMixin, BaseEstimator):
     @property
     def win_counts_(self):
         return self._ro(self._net().M[: self._net().K])
-
-    def _edges(self):
-        net = self._net()
-        K = net.K
-        deg = net.deg[:K]
-        valid = np.arange(net.nbr.shape[1])[None, :] < deg[:, None]
-        i = np.nonzero(valid)[0]
-        j = net.nbr[:K][valid]
-        a = net.age[:K][valid]
-        keep = i < j
-        i, j, a = i[keep], j[keep], a[keep]
-        order = np.lexsort((j, i))
-        return np.column_stack([i[order], j[order]]).astype(np.int64), a[order].astype(np.int64)
-
-    @property
-    def edges_(self):
-        return self._ro(self._cached("edges", self._edges)[0])
-
-    @property
-    def edge_ages_(self):
-        return self._ro(self._cached("edges", self._edges)[1])
-
-    def _components(self):
-        net = self._net()
-        labels = np.zeros(max(net.K, 1), dtype=np.int64)
-        n = K_.components(net.nbr, net.deg, net.K, labels)
-        return labels[: net.K].copy(), int(n)
-
-    @property
-    def node_labels_(self):
-        return self._ro(self._cached("components", self._components)[0])
-
-    @property
-    def n_clusters_(self):
-        return self._cached("components", self._components)[1]
 
     @property
     def threshold_(self):
@@ -559,10 +344,6 @@ class CAE(ClusterMixin, BaseEstimator):
     @property
     def mean_deleted_edge_age_(self):
         return float(self._net().fscal[K_.F_MEANDEL])
-
-    @property
-    def n_samples_seen_(self):
-        return int(self._net().iscal[K_.I_T])
 
     @property
     def diversity_matrix_(self):
@@ -595,111 +376,5 @@ class CAE(ClusterMixin, BaseEstimator):
         net = self._net()
         return self._ro(net.first[: int(net.iscal[K_.I_NFIRST])])
 
-    def _net(self):
-        try:
-            return self.__dict__["network_"]
-        except KeyError:
-            raise AttributeError("this CAE is not fitted yet: call fit, partial_fit or learn_one") from None
-
-    # ------------------------------------------------------------- utilities
-    def to_networkx(self):
-        """The network as a :class:`networkx.Graph`.
-
-        Nodes are keyed by their stable id and carry ``pos`` (tuple), ``row``,
-        ``sigma``, ``win_count`` and ``cluster``; edges carry ``age``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from cae import CAE
-        >>> g = CAE().fit(np.random.default_rng(1).random((200, 2))).to_networkx()
-        >>> all("cluster" in a for _, a in g.nodes(data=True))
-        True
-        """
-        import networkx as nx
-
-        g = nx.Graph()
-        ids = self.node_ids_
-        labels = self.node_labels_
-        for r in range(len(ids)):
-            g.add_node(int(ids[r]), row=r, pos=tuple(float(v) for v in self.nodes_[r]),
-                       sigma=float(self.sigmas_[r]), win_count=int(self.win_counts_[r]),
-                       cluster=int(labels[r]))
-        for (i, j), a in zip(self.edges_, self.edge_ages_):
-            g.add_edge(int(ids[i]), int(ids[j]), age=int(a))
-        return g
-
-    def snapshot(self):
-        """An independent copy of this model (cheap: copies the arrays only)."""
-        other = CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
-        if hasattr(self, "network_"):
-            other.network_ = self.network_.copy()
-            other.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                other.feature_names_in_ = self.feature_names_in_
-            other._version = 0
-        return other
-
-    def save(self, path):
-        """Save the model to ``path`` (or a binary file object).
-
-        The format is an uncompressed NumPy ``.npz`` archive readable with
-        ``allow_pickle=False``: ``meta_json`` (a JSON string with ``format``
-        = "cae-explorer-model", ``version``, the constructor parameters,
-        ``n_features`` and ``feature_names``) and the ``state_*`` arrays of the
-        network (positions, win counts, bandwidths, ids, recency stamps,
-        neighbour lists and edge ages, the diversity matrix while lambda is
-        unknown, the first 10 samples, and the scalar state). A saved model
-        continues a stream bit-identically to one that was never saved.
-
-        Examples
-        --------
-        >>> import io, numpy as np
-        >>> from cae import CAE
-        >>> X = np.random.default_rng(2).random((300, 2))
-        >>> buf = io.BytesIO(); CAE().fit(X[:150]).save(buf); _ = buf.seek(0)
-        >>> resumed = CAE.load(buf).partial_fit(X[150:])
-        >>> bool(np.array_equal(resumed.nodes_, CAE().fit(X).nodes_))
-        True
-        """
-        check_is_fitted(self, "network_")
-        names = getattr(self, "feature_names_in_", None)
-        meta = {
-            "deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
-            "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age),
-            "n_features": int(self.n_features_in_),
-            "feature_names": None if names is None else [str(n) for n in names],
-        }
-        save_npz(path, self.network_.to_arrays(), meta)
-
-    @classmethod
-    def load(cls, path):
-        """Load a model written by :meth:`save`.
-
-        Raises
-        ------
-        ModelFileError
-            If the file is corrupted, truncated, or not a CAE Explorer model.
-        """
-        net, meta = load_npz(path)
-        try:
-            model = cls(deletion_interval=meta.get("deletion_interval"), max_edge_age=meta.get("max_edge_age"))
-            model._check_params()
-        except (TypeError, ValueError) as exc:
-            raise ModelFileError(f"model file has invalid parameters: {exc}") from None
-        model.network_ = net
-        model.n_features_in_ = int(meta["n_features"])
-        if meta.get("feature_names") is not None:
-            model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
-        model._version = 0
-        return model
-
-
-_MAX_ABS = 1e150
-
-
-def _check_magnitude(X):
-    """Refuse values whose squared differences would overflow to inf/NaN."""
-    if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
-        raise ValueError(
-            f"values larger than {_MAX_ABS:g} in magnitude would overflow CAE's distances; scale the data first")
+    def _node_attributes(self, row):
+        return {"sigma": float(self.sigmas_[row]), "win_count": int(self.win_counts_[row])}

@@ -176,18 +176,18 @@ with tabs[4]:
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
     dl = st.columns(3)
     dl[0].download_button("Labels per row (CSV)", wb.labels_csv(table.lines[rsel.row_index], labels, label_values),
-                          f"{stem}_labels.csv", "text/csv", key="d_labels")
+                          f"{stem}_labels.csv", "text/csv", key="d_labels", on_click="ignore")
     dl[1].download_button("Nodes (CSV)", wb.nodes_csv(model, rsel.features), f"{stem}_nodes.csv", "text/csv",
-                          key="d_nodes")
-    dl[2].download_button("Edges (CSV)", wb.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges")
+                          key="d_nodes", on_click="ignore")
+    dl[2].download_button("Edges (CSV)", wb.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore")
     dl[0].download_button("Graph (GraphML)", wb.graphml_bytes(model), f"{stem}_graph.graphml",
-                          "application/xml", key="d_graphml")
+                          "application/xml", key="d_graphml", on_click="ignore")
     dl[1].download_button("Model (.npz)", wb.model_bytes(model), f"{stem}_cae_model.npz",
-                          "application/octet-stream", key="d_model")
+                          "application/octet-stream", key="d_model", on_click="ignore")
     dl[2].download_button("Run configuration (JSON)",
                           wb.run_config(wb.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
                                         params, seed, res["learned"], report),
-                          f"{stem}_run.json", "application/json", key="d_config")
+                          f"{stem}_run.json", "application/json", key="d_config", on_click="ignore")
     st.caption("Labels: `line` is the row's line in the file (the header is line 1); rows dropped "
                "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
                "spreadsheets do not run them. The model file loads with `cae.CAE.load`.")

@@ -264,18 +264,63 @@ def test_bad_model_files(tmp_path):
         parts = {n: z.read(n) for n in z.namelist()}
     meta = json.loads(str(np.load(io.BytesIO(parts["meta_json.npy"]))[()]))
     for change, msg in (({"format": "other"}, "not a CAE"), ({"version": 99}, "version"),
-                        ({"n_features": 5}, "inconsistent"), ({"deletion_interval": 1}, "invalid parameters")):
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w") as z:
-            for n, data in parts.items():
-                if n == "meta_json.npy":
-                    b = io.BytesIO()
-                    np.save(b, np.array(json.dumps({**meta, **change})))
-                    data = b.getvalue()
-                z.writestr(n, data)
-        out.seek(0)
+                        ({"n_features": 5}, "inconsistent"),
+                        ({"params": {"deletion_interval": 1, "max_edge_age": None}}, "invalid parameters"),
+                        ({"algorithm": "SOINN+"}, "holds a SOINN\\+ model"),
+                        ({"feature_names": ["a"]}, "feature names")):
         with pytest.raises(ModelFileError, match=msg):
-            CAE.load(out)
+            CAE.load(_rewrite(parts, meta={**meta, **change}))
+    # values that pass the shape checks but cannot be a CAE state
+    state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
+    from cae import _kernel as K_
+
+    def tampered(name, fn):
+        arr = state[name].copy()
+        fn(arr)
+        return _rewrite(parts, arrays={name: arr})
+
+    for name, fn, msg in (
+        ("M", lambda a: a.__setitem__(0, 0), "win count"),
+        ("sig", lambda a: a.__setitem__(0, -0.5), "bandwidth"),
+        ("fscal", lambda a: a.__setitem__(K_.F_V, np.inf), "threshold"),
+        ("Y", lambda a: a.__setitem__((0, 0), np.nan), "not finite"),
+        ("ids", lambda a: a.__setitem__(1, a[0]), "ids"),
+        ("age", lambda a: a.__setitem__((0, 0), 0), "inconsistent"),
+    ):
+        with pytest.raises(ModelFileError, match=msg):
+            CAE.load(tampered(name, fn))
+
+
+def _rewrite(parts, meta=None, arrays=None):
+    """A copy of a model file's zip members with the metadata or some arrays replaced."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, data in parts.items():
+            b = io.BytesIO()
+            if n == "meta_json.npy" and meta is not None:
+                np.save(b, np.array(json.dumps(meta)))
+                data = b.getvalue()
+            elif arrays and n[len("state_"):-4] in arrays:
+                np.save(b, arrays[n[len("state_"):-4]])
+                data = b.getvalue()
+            z.writestr(n, data)
+    out.seek(0)
+    return out
+
+
+def test_version_1_model_files_still_load():
+    """Files written before the baselines (format version 1, CAE only) still load and resume."""
+    X, _ = load_golden_input(G0)
+    buf = io.BytesIO()
+    m = CAE(deletion_interval=40).fit(X[:600])
+    m.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    v1 = {"format": "cae-explorer-model", "version": 1, "deletion_interval": 40, "max_edge_age": None,
+          "n_features": 2, "feature_names": None}
+    old = CAE.load(_rewrite(parts, meta=v1))
+    assert old.deletion_interval == 40
+    assert_same_model(old.partial_fit(X[600:]), CAE(deletion_interval=40).fit(X))
 
 
 # ------------------------------------------------------------ without numba

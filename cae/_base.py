@@ -1,0 +1,431 @@
+"""The estimator shell every algorithm shares: scikit-learn API, streaming API, fitted state, save/load.
+
+An algorithm is a subclass of :class:`StreamingClusterer` that names its
+state class (an :class:`cae._storage.ArrayState` whose numba kernel does the
+learning), checks its parameters, turns the kernel's record scratch into a
+step record, and says how a sample finds its nearest node. Everything else —
+``fit``/``partial_fit``/``learn_one``/``learn_many``/``learn_traced``,
+``predict``, the fitted attributes, ``to_networkx``, ``snapshot``,
+``save``/``load`` — is here, once.
+
+The step-record protocol
+------------------------
+``learn_one`` returns a frozen dataclass with at least: ``t`` (samples seen
+after the step), ``event`` (a short phrase: what happened), ``s1_id`` and
+``s2_id`` (the winners' stable ids, -1 when there were none),
+``new_node_id`` (-1 if no node was created), ``edge_created`` and
+``edge_reset`` (a pair of ids or None), ``edges_deleted`` (a list of
+``(id, id, age)``), ``nodes_deleted`` (a list of ids), ``n_nodes``,
+``n_edges`` and ``n_clusters`` after the step. Algorithms add their own
+quantities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _graph
+from ._storage import ModelFileError, read_npz, save_npz
+
+__all__ = ["StreamingClusterer", "load_model", "ESTIMATORS"]
+
+#: algorithm name in the model file -> estimator class (filled as classes are defined)
+ESTIMATORS: dict = {}
+
+_MAX_ABS = 1e150
+
+
+def _check_magnitude(X):
+    """Refuse values whose squared differences would overflow to inf/NaN."""
+    if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
+        raise ValueError(
+            f"values larger than {_MAX_ABS:g} in magnitude would overflow the distances; scale the data first")
+
+
+class StreamingClusterer(ClusterMixin, BaseEstimator):
+    """Base class of CAE and the baselines (see the module docstring).
+
+    Subclasses set ``algorithm`` (the name written into model files),
+    ``_State`` (the state class) and implement ``_check_params``,
+    ``_state_kwargs``, ``_record`` and ``nearest_nodes``.
+    """
+
+    algorithm: str = ""
+    _State = None
+    #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
+    _edge_ages = True
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.algorithm:
+            ESTIMATORS[cls.algorithm] = cls
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+    # ----------------------------------------------------------- hooks
+    def _check_params(self):
+        """Raise ValueError for invalid constructor arguments."""
+
+    def _state_kwargs(self):
+        """Keyword arguments of ``_State`` besides the number of features."""
+        return {}
+
+    def _record(self):
+        raise NotImplementedError
+
+    def nearest_nodes(self, X):
+        """Row of the node each row of X is assigned to (the algorithm's own similarity)."""
+        raise NotImplementedError
+
+    def end_batch(self):
+        """What the reference does when one call of its training function returns.
+
+        ``fit`` and ``partial_fit`` call it after learning their X, and so do
+        the app and the experiments after each stage of a stream. Nothing
+        happens here except for algorithms whose reference code does work at
+        the end of every call (TCA). ``learn_one``/``learn_many`` never call it.
+        """
+        return self
+
+    # ------------------------------------------------------------ learning
+    def _new_network(self, d):
+        self._check_params()
+        return self._State(d, **self._state_kwargs())
+
+    def _learn(self, X, track=False, trace=None):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        _check_magnitude(X)
+        self.network_.run(X, track=track, trace=trace)
+        self._version = getattr(self, "_version", 0) + 1
+
+    def _start(self, d):
+        self.network_ = self._new_network(d)
+        self._version = 0
+
+    def fit(self, X, y=None):
+        """Reset the model and learn the rows of X in order.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The stream, in the order it is presented.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
+        self._start(X.shape[1])
+        self._learn(X)
+        self.end_batch()
+        self.labels_ = self._predict_array(X)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Continue the same stream with the rows of X (t is cumulative).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._continue(X)
+        self.end_batch()
+        self.labels_ = self._predict_array(X)
+        return self
+
+    def _continue(self, X):
+        """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
+        first = not hasattr(self, "network_")
+        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
+        if first:
+            self._start(X.shape[1])
+        self._learn(X)
+        return X
+
+    def learn_many(self, X):
+        """Continue the stream with the rows of X, without computing ``labels_``.
+
+        The same learning as :meth:`partial_fit` (one kernel, same results),
+        minus the labelling pass over X and :meth:`end_batch`; for long
+        streams and the app's batch steps.
+        """
+        self._continue(X)
+        return self
+
+    def _check_sample_width(self, n):
+        if hasattr(self, "network_"):
+            if n != self.n_features_in_:
+                raise ValueError(f"X has {n} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input.")
+        else:
+            if n < 1:
+                raise ValueError("a sample needs at least one feature")
+            self.n_features_in_ = n
+            self._start(n)
+
+    @property
+    def trace_columns(self):
+        """Names of the columns of :meth:`learn_traced` (always ``t``, ``case``,
+        ``n_nodes``, ``n_edges``, ``n_clusters``, plus the algorithm's own)."""
+        return tuple(self._State.KERNEL.TRACE_COLUMNS)
+
+    def learn_traced(self, X):
+        """Learn the rows of X and return one summary row per step (a DataFrame).
+
+        The columns are :attr:`trace_columns`: the scalar parts of each
+        step's record, for plotting internal quantities over time. The
+        learning is the very same as :meth:`learn_many`.
+        """
+        import pandas as pd
+
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or not np.all(np.isfinite(X)):
+            raise ValueError("learn_traced expects a finite 2-D array")
+        self._check_sample_width(X.shape[1])
+        out = np.zeros((X.shape[0], len(self.trace_columns)))
+        self._learn(X, trace=out)
+        return pd.DataFrame(out, columns=list(self.trace_columns))
+
+    def learn_one(self, x):
+        """Learn one sample and return a record of what happened (see the module docstring).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,)
+        """
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim != 1:
+            raise ValueError(f"learn_one expects one sample (a 1-D array), got shape {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("Input contains NaN or infinity.")
+        self._check_sample_width(x.shape[0])
+        self._learn(x[None, :], track=True)
+        return self._record()
+
+    def last_trace_row(self):
+        """The :meth:`learn_traced` row of the last step learned by :meth:`learn_one`."""
+        return self._net().trace_row()
+
+    # ---------------------------------------------------------- prediction
+    def predict(self, X):
+        """Label each row of X with the cluster of the node it is assigned to.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster numbers in ``[0, n_clusters_)``; -1 for every row when the
+            model has no node.
+        """
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self._predict_array(X)
+
+    def _predict_array(self, X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        _check_magnitude(X)
+        if self.network_.K == 0:
+            return np.full(X.shape[0], -1, dtype=np.int64)
+        return np.asarray(self.node_labels_)[self.nearest_nodes(X)]
+
+    def fit_predict(self, X, y=None):
+        """Fit on X (reset) and return ``labels_``."""
+        return self.fit(X).labels_
+
+    # ---------------------------------------------------------- fitted state
+    def _cached(self, key, fn):
+        check_is_fitted(self, "network_")
+        cache = self.__dict__.setdefault("_cache", {})
+        version = (self._version, id(self.network_))
+        hit = cache.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        value = fn()
+        cache[key] = (version, value)
+        return value
+
+    @staticmethod
+    def _ro(a):
+        a = a.view()
+        a.flags.writeable = False
+        return a
+
+    def _net(self):
+        try:
+            return self.__dict__["network_"]
+        except KeyError:
+            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit, partial_fit "
+                                 "or learn_one") from None
+
+    @property
+    def nodes_(self):
+        net = self._net()
+        return self._ro(net.Y[: net.K])
+
+    @property
+    def node_ids_(self):
+        net = self._net()
+        return self._ro(net.ids[: net.K])
+
+    @property
+    def n_samples_seen_(self):
+        net = self._net()
+        return int(net.iscal[net.KERNEL.I_T])
+
+    def _edges(self):
+        net = self._net()
+        K = net.K
+        deg = net.deg[:K]
+        valid = np.arange(net.nbr.shape[1])[None, :] < deg[:, None]
+        i = np.nonzero(valid)[0]
+        j = net.nbr[:K][valid]
+        a = net.age[:K][valid]
+        keep = i < j
+        i, j, a = i[keep], j[keep], a[keep]
+        order = np.lexsort((j, i))
+        return np.column_stack([i[order], j[order]]).astype(np.int64), a[order].astype(np.int64)
+
+    @property
+    def edges_(self):
+        return self._ro(self._cached("edges", self._edges)[0])
+
+    @property
+    def edge_ages_(self):
+        if not self._edge_ages:
+            raise AttributeError(f"{type(self).__name__}'s edges have no age")
+        return self._ro(self._cached("edges", self._edges)[1])
+
+    def _components(self):
+        net = self._net()
+        labels = np.zeros(max(net.K, 1), dtype=np.int64)
+        n = _graph.components(net.nbr, net.deg, net.K, labels)
+        return labels[: net.K].copy(), int(n)
+
+    @property
+    def node_labels_(self):
+        return self._ro(self._cached("components", self._components)[0])
+
+    @property
+    def n_clusters_(self):
+        return self._cached("components", self._components)[1]
+
+    # ------------------------------------------------------------- utilities
+    def _node_attributes(self, row):
+        """Extra per-node attributes for :meth:`to_networkx` (besides pos, row and cluster)."""
+        return {}
+
+    def to_networkx(self):
+        """The model as a :class:`networkx.Graph`.
+
+        Nodes are keyed by their stable id and carry ``pos`` (tuple), ``row``,
+        ``cluster`` and the algorithm's per-node quantities; edges carry
+        ``age`` where the algorithm has ages.
+        """
+        import networkx as nx
+
+        g = nx.Graph()
+        ids = self.node_ids_
+        labels = self.node_labels_
+        P = self.nodes_
+        for r in range(len(ids)):
+            g.add_node(int(ids[r]), row=r, pos=tuple(float(v) for v in P[r]), cluster=int(labels[r]),
+                       **self._node_attributes(r))
+        E = np.asarray(self.edges_).reshape(-1, 2)
+        ages = self.edge_ages_ if self._edge_ages else [None] * len(E)
+        for (i, j), a in zip(E, ages):
+            g.add_edge(int(ids[i]), int(ids[j]), **({} if a is None else {"age": int(a)}))
+        return g
+
+    def snapshot(self):
+        """An independent copy of this model (cheap: copies the arrays only)."""
+        other = type(self)(**self.get_params())
+        if hasattr(self, "network_"):
+            other.network_ = self.network_.copy()
+            other.n_features_in_ = self.n_features_in_
+            if hasattr(self, "feature_names_in_"):
+                other.feature_names_in_ = self.feature_names_in_
+            other._version = 0
+        return other
+
+    def _json_params(self):
+        out = {}
+        for k, v in self.get_params().items():
+            if isinstance(v, (bool, np.bool_)):
+                out[k] = bool(v)
+            elif isinstance(v, (int, np.integer)):
+                out[k] = int(v)
+            elif isinstance(v, (float, np.floating)):
+                out[k] = float(v)
+            else:
+                out[k] = v
+        return out
+
+    def save(self, path):
+        """Save the model to ``path`` (or a binary file object).
+
+        The format (an uncompressed ``.npz`` that NumPy reads without
+        pickles, with JSON metadata) is described in :mod:`cae._storage`. A
+        saved model continues a stream bit-identically to one never saved.
+        """
+        check_is_fitted(self, "network_")
+        names = getattr(self, "feature_names_in_", None)
+        meta = {"algorithm": self.algorithm, "params": self._json_params(), "n_features": int(self.n_features_in_),
+                "feature_names": None if names is None else [str(n) for n in names]}
+        save_npz(path, self.network_.to_arrays(), meta)
+
+    @classmethod
+    def load(cls, path):
+        """Load a model written by :meth:`save` (by this class; see :func:`load_model` for any).
+
+        Raises
+        ------
+        ModelFileError
+            If the file is corrupted, truncated, foreign, holds impossible
+            values, or holds another algorithm's model.
+        """
+        meta, arrays = read_npz(path)
+        if meta["algorithm"] != cls.algorithm:
+            raise ModelFileError(f"this file holds a {meta['algorithm']} model, not a {cls.algorithm} model "
+                                 "(cae.load_model reads any)")
+        return cls._from_file(meta, arrays)
+
+    @classmethod
+    def _from_file(cls, meta, arrays):
+        try:
+            model = cls(**meta["params"])
+            model._check_params()
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"model file has invalid parameters: {exc}") from None
+        model.network_ = model._State.from_arrays(arrays, meta)
+        model.n_features_in_ = int(meta["n_features"])
+        if meta.get("feature_names") is not None:
+            model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        model._version = 0
+        return model
+
+
+def load_model(path):
+    """Load a model file of any algorithm (CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud).
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a valid model file, or names an unknown algorithm.
+    """
+    from . import baselines  # noqa: F401  (registers the baselines' classes)
+
+    meta, arrays = read_npz(path)
+    cls = ESTIMATORS.get(meta["algorithm"])
+    if cls is None:
+        raise ModelFileError(f"model file names an unknown algorithm {meta['algorithm']!r}")
+    return cls._from_file(meta, arrays)
