@@ -27,8 +27,8 @@ from . import _kernel
 from .evaluation import ari, nmi
 from .model import CAE
 
+#: CAE's trace columns (other algorithms have their own: ``Playground.columns``)
 TRACE_COLUMNS = _kernel.TRACE_COLUMNS
-_COL = {c: i for i, c in enumerate(TRACE_COLUMNS)}
 
 
 class Playground:
@@ -42,9 +42,11 @@ class Playground:
     snapshot_every : int
         Keep a copy of the model every this many samples (for rewinding).
     model_factory : callable, optional
-        Makes a fresh model with CAE's streaming API (``learn_one``,
-        ``learn_traced``, ``learn_many``, ``snapshot``); default: CAE with the
-        two parameters above.
+        Makes a fresh model of any registered algorithm (they share the
+        streaming API: ``learn_one``, ``learn_traced``, ``learn_many``,
+        ``snapshot``, ``last_trace_row``); default: CAE with the two
+        parameters above. The trace has that model's columns
+        (:attr:`columns`).
     """
 
     def _new_model(self):
@@ -64,9 +66,11 @@ class Playground:
     def reset(self):
         """Back to t = 0 with a fresh model (same stream, same seed)."""
         self.model = self._new_model()
+        self.columns = tuple(self.model.trace_columns)
+        self._col = {c: i for i, c in enumerate(self.columns)}
         self.t = 0  # samples learned by self.model
         self.t_max = 0  # samples with a recorded history
-        self.trace = np.full((len(self.stream), len(TRACE_COLUMNS)), np.nan)
+        self.trace = np.full((len(self.stream), len(self.columns)), np.nan)
         self.snapshots = {}
         self.record = None
         self.deleted_in_frame = np.zeros((0, self.stream.X.shape[1]))
@@ -82,7 +86,10 @@ class Playground:
         return self.trace[: self.t_max]
 
     def column(self, name):
-        return self.trace[: self.t_max, _COL[name]]
+        """The recorded values of one trace column (NaN if this algorithm has no such column)."""
+        if name not in self._col:
+            return np.full(self.t_max, np.nan)
+        return self.trace[: self.t_max, self._col[name]]
 
     # --------------------------------------------------------- stepping
     def step(self, n=1):
@@ -132,32 +139,23 @@ class Playground:
         self.t = b
 
     def _one(self, i):
-        rec = self.model.learn_one(self.stream.X[i])
-        r = self.trace[i]
-        for name in ("t", "case", "n_nodes", "n_edges", "n_clusters", "threshold", "s1", "s2", "v1", "v2",
-                     "a_max"):
-            r[_COL[name]] = getattr(rec, name)
-        r[_COL["deletion_interval"]] = np.nan if rec.deletion_interval is None else rec.deletion_interval
-        r[_COL["n_active_nodes"]] = np.nan if rec.n_active_nodes is None else rec.n_active_nodes
-        r[_COL["diversity"]] = rec.diversity
-        r[_COL["mean_deleted_edge_age"]] = self.model.mean_deleted_edge_age_
-        r[_COL["n_swept"]] = len(rec.swept_ids)
-        r[_COL["threshold_setup"]] = rec.threshold_setup
-        r[_COL["lambda_fixed"]] = rec.lambda_fixed
-        r[_COL["n_deleted"]] = len(rec.edges_deleted)
+        self.record = self.model.learn_one(self.stream.X[i])
+        self.trace[i] = self.model.last_trace_row()
         self._note_events(i, i + 1)
-        self.record = rec
         self.t = i + 1
 
     def _note_events(self, a, b):
         self.events = [e for e in self.events if e[0] <= a]
         tr = self.trace[a:b]
-        for k in np.flatnonzero(tr[:, _COL["lambda_fixed"]] == 1):
-            self.events.append((a + k + 1, "lambda", f"λ fixed at {int(tr[k, _COL['deletion_interval']])}"))
-        for k in np.flatnonzero(tr[:, _COL["threshold_setup"]] == 1):
-            self.events.append((a + k + 1, "setup", "threshold set-up"))
-        for k in np.flatnonzero(tr[:, _COL["n_swept"]] > 0):
-            self.events.append((a + k + 1, "sweep", f"{int(tr[k, _COL['n_swept']])} isolated node(s) removed"))
+        col = self._col
+        if "lambda_fixed" in col:
+            for k in np.flatnonzero(tr[:, col["lambda_fixed"]] == 1):
+                self.events.append((a + k + 1, "lambda", f"λ fixed at {int(tr[k, col['deletion_interval']])}"))
+        if "threshold_setup" in col:
+            for k in np.flatnonzero(tr[:, col["threshold_setup"]] == 1):
+                self.events.append((a + k + 1, "setup", "threshold set-up"))
+        for k in np.flatnonzero(tr[:, col["n_swept"]] > 0):
+            self.events.append((a + k + 1, "sweep", f"{int(tr[k, col['n_swept']])} node(s) removed"))
 
     def _positions_by_id(self):
         if not hasattr(self.model, "network_"):
@@ -193,16 +191,16 @@ class Playground:
         """The first recorded step > ``after`` of a given ``case`` (0-3) or event
         ('sweep', 'setup', 'lambda', 'deletion'); None if there is none."""
         tr = self.trace[: self.t_max]
+        col = self._col
         if case is not None:
-            hit = tr[:, _COL["case"]] == case
+            hit = tr[:, col["case"]] == case
         elif event == "sweep":
-            hit = tr[:, _COL["n_swept"]] > 0
-        elif event == "setup":
-            hit = tr[:, _COL["threshold_setup"]] == 1
-        elif event == "lambda":
-            hit = tr[:, _COL["lambda_fixed"]] == 1
+            hit = tr[:, col["n_swept"]] > 0
         elif event == "deletion":
-            hit = tr[:, _COL["n_deleted"]] > 0
+            hit = tr[:, col["n_deleted"]] > 0
+        elif event in ("setup", "lambda"):
+            name = "threshold_setup" if event == "setup" else "lambda_fixed"
+            hit = tr[:, col[name]] == 1 if name in col else np.zeros(len(tr), bool)
         else:
             raise ValueError("give a case or an event")
         idx = np.flatnonzero(hit[int(after):])
@@ -217,6 +215,8 @@ class Playground:
         self.events = [e for e in self.events if e[0] <= self.t]
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
+        if not isinstance(self.model, CAE):
+            raise TypeError("only CAE and CAEA runs can fork with new parameters")
         self.model.set_params(deletion_interval=deletion_interval, max_edge_age=max_edge_age)
         if hasattr(self.model, "network_"):
             self.model.network_.set_parameters(deletion_interval, max_edge_age)

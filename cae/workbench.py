@@ -22,7 +22,8 @@ import pandas as pd
 from .csvio import to_safe_csv
 from .evaluation import ari, average_incremental, backward_transfer, nmi
 from .model import CAE
-from .playground import TRACE_COLUMNS, Playground
+from .playground import Playground
+from .registry import ALGORITHMS, make_algorithm
 
 __all__ = ["ALGORITHMS", "make_algorithm", "learn_in_chunks", "pca_view", "cluster_table", "contingency_table",
            "labels_csv", "nodes_csv", "edges_csv", "graphml_bytes", "model_bytes", "run_config", "data_hash",
@@ -30,27 +31,15 @@ __all__ = ["ALGORITHMS", "make_algorithm", "learn_in_chunks", "pca_view", "clust
 
 
 # ----------------------------------------------------------------- algorithms
-# name -> (description, parameter specs, factory). The compare page lists these;
-# the seed's other baselines (SOINN+, ASOINN, TCA, AutoCloud) join by adding an
-# entry whose factory returns an object with CAE's streaming API.
-ALGORITHMS = {
-    "CAE": ("parameter-free: λ and a_max estimated", {}, lambda: CAE()),
-    "CAEA": ("λ and a_max fixed", {"deletion_interval": (4, 400, 80), "max_edge_age": (1, 200, 40)},
-             lambda deletion_interval=80, max_edge_age=40: CAE(deletion_interval=deletion_interval,
-                                                               max_edge_age=max_edge_age)),
-}
-
-
-def make_algorithm(name, **params):
-    """A fresh model of a registered algorithm."""
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
-    return ALGORITHMS[name][2](**params)
+# ALGORITHMS (name -> cae.registry.Algorithm: CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud) and
+# make_algorithm come from cae.registry; every page builds its widgets from that registry.
 
 
 def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
     """Learn X in chunks; ``progress(fraction)`` after each, stop early when ``should_stop()``.
 
+    What was learned is one batch of the stream: ``model.end_batch()`` runs at
+    the end (as when one call of the reference's training function returns).
     Returns the number of rows learned.
     """
     n = len(X)
@@ -62,6 +51,8 @@ def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
         done = min(n, done + chunk)
         if progress is not None:
             progress(done / n)
+    if done:
+        model.end_batch()
     return done
 
 
@@ -115,18 +106,23 @@ def labels_csv(lines, labels, label_values=None):
 
 
 def nodes_csv(model, feature_names):
+    """One row per node (per cloud for AutoCloud): id, position, cluster and the per-node quantities."""
     df = pd.DataFrame(np.asarray(model.nodes_), columns=[str(f) for f in feature_names])
     df.insert(0, "node_id", np.asarray(model.node_ids_))
     df["cluster"] = np.asarray(model.node_labels_)
     df["win_count"] = np.asarray(model.win_counts_)
-    df["sigma"] = np.asarray(model.sigmas_)
+    for name in ("sigmas_", "cloud_variances_"):
+        if hasattr(model, name):
+            df[name.rstrip("_").rstrip("s") if name == "sigmas_" else "variance"] = np.asarray(getattr(model, name))
     return to_safe_csv(df)
 
 
 def edges_csv(model):
     ids = np.asarray(model.node_ids_)
     E = np.asarray(model.edges_).reshape(-1, 2)
-    df = pd.DataFrame({"source_id": ids[E[:, 0]], "target_id": ids[E[:, 1]], "age": np.asarray(model.edge_ages_)})
+    df = pd.DataFrame({"source_id": ids[E[:, 0]], "target_id": ids[E[:, 1]]})
+    if hasattr(model, "edge_ages_"):
+        df["age"] = np.asarray(model.edge_ages_)
     return to_safe_csv(df)
 
 
@@ -217,6 +213,7 @@ def continual_run(stream, model=None, progress=None):
     n_nodes, n_clusters, snaps = [], [], []
     for j in range(C):
         model.learn_many(stream.X[starts[j]:ends[j]])
+        model.end_batch()
         pred_all = model.predict(stream.X[: ends[j]]) if len(model.nodes_) else np.full(ends[j], -1)
         y_all = stream.y[: ends[j]]
         for i in range(j + 1):
@@ -241,7 +238,8 @@ class Lockstep:
     Parameters
     ----------
     stream : cae.datasets.Stream
-    runs : dict name -> (algorithm name, params)
+    runs : dict label -> (algorithm name, params)
+        Labels must be unique; the same algorithm may appear with different parameters.
     """
 
     def __init__(self, stream, runs):
@@ -251,6 +249,7 @@ class Lockstep:
         for label, (algo, params) in self.runs.items():
             if algo not in ALGORITHMS:
                 raise ValueError(f"unknown algorithm {algo!r}")
+            ALGORITHMS[algo].make(**params)  # invalid parameters fail here, not at the first step
             self.playgrounds[label] = Playground(
                 stream, model_factory=lambda a=algo, p=dict(params): make_algorithm(a, **p))
 
@@ -274,13 +273,15 @@ class Lockstep:
         rows = []
         for label, pg in self.playgrounds.items():
             m = pg.live_metrics(max_points)
-            rows.append({"algorithm": label, "samples seen": m["samples seen"], "#nodes": m["nodes"],
+            model = pg.model
+            fitted = pg.t > 0 and hasattr(model, "network_")
+            rows.append({"algorithm": label, "samples seen": m["samples seen"],
+                         "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind == "network" else np.nan,
                          "#clusters": m["clusters"], "NMI": m["NMI"], "ARI": m["ARI"],
-                         "V": pg.model.threshold_ if pg.t else np.nan,
-                         "λ": pg.model.deletion_interval_ if pg.t else None})
+                         "V": getattr(model, "threshold_", np.nan) if fitted else np.nan,
+                         "λ": getattr(model, "deletion_interval_", None) if fitted else None})
         return pd.DataFrame(rows)
 
     def traces(self, name):
-        """``{label: (t, values)}`` of one trace column for every run."""
-        k = TRACE_COLUMNS.index(name)
-        return {label: (pg.trace_so_far[:, 0], pg.trace_so_far[:, k]) for label, pg in self.playgrounds.items()}
+        """``{label: (t, values)}`` of one trace column for every run (NaN where a run has no such column)."""
+        return {label: (pg.column("t"), pg.column(name)) for label, pg in self.playgrounds.items()}

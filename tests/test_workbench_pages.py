@@ -86,8 +86,12 @@ def test_lockstep_and_registry():
     assert tab["samples seen"].tolist() == [300, 300] and tab["λ"].tolist()[1] == 30
     tr = ls.traces("n_nodes")
     assert set(tr) == {"CAE", "CAEA"} and len(tr["CAE"][0]) == 300
-    with pytest.raises(ValueError):
-        wb.make_algorithm("SOINN+")
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        wb.make_algorithm("GNG")
+    with pytest.raises(ValueError, match="no parameter"):
+        wb.make_algorithm("CAEA", lam=3)
+    with pytest.raises(ValueError, match="must lie in"):
+        wb.make_algorithm("CAEA", deletion_interval=2)
 
 
 # ------------------------------------------------------------------ pages
