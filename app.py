@@ -42,7 +42,8 @@ def home():
             "3. **Your data** — upload a CSV, learn it, see the clusters (PCA for more than two features), download "
             "labels, nodes, edges, the graph and the model.\n"
             "4. **Continual learning** — one class after another: the R matrix, AI and BWT.\n"
-            "5. **CAE vs CAEA** — the same stream into the parameter-free CAE and the tuned CAEA, side by side.\n"
+            "5. **Compare algorithms** — the same stream into two to four of the paper's algorithms (CAE, CAEA, "
+            "SOINN+, ASOINN, TCA, AutoCloud), side by side, with the paper's parameter settings.\n"
             "6. **Experiments** — the paper's studies in small: synthetic runs, a λ sweep, a runtime profile.\n")
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
             st.session_state.pg_cfg = dict(PRESET_PAPER)
@@ -67,7 +68,7 @@ pages = [
     st.Page("pages/explain.py", title="Explain a step", icon=":material/lightbulb:"),
     st.Page("pages/upload.py", title="Your data", icon=":material/upload_file:"),
     st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
-    st.Page("pages/compare.py", title="CAE vs CAEA", icon=":material/compare:"),
+    st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
     st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
 ]
 st.navigation(pages).run()

@@ -116,46 +116,63 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
     fitted = model is not None and hasattr(model, "network_") and len(model.nodes_) > 0
     if fitted:
         P = np.asarray(model.nodes_)[:, [i, j]]
-        edges, ages = np.asarray(model.edges_), np.asarray(model.edge_ages_)
-        amax = max(int(ages.max()) if len(ages) else 1, 2)
-        bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
-        colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
-        for k in range(len(bands) - 1):
-            sel = (ages >= bands[k]) & (ages < bands[k + 1]) if k < len(bands) - 2 else ages >= bands[k]
-            if not sel.any():
-                continue
-            x, y = _segments(P, edges[sel])
-            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
-                                       name=f"edges age {bands[k]}+", hoverinfo="skip", showlegend=False))
-        if len(ages):
-            traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
-                                     marker=dict(color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax,
-                                                 showscale=True, size=0,
-                                                 colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6))))
-        if show_bandwidth:
+        clouds = hasattr(model, "cloud_variances_")
+        edges = np.asarray(model.edges_).reshape(-1, 2)
+        ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
+        if ages is None:  # edges without an age (TCA): one colour
+            x, y = _segments(P, edges)
+            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color="#555", width=1.4),
+                               name="edges", hoverinfo="skip", showlegend=False))
+        else:
+            amax = max(int(ages.max()) if len(ages) else 1, 2)
+            bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
+            colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
+            for k in range(len(bands) - 1):
+                sel = (ages >= bands[k]) & (ages < bands[k + 1]) if k < len(bands) - 2 else ages >= bands[k]
+                if not sel.any():
+                    continue
+                x, y = _segments(P, edges[sel])
+                traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
+                                   name=f"edges age {bands[k]}+", hoverinfo="skip", showlegend=False))
+            if len(ages):
+                traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False,
+                                   hoverinfo="skip",
+                                   marker=dict(color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax,
+                                               showscale=True, size=0,
+                                               colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6))))
+        labels = np.asarray(model.node_labels_)
+        if clouds:  # AutoCloud: each cloud's spread, the root of its variance (mean squared distance)
+            spread = np.sqrt(np.maximum(np.asarray(model.cloud_variances_, float), 0))
+            x, y = _circles(P, spread, n=48)
+            traces.append(dict(type="scatter", x=x, y=y, mode="lines", name="cloud spread (√variance)",
+                               line=dict(color="rgba(31,119,180,0.55)", width=1.5), hoverinfo="skip"))
+        if show_bandwidth and hasattr(model, "sigmas_"):
             x, y = _circles(P, np.asarray(model.sigmas_))
             traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="bandwidth σ",
-                                       line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
-        labels = np.asarray(model.node_labels_)
-        M = np.asarray(model.win_counts_)
+                               line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
+        M = np.asarray(model.win_counts_, dtype=float)
         size = 6 + 10 * np.sqrt(M / max(M.max(), 1))
         ids = np.asarray(model.node_ids_)
-        sig = np.asarray(model.sigmas_)
-        hover = [f"node {n} · cluster {c} · M={m} · σ={s:.4g}" for n, c, m, s in zip(ids, labels, M, sig)]
-        traces.append(dict(type="scattergl", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
-                                   marker=dict(size=size, color=cluster_colors(labels),
-                                               line=dict(color="white", width=0.8)),
-                                   text=hover, hoverinfo="text"))
-        if record is not None and record.case > 0:
+        what = "cloud" if clouds else "node"
+        hover = [f"{what} {n} · cluster {c} · {'n' if clouds else 'M'}={m:g}" for n, c, m in zip(ids, labels, M)]
+        if hasattr(model, "sigmas_"):
+            hover = [f"{h} · σ={v:.4g}" for h, v in zip(hover, np.asarray(model.sigmas_))]
+        traces.append(dict(type="scattergl", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers",
+                           name="cloud centres" if clouds else "nodes",
+                           marker=dict(size=size if not clouds else 12, color=cluster_colors(labels),
+                                       symbol="diamond" if clouds else "circle",
+                                       line=dict(color="white", width=0.8)),
+                           text=hover, hoverinfo="text"))
+        if record is not None and getattr(record, "s1_id", -1) >= 0:
             for key, sym, col in (("s2_id", "circle-open", "#ff7f0e"), ("s1_id", "circle-open", "#d62728")):
                 nid = getattr(record, key)
-                rows = np.flatnonzero(ids == nid)
+                rows = np.flatnonzero(ids == nid) if nid >= 0 else []
                 if len(rows):
                     r = rows[0]
                     traces.append(dict(type="scatter", x=[P[r, 0]], y=[P[r, 1]], mode="markers+text", name=key[:2],
-                                             text=[key[:2]], textposition="top right",
-                                             marker=dict(symbol=sym, size=22, color=col, line=dict(width=3))))
-            if show_vigilance and record.s1_id in ids:
+                                       text=[key[:2]], textposition="top right",
+                                       marker=dict(symbol=sym, size=22, color=col, line=dict(width=3))))
+            if show_vigilance and record.s1_id in ids and hasattr(model, "prediction_sigma"):
                 r = int(np.flatnonzero(ids == record.s1_id)[0])
                 span = None
                 if bounds is not None:
@@ -163,9 +180,9 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
                 curve = vigilance_boundary(np.asarray(model.nodes_)[r], model.prediction_sigma(),
                                            model.threshold_, dims=dims, r_max=span)
                 if curve is not None:
-                    traces.append(dict(type="scatter", x=curve[0], y=curve[1], mode="lines", name="vigilance region of s1",
-                                             fill="toself", fillcolor="rgba(214,39,40,0.08)",
-                                             line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
+                    traces.append(dict(type="scatter", x=curve[0], y=curve[1], mode="lines",
+                                       name="vigilance region of s1", fill="toself", fillcolor="rgba(214,39,40,0.08)",
+                                       line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
     if deleted is not None and len(deleted):
         traces.append(dict(type="scatter", x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
                                  name="removed this frame",

@@ -269,10 +269,12 @@ class Lockstep:
         for pg in self.playgrounds.values():
             pg.reset()
 
-    def metrics(self, max_points=5000):
+    def metrics(self, max_points=5000, score_noise=False):
+        """One row per run: counts and NMI/ARI (noise not scored unless ``score_noise``; see
+        :meth:`cae.playground.Playground.live_metrics`)."""
         rows = []
         for label, pg in self.playgrounds.items():
-            m = pg.live_metrics(max_points)
+            m = pg.live_metrics(max_points, score_noise=score_noise)
             model = pg.model
             fitted = pg.t > 0 and hasattr(model, "network_")
             rows.append({"algorithm": label, "samples seen": m["samples seen"],

@@ -10,6 +10,7 @@ from cae.datasets import (
     class_incremental_stream, make_circles2d, make_moons2d, make_paper2d, nonstationary_stream, stationary_stream,
 )
 from cae.playground import Playground
+from cae.registry import ALGORITHMS
 
 # Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
 # server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
@@ -115,3 +116,45 @@ def render_blocks(blocks):
         elif kind == "heatmap":
             st.caption("The diversity matrix R of the nodes so far")
             st.plotly_chart(viz.diversity_heatmap(content), key="diversity_heatmap")
+
+
+def algorithm_picker(prefix, container=None, dataset=None, environment="stationary", default="CAE"):
+    """An algorithm chooser with its parameter widgets; returns ``(name, params)``.
+
+    With ``dataset`` (a paper dataset name or file stem, or "synthetic"), a
+    *Paper's setting* button fills in the paper's grid-searched values for it.
+    """
+    box = st if container is None else container
+    names = list(ALGORITHMS)
+    algo = box.selectbox("Algorithm", names, index=names.index(default), key=f"w_{prefix}_algo",
+                         help="  \n".join(f"**{a.name}** — {a.description}" for a in ALGORITHMS.values()))
+    spec = ALGORITHMS[algo]
+    params = {}
+    if not spec.params:
+        return algo, params
+    setting = None
+    if dataset is not None:
+        try:
+            setting = spec.paper_setting(dataset, environment)
+        except KeyError:
+            setting = None
+    cols = box.columns(len(spec.params) + (1 if setting else 0))
+    for col, p in zip(cols, spec.params):
+        key = f"w_{prefix}_{algo}_{p.name}"
+        value = st.session_state.get(key, p.default)
+        if p.kind == "int":
+            st.session_state[key] = int(value)
+            kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
+        else:
+            st.session_state[key] = float(value)
+            kw = dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
+        params[p.name] = col.number_input(p.label, key=key, help=p.help, **kw)
+    if setting:
+        def _use():
+            for name, v in setting.items():
+                st.session_state[f"w_{prefix}_{algo}_{name}"] = v
+
+        cols[-1].button("Paper's setting", key=f"b_{prefix}_{algo}_paper", on_click=_use,
+                        help=f"The paper's grid-searched values for this dataset ({environment}): "
+                             + ", ".join(f"{k} = {v:g}" for k, v in setting.items()))
+    return algo, params

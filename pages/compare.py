@@ -1,30 +1,79 @@
-"""Compare: the same stream, the same seed, CAE beside CAEA, stepped together."""
+"""Compare algorithms: the same stream, the same seed, two to four algorithms stepped together."""
 
 import streamlit as st
 
 from cae import viz
 from cae import workbench as wb
+from cae.registry import ALGORITHMS
 from pages._ui import SOURCES, make_stream, network_view
 
 from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
-st.title("CAE beside CAEA")
-st.caption("What does “parameter-free” buy? Both learn the same stream in lock step. CAE estimates λ and a_max; "
-           "CAEA is given them.")
-c = st.columns(6)
+st.title("Compare algorithms")
+st.caption("The paper's argument is a comparison. Choose two to four algorithms: they learn the same stream, in the "
+           "same order, in lock step. CAE and SOINN+ need no parameters; the others are given theirs "
+           "(the **paper's setting** button fills in the values the paper found by grid search for its 2-D data).")
+c = st.columns(4)
 src = c[0].selectbox("Stream", list(SOURCES), format_func=SOURCES.get, key="w_cmp_src")
 n = c[1].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
 noise = c[2].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
 seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))
-lam = int(c[4].slider("CAEA λ", 4, 400, 80, 2, key="w_cmp_lam"))
-amax = int(c[5].slider("CAEA a_max", 1, 200, 40, key="w_cmp_amax"))
+environment = "stationary" if src == "paper2d-st" else "nonstationary"
+
+chosen = st.multiselect("Algorithms (two to four)", list(ALGORITHMS), default=["CAE", "CAEA", "SOINN+", "TCA"],
+                        max_selections=4, key="w_cmp_algos",
+                        help="; ".join(f"{a.name}: {a.description}" for a in ALGORITHMS.values()))
+if len(chosen) < 2:
+    st.info("Choose at least two algorithms.")
+    st.stop()
+
+
+def _widget_key(algo, param):
+    return f"w_cmp_{algo}_{param}"
+
+
+def _use_paper_setting(algo):
+    for name, value in ALGORITHMS[algo].paper_setting("synthetic", environment).items():
+        st.session_state[_widget_key(algo, name)] = value
+
+
+runs = {}
+with_params = [a for a in chosen if ALGORITHMS[a].params]
+if with_params:
+    cols = st.columns(len(with_params))
+    for col, algo in zip(cols, with_params):
+        spec = ALGORITHMS[algo]
+        with col:
+            st.markdown(f"**{algo}**")
+            params = {}
+            for p in spec.params:
+                key = _widget_key(algo, p.name)
+                st.session_state.setdefault(key, spec.paper_setting("synthetic", environment).get(p.name, p.default))
+                kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step)) if p.kind == "int" else \
+                    dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
+                if p.kind == "int":
+                    st.session_state[key] = int(st.session_state[key])
+                else:
+                    st.session_state[key] = float(st.session_state[key])
+                params[p.name] = st.number_input(p.label, key=key, help=p.help, **kw)
+            st.button("Paper's setting", key=f"b_cmp_paper_{algo}", on_click=_use_paper_setting, args=(algo,),
+                      help=f"The paper's grid-searched values for its 2-D data, {environment} environment: "
+                           + ", ".join(f"{k} = {v:g}" for k, v in spec.paper_setting("synthetic", environment).items()))
+            runs[algo] = params
+for algo in chosen:
+    runs.setdefault(algo, {})
+labels = {algo: ALGORITHMS[algo].describe(params) for algo, params in runs.items()}
+
 cfg = dict(source=src, n_per_class=n, noise=noise, seed=seed)
-runs = {"CAE": ("CAE", {}), f"CAEA (λ={lam}, a_max={amax})": ("CAEA", {"deletion_interval": lam, "max_edge_age": amax})}
-key = (tuple(sorted(cfg.items())), lam, amax)
+key = (tuple(sorted(cfg.items())), tuple((labels[a], a) for a in chosen))
 if st.session_state.get("cmp_key") != key:
-    st.session_state.cmp = wb.Lockstep(make_stream(cfg), runs)
+    try:
+        st.session_state.cmp = wb.Lockstep(make_stream(cfg), {labels[a]: (a, runs[a]) for a in chosen})
+    except ValueError as exc:
+        st.error(f"These settings cannot be used: {exc}")
+        st.stop()
     st.session_state.cmp_key = key
 ls = st.session_state.cmp
 
@@ -33,22 +82,32 @@ nstep = int(b[0].number_input("N", 1, 100000, 500, key="w_cmp_stepn", label_visi
 if b[1].button("Step N", key="b_cmp_step", width="stretch"):
     ls.step(nstep)
 if b[2].button("Run to end", key="b_cmp_end", width="stretch"):
-    bar = st.progress(0.0)
+    bar = st.progress(0.0, text="learning…")
     while not ls.finished:
         ls.step(5000)
-        bar.progress(ls.t / len(ls.stream))
+        bar.progress(ls.t / len(ls.stream), text=f"learning… {ls.t:,} of {len(ls.stream):,} samples")
     bar.empty()
 if b[3].button("Reset", key="b_cmp_reset", width="stretch"):
     ls.reset()
 b[4].caption(f"{ls.t:,} of {len(ls.stream):,} samples · stages: {', '.join(ls.stream.stage_names)}")
 
-cols = st.columns(len(ls.playgrounds))
-for col, (label, pg) in zip(cols, ls.playgrounds.items()):
-    with col:
-        st.markdown(f"**{label}**")
-        st.plotly_chart(network_view(pg, height=430), key=f"cmp_fig_{label}")
-st.dataframe(ls.metrics().round(4), hide_index=True)
+items = list(ls.playgrounds.items())
+per_row = 2
+for r in range(0, len(items), per_row):
+    cols = st.columns(per_row)
+    for col, (label, pg) in zip(cols, items[r:r + per_row]):
+        with col:
+            st.markdown(f"**{label}**")
+            st.plotly_chart(network_view(pg, height=420), key=f"cmp_fig_{label}")
+            if ALGORITHMS[ls.runs[label][0]].kind == "clouds":
+                st.caption("AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
+                           "spread (a circle of radius √variance).")
+score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
+st.dataframe(ls.metrics(score_noise=score_noise).round(4), hide_index=True)
+st.caption("NMI/ARI on the samples seen so far" + (", the noise counted as a class of its own." if score_noise else
+                                                  ", the uniform noise learned but not scored (as in the paper).")
+           + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA.")
 if ls.t:
-    series = [ls.traces("n_nodes"), ls.traces("n_clusters"), ls.traces("threshold")]
-    st.plotly_chart(viz.compare_figure(series, ("#nodes", "#clusters", "similarity threshold V"),
-                                       stage_starts=ls.stream.stage_starts), key="cmp_traces")
+    series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
+    st.plotly_chart(viz.compare_figure(series, ("#nodes (AutoCloud: #clouds)", "#clusters"),
+                                       stage_starts=ls.stream.stage_starts, height=460), key="cmp_traces")

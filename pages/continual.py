@@ -1,4 +1,4 @@
-"""Continual learning: a class-incremental run, stage by stage, with AI and BWT."""
+"""Continual learning: a class-incremental run of any registered algorithm, stage by stage, with AI and BWT."""
 
 import numpy as np
 import streamlit as st
@@ -8,7 +8,7 @@ from cae import workbench as wb
 from cae.csvio import scale
 from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
 
-from pages._ui import ensure_entrypoint  # noqa: E402
+from pages._ui import algorithm_picker, ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -54,10 +54,14 @@ else:
 st.caption(f"{len(stream):,} samples in {len(order)} stages" +
            (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
 
-key = (src, stream.fingerprint())
+paper_name = "synthetic" if src == "paper" else (name if src == "builtin" else None)
+algo, params = algorithm_picker("cl", dataset=paper_name, environment="nonstationary")
+key = (src, stream.fingerprint(), algo, tuple(sorted(params.items())))
 if st.button("Run", type="primary", key="b_cl_run"):
     bar = st.progress(0.0, text="training stage by stage…")
-    st.session_state.cl_result = (key, wb.continual_run(stream, progress=lambda f: bar.progress(f)), stream)
+    model = wb.make_algorithm(algo, **params)
+    st.session_state.cl_result = (key, wb.continual_run(stream, model=model, progress=lambda f: bar.progress(f)),
+                                  stream)
     bar.empty()
 got = st.session_state.get("cl_result")
 if got is None or got[0] != key:

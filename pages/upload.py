@@ -1,4 +1,4 @@
-"""Your data: upload a CSV, learn it with CAE, look at the clusters, download the results."""
+"""Your data: upload a CSV, learn it with any registered algorithm, look at the clusters, download the results."""
 
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from cae import workbench as wb
 from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 
-from pages._ui import ensure_entrypoint  # noqa: E402
+from pages._ui import algorithm_picker, ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -86,15 +86,12 @@ for w in sel.warnings:
     st.warning(escape_markdown(w))
 
 st.subheader("Learn")
-a = st.columns([1, 1, 1, 1.2])
-algo = a[0].radio("Algorithm", ["CAE", "CAEA"], key="w_up_algo", horizontal=True)
-params = {}
-if algo == "CAEA":
-    params = {"deletion_interval": int(a[1].number_input("λ", 4, 100000, 80, 2, key="w_up_lam")),
-              "max_edge_age": int(a[2].number_input("a_max", 1, 100000, 40, key="w_up_amax"))}
-shuffle = a[3].checkbox("Present rows in random order", key="w_shuffle",
-                        help="CAE learns a stream; by default the file's row order is the stream.")
-seed = int(a[3].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
+a = st.columns([3, 1.2])
+algo, params = algorithm_picker("up", container=a[0], dataset=Path(name).stem)
+shuffle = a[1].checkbox("Present rows in random order", key="w_shuffle",
+                        help="The algorithms learn a stream; by default the file's row order is the stream. "
+                             "The paper presents the rows in a random order.")
+seed = int(a[1].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
 order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
 run_key = (wb.data_hash(data), tuple(sel.features), label, scaling, algo, tuple(sorted(params.items())), seed,
            report.delimiter, report.decimal, report.header)
@@ -132,7 +129,7 @@ m[2].metric("#clusters", model.n_clusters_)
 if rsel.y is not None:
     m[3].metric("NMI", f"{nmi(rsel.y, labels):.3f}")
     m[4].metric("ARI", f"{ari(rsel.y, labels):.3f}")
-if not np.isfinite(model.threshold_):
+if np.isnan(getattr(model, "threshold_", 0.0)):
     st.warning("No similarity threshold was ever set: the nodes never stopped being diverse, so every sample "
                "became a node. This happens with raw data whose feature ranges differ widely — try min-max scaling.")
 
@@ -170,7 +167,7 @@ with tabs[3]:
         ct = wb.contingency_table(rsel.y, labels, rsel.label_names)
         st.plotly_chart(viz.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
                         key="up_contingency")
-        st.caption("Rows: the file's labels; columns: CAE's clusters.")
+        st.caption(f"Rows: the file's labels; columns: {algo}'s clusters.")
 with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
@@ -182,7 +179,7 @@ with tabs[4]:
     dl[2].download_button("Edges (CSV)", wb.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore")
     dl[0].download_button("Graph (GraphML)", wb.graphml_bytes(model), f"{stem}_graph.graphml",
                           "application/xml", key="d_graphml", on_click="ignore")
-    dl[1].download_button("Model (.npz)", wb.model_bytes(model), f"{stem}_cae_model.npz",
+    dl[1].download_button("Model (.npz)", wb.model_bytes(model), f"{stem}_{algo.replace('+', 'plus')}_model.npz",
                           "application/octet-stream", key="d_model", on_click="ignore")
     dl[2].download_button("Run configuration (JSON)",
                           wb.run_config(wb.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
@@ -190,4 +187,4 @@ with tabs[4]:
                           f"{stem}_run.json", "application/json", key="d_config", on_click="ignore")
     st.caption("Labels: `line` is the row's line in the file (the header is line 1); rows dropped "
                "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
-               "spreadsheets do not run them. The model file loads with `cae.CAE.load`.")
+               "spreadsheets do not run them. The model file loads with `cae.load_model`.")

@@ -108,9 +108,15 @@ def test_run_to_end_reports_progress_and_deleted_nodes(pg):
 
 def test_live_metrics(pg):
     pg.step(600)
-    m = pg.live_metrics(max_points=200)
+    m = pg.live_metrics(max_points=200, score_noise=True)
     assert m["samples seen"] == 600 and m["metric sample"] == 200
     assert 0 <= m["NMI"] <= 1 and m["stage"] == "stream #2"
+    # by default the noise is learned but not scored (the paper's protocol)
+    idx = pg.seen(200)
+    clean = idx[pg.stream.y[idx] != pg.stream.noise_label]
+    m2 = pg.live_metrics(max_points=200)
+    assert m2["metric sample"] == len(clean) < 200 and not m2["noise scored"]
+    assert m2["NMI"] == pytest.approx(nmi(pg.stream.y[clean], pg.model.predict(pg.stream.X[clean])))
 
 
 def test_fork_replaces_later_snapshots(pg):
