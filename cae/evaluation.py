@@ -12,7 +12,11 @@ Examples
 import numpy as np
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-__all__ = ["nmi", "ari", "average_incremental", "backward_transfer", "clustering_scores"]
+__all__ = ["nmi", "ari", "average_incremental", "backward_transfer", "clustering_scores", "continual_metrics",
+           "CONVENTIONS"]
+
+#: the two ways of computing AI and BWT (see :func:`continual_metrics`)
+CONVENTIONS = ("paper", "text")
 
 
 def nmi(labels_true, labels_pred):
@@ -59,3 +63,43 @@ def backward_transfer(R):
     if C == 0:
         return 0.0
     return float(np.mean([R[i, C] - R[i, i] for i in range(C)]))
+
+
+def continual_metrics(R, single_class=None, convention="paper"):
+    """AI and BWT of a stage matrix, under one of two conventions.
+
+    ``R[i, j]`` is the score on the data of stages 1..i after training through
+    stage j. ``single_class[i]`` is True when the data of stages 1..i hold a
+    single class (the first stage of a class-incremental stream).
+
+    * ``"text"`` — the paper's text: AI = mean_c R[c, c]; BWT = mean over i < C
+      of R[i, C] - R[i, i] (:func:`average_incremental`, :func:`backward_transfer`).
+      A single-class stage scores what scikit-learn gives (0 unless the
+      clustering also has one cluster).
+    * ``"paper"`` — what the paper's published numbers imply (checked against
+      every published AI/BWT of CAE and SOINN+ to 0.004): M_c = R[c, c], except
+      that a single-class stage scores 1; AI = mean(M); BWT = M_C - mean(M_1 ...
+      M_{C-1}), i.e. the final score on all classes against the earlier
+      stages' own scores.
+
+    Returns ``(AI, BWT)``.
+
+    Examples
+    --------
+    >>> R = [[0.0, 0.2, 0.3], [float("nan"), 0.8, 0.6], [float("nan"), float("nan"), 0.7]]
+    >>> [round(v, 3) for v in continual_metrics(R, [True, False, False], "paper")]
+    [0.833, -0.2]
+    >>> [round(v, 3) for v in continual_metrics(R, [True, False, False], "text")]
+    [0.5, 0.05]
+    """
+    R = _square(R)
+    if convention == "text":
+        return average_incremental(R), backward_transfer(R)
+    if convention != "paper":
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+    M = np.diag(R).astype(float).copy()
+    if single_class is not None:
+        M[np.asarray(single_class, dtype=bool)] = 1.0
+    C = len(M)
+    bwt = 0.0 if C == 1 else float(M[-1] - np.mean(M[:-1]))
+    return float(np.mean(M)), bwt

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .csvio import to_safe_csv
-from .evaluation import ari, average_incremental, backward_transfer, nmi
+from .evaluation import ari, average_incremental, backward_transfer, continual_metrics, nmi
 from .model import CAE
 from .playground import Playground
 from .registry import ALGORITHMS, make_algorithm
@@ -165,7 +165,10 @@ class ContinualResult:
 
     ``R_nmi[i, j]`` (i <= j) is the NMI on the data of stages 1..i after training
     through stage j (NaN below the diagonal); likewise ``R_ari``. ``per_stage_*[k, j]``
-    is the score on stage k alone after stage j.
+    is the score on stage k alone after stage j. ``single_class[i]`` says whether
+    the data of stages 1..i hold one class. ``ai_nmi``/``bwt_nmi``/... follow the
+    paper's text; :meth:`scores` gives either convention (see
+    :func:`cae.evaluation.continual_metrics`).
     """
 
     stage_names: list
@@ -176,6 +179,15 @@ class ContinualResult:
     n_nodes: list
     n_clusters: list
     snapshots: list = field(repr=False)
+    single_class: list = field(default_factory=list)
+    noise_scored: bool = False
+
+    def scores(self, convention="paper"):
+        """``{"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari"}`` under a convention ("paper" or "text")."""
+        out = {}
+        for m, R in (("nmi", self.R_nmi), ("ari", self.R_ari)):
+            out[f"ai_{m}"], out[f"bwt_{m}"] = continual_metrics(R, self.single_class or None, convention)
+        return out
 
     @property
     def ai_nmi(self):
@@ -201,8 +213,12 @@ class ContinualResult:
         return pd.DataFrame(rows)
 
 
-def continual_run(stream, model=None, progress=None):
-    """Train stage by stage and score every stage-prefix after every stage (the paper's AI and BWT)."""
+def continual_run(stream, model=None, progress=None, score_noise=False):
+    """Train stage by stage and score every stage-prefix after every stage (the paper's AI and BWT).
+
+    Each stage is one batch (``model.end_batch()`` after it). Samples with the
+    stream's noise label are learned but not scored unless ``score_noise``.
+    """
     model = CAE() if model is None else model
     starts, ends = stream.stage_starts, stream.stage_ends
     C = len(starts)
@@ -211,16 +227,20 @@ def continual_run(stream, model=None, progress=None):
     ps_nmi = np.full((C, C), np.nan)
     ps_ari = np.full((C, C), np.nan)
     n_nodes, n_clusters, snaps = [], [], []
+    scored = np.ones(len(stream), dtype=bool)
+    if not score_noise and stream.noise_label is not None:
+        scored = stream.y != stream.noise_label
+    single = [len(np.unique(stream.y[: ends[i]][scored[: ends[i]]])) == 1 for i in range(C)]
     for j in range(C):
         model.learn_many(stream.X[starts[j]:ends[j]])
         model.end_batch()
         pred_all = model.predict(stream.X[: ends[j]]) if len(model.nodes_) else np.full(ends[j], -1)
         y_all = stream.y[: ends[j]]
         for i in range(j + 1):
-            sl = slice(0, ends[i])
+            sl = np.flatnonzero(scored[: ends[i]])
             R_nmi[i, j] = nmi(y_all[sl], pred_all[sl])
             R_ari[i, j] = ari(y_all[sl], pred_all[sl])
-            sk = slice(starts[i], ends[i])
+            sk = starts[i] + np.flatnonzero(scored[starts[i]:ends[i]])
             ps_nmi[i, j] = nmi(y_all[sk], pred_all[sk])
             ps_ari[i, j] = ari(y_all[sk], pred_all[sk])
         n_nodes.append(len(model.nodes_))
@@ -228,7 +248,8 @@ def continual_run(stream, model=None, progress=None):
         snaps.append(model.snapshot())
         if progress is not None:
             progress((j + 1) / C)
-    return ContinualResult(list(stream.stage_names), R_nmi, R_ari, ps_nmi, ps_ari, n_nodes, n_clusters, snaps)
+    return ContinualResult(list(stream.stage_names), R_nmi, R_ari, ps_nmi, ps_ari, n_nodes, n_clusters, snaps,
+                           single_class=single, noise_scored=bool(score_noise))
 
 
 # ---------------------------------------------------------------- compare

@@ -69,12 +69,25 @@ def test_continual_run_scores_by_hand():
     assert res.R_nmi.shape == (3, 3) and np.isnan(res.R_nmi[2, 0])
     m = CAE().learn_many(s.X[: s.stage_ends[1]])  # after stage 2, on stage 1 alone and on stages 1..2
     pred = m.predict(s.X[: s.stage_ends[1]])
-    assert res.R_nmi[1, 1] == pytest.approx(nmi(s.y[: s.stage_ends[1]], pred))
-    assert res.R_ari[0, 1] == pytest.approx(ari(s.y[: s.stage_ends[0]], pred[: s.stage_ends[0]]))
+    clean = s.y[: s.stage_ends[1]] != s.noise_label  # the noise is learned, not scored
+    assert res.R_nmi[1, 1] == pytest.approx(nmi(s.y[: s.stage_ends[1]][clean], pred[clean]))
+    c0 = clean[: s.stage_ends[0]]
+    assert res.R_ari[0, 1] == pytest.approx(ari(s.y[: s.stage_ends[0]][c0], pred[: s.stage_ends[0]][c0]))
     assert res.ai_nmi == pytest.approx(np.mean(np.diag(res.R_nmi)))
     assert res.bwt_nmi == pytest.approx(((res.R_nmi[0, 2] - res.R_nmi[0, 0]) + (res.R_nmi[1, 2] - res.R_nmi[1, 1])) / 2)
     assert res.bwt_ari == backward_transfer(res.R_ari) and res.ai_ari == average_incremental(res.R_ari)
     assert len(res.snapshots) == 3 and res.n_nodes[-1] == len(res.snapshots[-1].nodes_)
+    # the paper's convention: stage 1 holds one class and scores 1; BWT = M_C - mean(M_1, M_2)
+    assert res.single_class == [True, False, False]
+    M = np.diag(res.R_nmi).copy()
+    M[0] = 1.0
+    paper = res.scores("paper")
+    assert paper["ai_nmi"] == pytest.approx(M.mean()) and paper["bwt_nmi"] == pytest.approx(M[2] - M[:2].mean())
+    assert res.scores("text")["bwt_nmi"] == res.bwt_nmi
+    scored = wb.continual_run(s, score_noise=True)
+    m2 = CAE().learn_many(s.X[: s.stage_ends[0]])
+    assert scored.R_nmi[0, 0] == pytest.approx(nmi(s.y[: s.stage_ends[0]], m2.predict(s.X[: s.stage_ends[0]])))
+    assert scored.single_class == [False, False, False]  # the noise is a class when scored
 
 
 def test_lockstep_and_registry():
@@ -153,8 +166,10 @@ def test_continual_page_ai_bwt():
     s = nonstationary_stream(make_paper2d(250, noise_fraction=0.1, seed=0), order=[0, 3], seed=0)
     res = wb.continual_run(s)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["AI (NMI)"] == f"{res.ai_nmi:.3f}" and metrics["BWT (NMI)"] == f"{res.bwt_nmi:+.3f}"
-    assert metrics["AI (ARI)"] == f"{res.ai_ari:.3f}"
+    paper = res.scores("paper")
+    assert metrics["AI (NMI)"] == f"{paper['ai_nmi']:.3f}" and metrics["BWT (NMI)"] == f"{paper['bwt_nmi']:+.3f}"
+    assert metrics["AI (ARI)"] == f"{paper['ai_ari']:.3f}"
+    assert any(f"{res.scores('text')['bwt_nmi']:+.3f}" in c.value for c in at.caption)
     assert len(at.dataframe[0].value) == 2
 
 
