@@ -1,11 +1,17 @@
 """The experiments CLI: every subcommand end to end, reproducibility, and the dask path."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_iris, load_wine
 
+from cae import CAE
 from cae import experiments as ex
+from cae import workbench as wb
+from cae.experiments import compare as cmp
+from cae.experiments import stats
 from conftest import shared_path
 
 
@@ -27,15 +33,33 @@ def _run(tmp_path, *args):
 
 
 def test_synthetic_stationary_reproducible(tmp_path):
-    args = ["synthetic", "--environment", "stationary", "--runs", "2", "--seed", "3", "--n-per-class", "400"]
+    args = ["synthetic", "--environment", "stationary", "--runs", "2", "--seed", "3", "--n-per-class", "400",
+            "--algorithms", "CAE,CAEA"]
     out = _run(tmp_path, *args)
     a = pd.read_csv(out / "synthetic_stationary.csv")
-    assert list(a.columns) == ["run", "stage", "nmi", "ari", "n_nodes", "n_clusters", "seconds"]
-    assert a["run"].tolist() == [0, 1] and (a["stage"] == "all").all()
+    assert list(a.columns) == ["algorithm", "run", "stage", "nmi", "ari", "n_nodes", "n_clusters", "noise_scored",
+                               "params", "seconds"]
+    assert a["algorithm"].tolist() == ["CAE", "CAE", "CAEA", "CAEA"] and (a["stage"] == "all").all()
+    assert json.loads(a["params"].iloc[2]) == {"deletion_interval": 50, "max_edge_age": 30}  # the paper's setting
     b = pd.read_csv(_run(tmp_path / "again", *args) / "synthetic_stationary.csv")
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
     md = (out / "synthetic_stationary.md").read_text()
-    assert "| stage | nmi | ari | n_nodes | n_clusters |" in md and "0.907 (0.254)" in md
+    assert "| algorithm | stage | nmi | ari | n_nodes | n_clusters |" in md and "0.907 (0.254)" in md
+    assert "not scored" in md
+
+
+def test_synthetic_noise_is_learned_but_not_scored():
+    from cae.datasets import NOISE_LABEL, make_paper2d, stationary_stream
+    from cae.evaluation import nmi
+
+    row = ex.synthetic_job("stationary", 0, 5, n_per_class=500)[0]
+    scored = ex.synthetic_job("stationary", 0, 5, n_per_class=500, score_noise=True)[0]
+    s = stationary_stream(make_paper2d(n_per_class=500, noise_fraction=0.1, seed=5), seed=5)
+    m = CAE().fit(s.X)
+    clean = s.y != NOISE_LABEL
+    assert row["nmi"] == pytest.approx(nmi(s.y[clean], m.predict(s.X[clean])))
+    assert scored["nmi"] == pytest.approx(nmi(s.y, m.predict(s.X))) and scored["nmi"] < row["nmi"]
+    assert row["n_nodes"] == scored["n_nodes"] == len(m.nodes_)  # the same learning
 
 
 def test_synthetic_nonstationary_rows_per_stage(tmp_path):
@@ -49,19 +73,39 @@ def test_synthetic_nonstationary_rows_per_stage(tmp_path):
 def test_synthetic_with_the_authors_file(tmp_path):
     data = shared_path("data", "paper_2d_6class_90000.csv")
     rows = ex.synthetic_job("stationary", 0, 0, data_csv=str(data))
-    assert 0.5 < rows[0]["nmi"] <= 1.0
+    assert 0.9 < rows[0]["nmi"] <= 1.0  # the noise is not scored
 
 
 def test_realworld_both_environments(tmp_path, folder):
-    out = _run(tmp_path, "realworld", "--datasets", str(folder), "--runs", "2")
+    out = _run(tmp_path, "realworld", "--datasets", str(folder), "--runs", "2", "--algorithms", "CAE,CAEA(mean)")
     df = pd.read_csv(out / "realworld_stationary.csv")
-    assert {"dataset", "run", "nmi", "ari", "n_nodes", "n_clusters", "seconds"} <= set(df.columns)
-    assert sorted(set(df["dataset"])) == ["iris", "wine"] and (df["scaling"] == "minmax").all()
-    out = _run(tmp_path, "realworld", "--datasets", str(folder), "--names", "iris", "--runs", "2",
+    assert {"dataset", "algorithm", "run", "nmi", "ari", "n_nodes", "n_clusters", "params", "seconds"} <= set(df.columns)
+    assert sorted(set(df["dataset"])) == ["Iris", "wine"] and (df["scaling"] == "minmax").all()
+    assert sorted(set(df["algorithm"])) == ["CAE", "CAEA(mean)"]
+    # Iris is one of the paper's datasets; CAEA(mean) runs with the mean of the 12 grid values (λ 329.2 -> 329)
+    assert json.loads(df.loc[df["algorithm"] == "CAEA(mean)", "params"].iloc[0]) == {
+        "deletion_interval": 329, "max_edge_age": 55.0}
+    out = _run(tmp_path, "realworld", "--datasets", str(folder), "--names", "iris", "--runs", "3",
                "--environment", "nonstationary")
     df = pd.read_csv(out / "realworld_nonstationary.csv")
-    assert {"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari"} <= set(df.columns) and len(df) == 2
-    assert "ai_nmi" in (out / "realworld_nonstationary.md").read_text()
+    assert {"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari", "ai_nmi_text", "bwt_nmi_text"} <= set(df.columns)
+    assert len(df) == 3 and "ai_nmi" in (out / "realworld_nonstationary.md").read_text()
+    assert df["class_order"].nunique() > 1  # a random class order in every run
+    # a single-class first stage scores 1 under the paper's convention
+    assert (df["ai_nmi"] >= df["ai_nmi_text"]).all()
+
+
+def test_realworld_job_matches_a_hand_run(folder):
+    from cae.datasets import class_incremental_stream
+    from cae.evaluation import continual_metrics
+
+    row = ex.realworld_job(str(folder / "iris.csv"), "nonstationary", 1, 4)[0]
+    d = ex.load_dataset(str(folder / "iris.csv"))
+    order = [int(c) for c in np.random.default_rng(5).permutation([0, 1, 2])]
+    assert row["class_order"] == " ".join(map(str, order))
+    s = class_incremental_stream(d, order=order, seed=5)
+    res = wb.continual_run(s, model=CAE())
+    assert (row["ai_nmi"], row["bwt_nmi"]) == pytest.approx(continual_metrics(res.R_nmi, [True, False, False]))
 
 
 def test_realworld_raw_wine_never_sets_a_threshold(folder):
@@ -72,13 +116,22 @@ def test_realworld_raw_wine_never_sets_a_threshold(folder):
 def test_lambda_sweep_and_runtime(tmp_path, folder):
     out = _run(tmp_path, "lambda-sweep", "--datasets", str(folder), "--names", "iris", "--runs", "2",
                "--lambdas", "10,40")
-    df = pd.read_csv(out / "lambda_sweep.csv")
-    assert len(df) == 6 and set(df.loc[~df["estimated"], "lambda"]) == {10, 40}
+    df = pd.read_csv(out / "lambda_validity.csv")
+    assert len(df) == 12 and set(df.loc[~df["estimated"], "lambda"]) == {10, 40}
+    assert set(df["environment"]) == {"stationary", "nonstationary"}
     assert df.loc[df["estimated"], "lambda"].notna().all()
-    out = _run(tmp_path, "runtime", "--datasets", str(folder), "--runs", "1")
+    out = _run(tmp_path, "runtime", "--datasets", str(folder), "--runs", "1", "--environment", "stationary")
     rt = pd.read_csv(out / "runtime.csv")
     assert ((rt["diversity_share"] > 0) & (rt["diversity_share"] < 1)).all() and (rt["peak_mb"] > 0).all()
     assert (rt["samples_until_lambda"] >= 10).all()
+
+
+def test_parse_algorithms():
+    assert ex.parse_algorithms("CAE, TCA(mean),TCA", "paper") == [("CAE", "paper"), ("TCA", "mean"), ("TCA", "paper")]
+    assert ex.parse_algorithms("ASOINN", "mean") == [("ASOINN", "mean")]
+    assert ex.variant_label("SOINN+", "mean") == "SOINN+" and ex.variant_label("CAEA", "mean") == "CAEA(mean)"
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        ex.parse_algorithms("GNG")
 
 
 def test_bad_arguments(folder):
@@ -86,11 +139,13 @@ def test_bad_arguments(folder):
         ex.main(["realworld", "--datasets", str(folder), "--names", "nope"])
     with pytest.raises(SystemExit):
         ex.main(["synthetic", "--runs", "0"])
+    with pytest.raises(SystemExit, match="unknown algorithm"):
+        ex.main(["realworld", "--datasets", str(folder), "--algorithms", "CAE,GNG"])
 
 
 def test_dask_backend_gives_the_same_rows(folder):
     distributed = pytest.importorskip("dask.distributed")
-    args = [(str(folder / "iris.csv"), "stationary", r, 0, "minmax") for r in range(3)]
+    args = [(str(folder / "iris.csv"), "stationary", r, 0, "minmax", "CAEA") for r in range(3)]
     local = ex.run_jobs(ex.realworld_job, args, progress=False)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         remote = ex.run_jobs(ex.realworld_job, args, dask=cluster.scheduler_address, progress=False)
@@ -110,8 +165,8 @@ def test_experiments_page_runs_the_small_studies():
     at.select_slider(key="w_ex_n").set_value(500).run()
     at.button(key="b_ex_syn").click().run()
     assert not at.exception
-    syn = at.dataframe[0].value
-    assert syn["run"].tolist() == [0, 1] and (syn["n_nodes"] > 0).all()
+    syn = at.session_state.ex_syn[2]
+    assert syn["run"].tolist() == [0, 1] and (syn["n_nodes"] > 0).all() and (syn["algorithm"] == "CAE").all()
     at.text_input(key="w_ex_lams").set_value("10,40").run()
     at.number_input(key="w_ex_lruns").set_value(2).run()
     at.button(key="b_ex_lam").click().run()
@@ -124,4 +179,123 @@ def test_experiments_page_runs_the_small_studies():
     at.button(key="b_ex_rt").click().run()
     assert not at.exception
     rt = at.session_state.ex_rt
-    assert rt["dataset"].tolist() == ["iris"] and 0 < rt["diversity_share"].iloc[0] < 1
+    assert rt["dataset"].tolist() == ["Iris"] and 0 < rt["diversity_share"].iloc[0] < 1
+
+
+# ------------------------------------------------------------------ beside the paper
+def _fake_paper(tmp_path):
+    """A paper-results folder and our results with numbers worked out by hand."""
+    paper, ours = tmp_path / "paper", tmp_path / "ours"
+    paper.mkdir()
+    ours.mkdir()
+    scores = [(d, m, a, v, sd, rk) for m in ("NMI", "ARI") for d, a, v, sd, rk in (
+        ("Iris", "CAE", 0.5, 0.1, 1), ("Iris", "TCA", 0.5, 0.0, 2), ("Iris", "SOINN+", 0.4, 0.05, 3),
+        ("Pima", "CAE", 0.2, 0.01, 1), ("Pima", "TCA", 0.1, 0.01, 2), ("Pima", "SOINN+", 0.1, 0.02, 3))]
+    pd.DataFrame(scores + [
+        ("Iris", "n_nodes", "CAE", 50.0, 0.0, None), ("Iris", "n_nodes", "AutoCloud", "---", None, None),
+    ], columns=["dataset", "metric", "algorithm", "mean", "std", "rank"]).to_csv(paper / "realworld_stationary.csv",
+                                                                             index=False)
+    pd.DataFrame([("Iris", "AI-NMI", "CAE", 0.6, 0.001, 1)],
+                 columns=["dataset", "metric", "algorithm", "mean", "std", "rank"]).to_csv(
+        paper / "realworld_continual.csv", index=False)
+    pd.DataFrame([("nonstationary", "stream 1", "NMI", "CAE", 0.987, 0.015),
+                  ("nonstationary", "stream 2", "NMI", "CAE", 0.992, 0.005)],
+                 columns=["environment", "stage", "metric", "algorithm", "mean", "std"]).to_csv(paper / "synthetic.csv",
+                                                                                            index=False)
+    rows = [("Iris", "CAE", 0.55, 50.04), ("Iris", "CAE", 0.65, 50.04), ("Iris", "TCA", 0.5004, 9.0),
+            ("Iris", "TCA", 0.5004, 9.0), ("Iris", "SOINN+", 0.3, 9.0), ("Iris", "SOINN+", 0.3, 9.0),
+            ("Pima", "CAE", 0.2, 9.0), ("Pima", "CAE", 0.2, 9.0), ("Pima", "TCA", 0.13, 9.0),
+            ("Pima", "TCA", 0.13, 9.0), ("Pima", "SOINN+", 0.1, 9.0), ("Pima", "SOINN+", 0.1, 9.0),
+            ("Iris", "AutoCloud", 0.1, np.nan), ("Iris", "AutoCloud", 0.1, np.nan)]
+    pd.DataFrame([{"dataset": d, "algorithm": a, "run": k % 2, "nmi": v, "ari": v, "n_nodes": n, "n_clusters": 2}
+                  for k, (d, a, v, n) in enumerate(rows)]).to_csv(ours / "realworld_stationary.csv", index=False)
+    pd.DataFrame([{"dataset": "Iris", "algorithm": "CAE", "run": r, "nmi": 0.5, "ari": 0.5, "n_nodes": 9,
+                   "n_clusters": 2, "ai_nmi": 0.62, "bwt_nmi": -0.1, "ai_ari": 0.5, "bwt_ari": -0.1}
+                  for r in range(2)]).to_csv(ours / "realworld_nonstationary.csv", index=False)
+    pd.DataFrame([{"algorithm": "CAE", "run": 0, "stage": f"stream #{k}", "nmi": 0.5, "ari": 0.5, "n_nodes": 9,
+                   "n_clusters": 2} for k in (1, 2)]).to_csv(ours / "synthetic_nonstationary.csv", index=False)
+    return paper, ours
+
+
+def test_comparison_marks_by_hand(tmp_path):
+    paper, ours = _fake_paper(tmp_path)
+    df = cmp.build_comparison(ours, paper)
+    row = df.set_index(["table", "dataset", "stage", "metric", "algorithm"]).sort_index()
+    r = row.loc[("real-world stationary", "Iris", "", "NMI", "CAE")]
+    assert r["ours_mean"] == pytest.approx(0.6) and r["z"] == pytest.approx(1.0) and r["mark"] == "✓"
+    assert r["ours_std"] == pytest.approx(np.std([0.55, 0.65], ddof=1)) and r["runs"] == 2
+    # a printed std of 0.000 means < 0.0005: 0.0004 away is within it
+    assert row.loc[("real-world stationary", "Iris", "", "NMI", "TCA"), "mark"] == "✓"
+    assert row.loc[("real-world stationary", "Iris", "", "NMI", "SOINN+"), "mark"] == "~"  # z = -2.0
+    assert row.loc[("real-world stationary", "Pima", "", "NMI", "TCA"), "mark"] == "✗"  # z = +3.0
+    assert row.loc[("real-world stationary", "Iris", "", "n_nodes", "CAE"), "mark"] == "✓"  # 0.04 < 0.05
+    auto = row.loc[("real-world stationary", "Iris", "", "n_nodes", "AutoCloud")]
+    assert auto["mark"] == "" and np.isnan(auto["paper_mean"])
+    ai = row.loc[("continual (AI, BWT)", "Iris", "", "AI-NMI", "CAE")]
+    assert ai["mark"] == "✗" and ai["mark_abs"] == "✓"  # 20 std away, but only 0.02 in absolute terms
+    s1 = row.loc[("synthetic non-stationary", "synthetic", "stream 1", "NMI", "CAE")]
+    assert s1["mark"] == "n/e" and "stream #1" in s1["note"]
+    assert row.loc[("synthetic non-stationary", "synthetic", "stream 2", "NMI", "CAE"), "mark"] == "✗"
+    md = cmp.comparison_markdown(df)
+    assert "## real-world stationary" in md and "| Iris | CAE | 0.500 (0.100) | 0.600 (0.071) ×2 | +1.0 |" in md
+    table = cmp.readme_table(df)
+    assert "| Iris | 0.300 (0.400) ~ | 0.500 (0.500) ✓ | 0.600 (0.500) ✓ |" in table  # no paper row: no column
+
+
+def test_statistics_by_hand(tmp_path):
+    paper, ours = _fake_paper(tmp_path)
+    df = cmp.build_comparison(ours, paper)
+    res = cmp.statistics(df, "ours")["stationary (NMI, ARI)"]
+    # blocks Iris·NMI, Iris·ARI, Pima·NMI, Pima·ARI; AutoCloud has no Pima rows and drops out of its blocks
+    assert res["k"] == 3 and res["n"] == 4
+    assert res["avg_ranks"].to_dict() == pytest.approx({"CAE": 1.0, "TCA": 2.0, "SOINN+": 3.0})
+    # Friedman: 12 N / (k (k+1)) * sum(R_j^2) - 3 N (k+1) = 12*4/12 * (1+4+9) - 3*4*4 = 8
+    assert res["chi2"] == pytest.approx(8.0)
+    assert res["cd"] == pytest.approx(stats.critical_difference(3, 4)) and res["significant"] == [("CAE", "SOINN+")]
+    assert stats.cliques(res["avg_ranks"], res["cd"]) == [["CAE", "TCA"], ["TCA", "SOINN+"]]
+
+
+def test_compare_cli_writes_the_comparison_and_figures(tmp_path):
+    paper, ours = _fake_paper(tmp_path)
+    assert ex.main(["compare", "--results", str(ours), "--paper", str(paper), "--quiet"]) == 0
+    assert "Friedman" in (ours / "paper_comparison.md").read_text()
+    assert (ours / "paper_comparison.csv").exists() and (ours / "statistics.csv").exists()
+    html = (ours / "figures" / "cd_stationary_ours.html").read_text()
+    assert "plotly" in html.lower() and "CD = " in html
+    with pytest.raises(SystemExit, match="no paper results"):
+        ex.main(["compare", "--results", str(ours), "--paper", str(tmp_path / "nope")])
+
+
+def test_paper_quick_end_to_end(tmp_path, folder):
+    paper = shared_path("spec", "paper-results")
+    out = tmp_path / "results"
+    assert ex.main(["paper", "--quick", "--datasets", str(folder), "--paper", str(paper), "--out", str(out),
+                    "--algorithms", "CAE,CAEA,CAEA(mean)", "--quiet"]) == 0
+    for name in ("synthetic_stationary", "synthetic_nonstationary", "realworld_stationary", "realworld_nonstationary",
+                 "lambda_validity", "runtime", "paper_comparison"):
+        assert (out / f"{name}.csv").exists(), name
+    info = json.loads((out / "paper_run.json").read_text())
+    assert info["quick"] and info["wall_seconds"] > 0
+    df = pd.read_csv(out / "paper_comparison.csv")
+    assert {"real-world stationary", "continual (AI, BWT)", "synthetic stationary"} <= set(df["table"])
+    assert set(df.loc[df["table"] == "real-world stationary", "dataset"]) == {"Iris"}  # wine is not the paper's
+
+
+def test_against_the_paper_view(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import ROOT
+
+    paper, ours = _fake_paper(tmp_path)
+    ex.main(["compare", "--results", str(ours), "--paper", str(paper), "--quiet"])
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(ours))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/experiments.py").run()
+    assert not at.exception
+    summary = at.dataframe[0].value
+    assert set(summary["table"]) == {"real-world stationary", "continual (AI, BWT)", "synthetic non-stationary"}
+    at.selectbox(key="w_ex_cmp_table").set_value("real-world stationary").run()
+    rows = at.dataframe[1].value
+    assert set(rows["algorithm"]) == {"AutoCloud", "SOINN+", "TCA", "CAE"}
+    assert not at.exception and any("critical difference" in c.value for c in at.caption)
