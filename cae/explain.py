@@ -48,6 +48,13 @@ def _vec(a, p=4):
     return "(" + ", ".join(_v(v, p) for v in np.asarray(a, float)) + ")"
 
 
+def _vec_lines(a, p=4, per_line=4):
+    """A vector for an ``aligned`` block, broken after every ``per_line`` components so no line is clipped."""
+    vals = [_v(v, p) for v in np.asarray(a, float)]
+    chunks = [", ".join(vals[i:i + per_line]) for i in range(0, len(vals), per_line)]
+    return "(" + r",\\ &\qquad ".join(chunks) + ")"
+
+
 def _pvec(a, p=4):
     return "(" + ", ".join(f"{float(v):.{p}g}" for v in np.asarray(a, float)) + ")"
 
@@ -182,7 +189,9 @@ def _learning(rec, model, x):
     M = int(model.win_counts_[ids.index(nid)]) if nid in ids else None
     Mtxt = str(M) if M is not None else "M"
     out.append(("latex", r"y_{s_1} \leftarrow y_{s_1} + \frac{x - y_{s_1}}{M_{s_1}}"))
-    out.append(("latex", rf"= {_vec(before)} + \frac{{{_vec(x)} - {_vec(before)}}}{{{Mtxt}}} = {_vec(after)}"))
+    out.append(("latex", r"\begin{aligned} y_{s_1} &= " + _vec_lines(before) + r" \\ x &= " + _vec_lines(x)
+                + rf" \\ M_{{s_1}} &= {Mtxt} \\ y_{{s_1}} + \tfrac{{x - y_{{s_1}}}}{{M_{{s_1}}}} &= "
+                + _vec_lines(after) + r" \end{aligned}"))
     if rec.edges_aged:
         out.append(("md", "Every edge of s1 ages by 1: " + ", ".join(f"{a}–{b} → {age}" for a, b, age in rec.edges_aged) + "."))
     else:

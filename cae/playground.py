@@ -187,9 +187,10 @@ class Playground:
         rec = model.learn_one(self.stream.X[t - 1])
         return rec, model, self.stream.X[t - 1]
 
-    def find_step(self, after, case=None, event=None):
-        """The first recorded step > ``after`` of a given ``case`` (0-3) or event
-        ('sweep', 'setup', 'lambda', 'deletion'); None if there is none."""
+    def find_step(self, after, case=None, event=None, direction="next"):
+        """The first recorded step > ``after`` (``direction="next"``), or the last step < ``after``
+        (``"previous"``), of a given ``case`` (0-3) or event ('sweep', 'setup', 'lambda', 'deletion');
+        None if there is none."""
         tr = self.trace[: self.t_max]
         col = self._col
         if case is not None:
@@ -203,8 +204,14 @@ class Playground:
             hit = tr[:, col[name]] == 1 if name in col else np.zeros(len(tr), bool)
         else:
             raise ValueError("give a case or an event")
-        idx = np.flatnonzero(hit[int(after):])
-        return int(after) + int(idx[0]) + 1 if len(idx) else None
+        steps = np.flatnonzero(hit) + 1  # 1-based steps
+        if direction == "next":
+            later = steps[steps > int(after)]
+            return int(later[0]) if len(later) else None
+        if direction == "previous":
+            earlier = steps[steps < int(after)]
+            return int(earlier[-1]) if len(earlier) else None
+        raise ValueError("direction must be 'next' or 'previous'")
 
     def fork(self, deletion_interval=None, max_edge_age=None):
         """Forget the recorded future after t and continue with these parameters from here."""

@@ -23,18 +23,42 @@ if "w_explain_t" not in st.session_state or st.session_state.get("explain_follow
     st.session_state.w_explain_t = max(pg.t, 1)
 st.session_state.explain_follow = False
 
-jump = st.columns(6)
-targets = [("next Case I", dict(case=1)), ("next Case II", dict(case=2)), ("next Case III", dict(case=3)),
-           ("next edge deletion", dict(event="deletion")), ("next sweep", dict(event="sweep")),
-           ("λ fixed", dict(event="lambda"))]
-for col, (label, kw) in zip(jump, targets):
-    if col.button(label, key=f"b_jump_{label}", width="stretch"):
-        after = 0 if kw.get("event") == "lambda" else st.session_state.w_explain_t
-        hit = pg.find_step(after, **kw)
-        if hit is None:
-            st.toast(f"No {label.replace('next ', '')} in the recorded steps after t = {after}.")
-        else:
-            st.session_state.w_explain_t = hit
+KINDS = [("Case I", dict(case=1)), ("Case II", dict(case=2)), ("Case III", dict(case=3)),
+         ("edge deletion", dict(event="deletion")), ("sweep", dict(event="sweep"))]
+
+
+def _jump(label, kw, direction):
+    now = st.session_state.w_explain_t
+    hit = pg.find_step(now, direction=direction, **kw)
+    if hit is None:
+        where = "after" if direction == "next" else "before"
+        st.session_state.explain_notice = f"No {label} in the recorded steps {where} t = {now}."
+    else:
+        st.session_state.w_explain_t = hit
+
+
+def _jump_lambda():
+    hit = pg.find_step(0, event="lambda")
+    if hit is None:
+        st.session_state.explain_notice = "λ has not been fixed in the recorded steps (CAEA is given λ)."
+    else:
+        st.session_state.w_explain_t = hit
+
+
+st.caption("Jump to the previous ◀ or next ▶ step of a kind (from the step shown).")
+jump = st.columns(len(KINDS) + 1)
+for col, (label, kw) in zip(jump, KINDS):
+    col.markdown(f"**{label}**")
+    b = col.columns(2)
+    b[0].button("◀", key=f"b_prev_{label}", width="stretch", on_click=_jump, args=(label, kw, "previous"),
+                help=f"the previous {label}")
+    b[1].button("▶", key=f"b_next_{label}", width="stretch", on_click=_jump, args=(label, kw, "next"),
+                help=f"the next {label}")
+jump[-1].markdown("**λ fixed**")
+jump[-1].button("Go", key="b_jump_lambda", width="stretch", on_click=_jump_lambda,
+                help="the step where the diversity criterion fixed λ")
+if st.session_state.get("explain_notice"):
+    st.info(st.session_state.pop("explain_notice"))
 t = int(st.number_input("Step t", 1, pg.t_max, key="w_explain_t", help=f"1 … {pg.t_max} (recorded so far)"))
 
 rec, model, x = pg.inspect(t)

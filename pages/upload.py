@@ -1,5 +1,6 @@
 """Your data: upload a CSV, learn it with any registered algorithm, look at the clusters, download the results."""
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +9,7 @@ import streamlit as st
 
 from cae import viz
 from cae import workbench as wb
+from cae import ModelFileError, load_model
 from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 
@@ -86,44 +88,100 @@ for w in sel.warnings:
     st.warning(escape_markdown(w))
 
 st.subheader("Learn")
+source = st.radio("Model", ["new", "saved"], horizontal=True, key="w_up_source",
+                  format_func={"new": "A new model", "saved": "A saved model (.npz from this page)"}.get)
 a = st.columns([3, 1.2])
-algo, params = algorithm_picker("up", container=a[0], dataset=Path(name).stem)
+mode = "learn"
+if source == "new":
+    algo, params = algorithm_picker("up", container=a[0], dataset=Path(name).stem)
+    model_key = (algo, tuple(sorted(params.items())))
+
+    def new_model():
+        return wb.make_algorithm(algo, **params)
+else:
+    mfile = a[0].file_uploader("Model file", type=["npz"], key="w_up_model",
+                               help="A model downloaded from this page (or saved with model.save). Loading checks "
+                                    "every array and value; nothing in the file is executed.")
+    if mfile is None:
+        st.info("Choose a model file to label these rows with it, or to continue its learning with them.")
+        st.stop()
+    mbytes = mfile.getvalue()
+    try:
+        loaded = load_model(io.BytesIO(mbytes))
+    except ModelFileError as exc:
+        st.error(f"This model file cannot be used: {exc}")
+        st.stop()
+    names = getattr(loaded, "feature_names_in_", None)
+    if loaded.n_features_in_ != len(sel.features):
+        st.error(f"The model was trained on {loaded.n_features_in_} feature(s); {len(sel.features)} are selected "
+                 "here. Choose the same columns, in the same order.")
+        st.stop()
+    if names is not None and [str(n) for n in names] != [str(f) for f in sel.features]:
+        st.error("The model was trained on the columns " + ", ".join(map(str, names)) + "; selected here: "
+                 + ", ".join(map(str, sel.features)) + ". Choose the same columns, in the same order.")
+        st.stop()
+    algo, params = loaded.algorithm, loaded.get_params()
+    if algo == "CAE" and params.get("deletion_interval") is not None:
+        algo = "CAEA"
+    st.text(f"A {algo} model: {len(loaded.nodes_):,} nodes, {loaded.n_clusters_} clusters, "
+            f"{loaded.n_samples_seen_:,} samples learned")
+    mode = a[0].radio("Use it to", ["label", "learn"], horizontal=True, key="w_up_model_mode",
+                      format_func={"label": "label these rows", "learn": "continue learning with these rows"}.get)
+    st.caption("The model does not know how its data were scaled: choose the same scaling as when it was trained "
+               "(the run configuration JSON downloaded with it says which).")
+    model_key = ("file", wb.data_hash(mbytes), mode)
+
+    def new_model():
+        return loaded.snapshot()
 shuffle = a[1].checkbox("Present rows in random order", key="w_shuffle",
                         help="The algorithms learn a stream; by default the file's row order is the stream. "
                              "The paper presents the rows in a random order.")
 seed = int(a[1].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
 order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
-run_key = (wb.data_hash(data), tuple(sel.features), label, scaling, algo, tuple(sorted(params.items())), seed,
+run_key = (wb.data_hash(data), tuple(sel.features), label, scaling, model_key, seed,
            report.delimiter, report.decimal, report.header)
 
 b = st.columns([1, 1, 4])
-go = b[0].button("Learn", type="primary", key="b_learn")
-b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
-if go:
-    model = wb.make_algorithm(algo, **params)
-    st.session_state.up_result = res = {"key": run_key, "model": model, "learned": 0, "n": len(sel.X),
-                                        "order": order, "sel": sel}
-    bar = st.progress(0.0, text="learning…")
+if mode == "label":
+    if b[0].button("Label", type="primary", key="b_label"):
+        st.session_state.up_result = {"key": run_key, "model": new_model(), "learned": 0, "n": len(sel.X),
+                                      "order": order, "sel": sel, "mode": "label", "algo": algo, "params": params}
+else:
+    go = b[0].button("Learn", type="primary", key="b_learn")
+    b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
+    if go:
+        model = new_model()
+        st.session_state.up_result = res = {"key": run_key, "model": model, "learned": 0, "n": len(sel.X),
+                                            "order": order, "sel": sel, "mode": "learn", "algo": algo,
+                                            "params": params}
+        bar = st.progress(0.0, text="learning…")
 
-    def _progress(f):
-        res["learned"] = int(round(f * len(sel.X)))
-        bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
+        def _progress(f):
+            res["learned"] = int(round(f * len(sel.X)))
+            bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
 
-    wb.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
-    bar.empty()
+        wb.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
+        bar.empty()
 
 res = st.session_state.get("up_result")
-if res is None or res["learned"] == 0:
+if res is None or (res["learned"] == 0 and res.get("mode") != "label"):
     st.stop()
 if res["key"] != run_key:
-    st.info("The data, columns, scaling or algorithm changed since the last run: press **Learn** to see results.")
+    st.info("The data, columns, scaling or model changed since the last run: press **Learn** (or **Label**) to see "
+            "results.")
     st.stop()
 model, rsel, rorder = res["model"], res["sel"], res["order"]
-if res["learned"] < res["n"]:
+algo, params = res["algo"], res["params"]
+if res.get("mode") == "label":
+    st.caption("The rows were labelled by the saved model as it is (nothing learned).")
+elif res["learned"] < res["n"]:
     st.warning(f"Stopped after {res['learned']:,} of {res['n']:,} rows; the results below are for the rows learned.")
 labels = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
 m = st.columns(5)
-m[0].metric("Rows learned", f"{res['learned']:,}")
+if res.get("mode") == "label":
+    m[0].metric("Rows labelled", f"{res['n']:,}")
+else:
+    m[0].metric("Rows learned", f"{res['learned']:,}")
 m[1].metric("#nodes", len(model.nodes_))
 m[2].metric("#clusters", model.n_clusters_)
 if rsel.y is not None:

@@ -124,7 +124,7 @@ def test_explain_page_jumps_to_lambda_and_shows_the_diversity():
     at = _app()
     at.switch_page("pages/explain.py").run()
     at.button(key="b_first50").click().run()
-    at.button(key="b_jump_λ fixed").click().run()
+    at.button(key="b_jump_lambda").click().run()
     assert not at.exception
     pg = at.session_state.pg
     t = pg.find_step(0, event="lambda")
@@ -133,6 +133,47 @@ def test_explain_page_jumps_to_lambda_and_shows_the_diversity():
     lam = pg.model.deletion_interval_
     assert f"n_active ← {lam // 2}" in text and f"λ ← 2·n_active = {lam}" in text
     assert any(l.value.strip("$\n ").endswith("< 10^{-6}") for l in at.latex)
+
+
+def test_explain_page_jumps_both_ways():
+    """After a run (the usual way a class arrives), the previous Case III / deletion are found too."""
+    at = _playground()
+    at.number_input(key="w_stepn").set_value(3000).run()
+    at.button(key="b_stepn").click().run()
+    pg = at.session_state.pg
+    at.switch_page("pages/explain.py").run()
+    assert at.number_input(key="w_explain_t").value == 3000
+    for kind, kw in (("Case III", dict(case=3)), ("edge deletion", dict(event="deletion"))):
+        now = at.number_input(key="w_explain_t").value
+        at.button(key=f"b_prev_{kind}").click().run()
+        want = pg.find_step(now, direction="previous", **kw)
+        assert want is not None and want < now
+        assert at.number_input(key="w_explain_t").value == want and f"t = {want}:" in at.subheader[0].value
+        at.button(key=f"b_next_{kind}").click().run()
+        nxt = pg.find_step(want, **kw)  # None when that was the last one: the view stays, with a notice
+        assert at.number_input(key="w_explain_t").value == (nxt or want)
+    at.number_input(key="w_explain_t").set_value(1).run()
+    at.button(key="b_prev_Case I").click().run()
+    assert not at.exception and any("No Case I in the recorded steps before t = 1" in i.value for i in at.info)
+
+
+def test_long_formulas_are_broken_into_lines():
+    """A 16-feature winner update: every number is on a line of at most four numbers (nothing clipped)."""
+    from cae.explain import explain_step
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.02, (400, 16)) for c in (0.3, 0.7)])[rng.permutation(800)]
+    m = CAE().learn_many(X[:-100])
+    for x in X[-100:]:
+        rec = m.learn_one(x)
+        if rec.case == 3:
+            break
+    update = next(c for k, c in explain_step(rec, m, x) if k == "latex" and "aligned" in c)
+    lines = update.split("\\\\")
+    assert len(lines) >= 12 and all(line.count(",") <= 4 for line in lines)  # 4 numbers, 3 commas + 1 at the break
+    _, before, after = rec.moved[0]
+    for v in np.concatenate([before, after, x]):
+        assert f"{v:.4g}" in update
 
 
 def test_every_page_renders_without_exception():

@@ -125,6 +125,61 @@ def test_upload_good_file_learn_and_downloads():
     assert at.session_state.up_result["model"] is model
 
 
+def _model_file(model):
+    return ("model.npz", wb.model_bytes(model), "application/octet-stream")
+
+
+def test_upload_a_saved_model_to_label_or_continue():
+    """The .npz the page downloads can be uploaded again: to label rows, or to continue learning."""
+    at = _page("pages/upload.py")
+    at.selectbox(key="w_sample_name").set_value("paper2d_sample.csv").run()
+    at.button(key="b_sample").click().run()
+    # learn the first model on the whole sample with TCA (any algorithm round-trips)
+    at.selectbox(key="w_up_algo").set_value("TCA").run()
+    at.button(key="b_learn").click().run()
+    trained = at.session_state.up_result["model"]
+    X_all = at.session_state.up_result["sel"].X
+    assert type(trained).__name__ == "TCA"
+    at.radio(key="w_up_source").set_value("saved").run()
+    assert any("Choose a model file" in i.value for i in at.info)
+    at.file_uploader(key="w_up_model").set_value(_model_file(trained)).run()
+    assert not at.exception and not at.error
+    assert any(t.value.startswith("A TCA model") for t in at.text)
+    at.button(key="b_label").click().run()
+    assert not at.exception
+    res = at.session_state.up_result
+    np.testing.assert_array_equal(res["model"].predict(X_all), trained.predict(X_all))
+    assert {m.label: m.value for m in at.metric}["Rows labelled"] == f"{len(X_all):,}"
+    # continue learning: the uploaded model learns the rows again, from where it was
+    at.radio(key="w_up_model_mode").set_value("learn").run()
+    at.button(key="b_learn").click().run()
+    cont = at.session_state.up_result["model"]
+    expect = trained.snapshot().learn_many(X_all).end_batch()
+    assert cont.n_samples_seen_ == 2 * len(X_all)
+    np.testing.assert_array_equal(cont.nodes_, expect.nodes_)
+
+
+def test_upload_refuses_bad_or_mismatched_models(tmp_path):
+    at = _page("pages/upload.py")
+    at.selectbox(key="w_sample_name").set_value("paper2d_sample.csv").run()
+    at.button(key="b_sample").click().run()
+    at.radio(key="w_up_source").set_value("saved").run()
+    good = wb.model_bytes(CAE().fit(np.random.default_rng(0).random((300, 2))))
+    cases = {"garbage": bytes(range(256)) * 4, "truncated": good[: len(good) // 3], "csv": b"a,b\n1,2\n"}
+    for name, blob in cases.items():
+        at.file_uploader(key="w_up_model").set_value((f"{name}.npz", blob, "application/octet-stream")).run()
+        assert not at.exception, name
+        assert at.error and at.error[0].value.startswith("This model file cannot be used"), name
+    three = wb.model_bytes(CAE().fit(np.random.default_rng(0).random((300, 3))))
+    at.file_uploader(key="w_up_model").set_value(("three.npz", three, "application/octet-stream")).run()
+    assert not at.exception and "trained on 3 feature(s)" in at.error[0].value
+    import pandas as pd_
+
+    named = CAE().fit(pd_.DataFrame(np.random.default_rng(0).random((300, 2)), columns=["u", "v"]))
+    at.file_uploader(key="w_up_model").set_value(_model_file(named)).run()
+    assert not at.exception and "trained on the columns u, v" in at.error[0].value
+
+
 def test_upload_sample_file_3d_uses_pca():
     at = _page("pages/upload.py")
     at.selectbox(key="w_sample_name").set_value("blobs3d_sample.csv").run()
