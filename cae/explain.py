@@ -27,7 +27,34 @@ import pandas as pd
 
 from . import _kernel as K_
 
-__all__ = ["explain_step", "silverman_details", "headline"]
+__all__ = ["explain_step", "silverman_details", "headline", "resonance", "QUIZ_CHOICES", "quiz_truth"]
+
+#: what the quiz asks: the four things CAE can do with a sample
+QUIZ_CHOICES = {
+    0: "Initial phase: it just becomes a node (no threshold yet, or the network is regrowing)",
+    1: "Case I: a new node (it is too far from the winner s1)",
+    2: "Case II: only the winner s1 learns it",
+    3: "Case III: s1 and its neighbours learn it, and s1–s2 are linked",
+}
+
+
+def quiz_truth(rec):
+    """What happened at a step, in the quiz's terms: ``(case, an edge was deleted, a node was deleted)``."""
+    return rec.case, bool(rec.edges_deleted), bool(rec.swept_ids)
+
+
+def resonance(model, x):
+    """The nodes a sample at ``x`` would resonate with: rows whose CIM to x is within V.
+
+    Returns ``(rows, cims, V)``; no rows while V is not set (the sample would become a node).
+    """
+    x = np.asarray(x, float).reshape(1, -1)
+    if not hasattr(model, "network_") or len(model.nodes_) == 0 or math.isnan(model.threshold_):
+        return np.zeros(0, np.int64), np.zeros(0), float("nan")
+    Y = np.asarray(model.nodes_)
+    sig = model.prediction_sigma()
+    c = np.sqrt(np.maximum(1 - np.mean(np.exp(-((x - Y) ** 2) / (2 * sig**2)), axis=1), 0))
+    return np.flatnonzero(c <= model.threshold_), c, float(model.threshold_)
 
 
 def _v(x, p=4):

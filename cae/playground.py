@@ -21,6 +21,8 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import _kernel
@@ -29,6 +31,8 @@ from .model import CAE
 
 #: CAE's trace columns (other algorithms have their own: ``Playground.columns``)
 TRACE_COLUMNS = _kernel.TRACE_COLUMNS
+#: the label of a sample placed by hand (:meth:`Playground.place`); never scored
+PLACED_LABEL = -1
 
 
 class Playground:
@@ -55,6 +59,7 @@ class Playground:
         return CAE(deletion_interval=self.deletion_interval, max_edge_age=self.max_edge_age)
 
     def __init__(self, stream, deletion_interval=None, max_edge_age=None, snapshot_every=250, model_factory=None):
+        self.original_stream = stream
         self.stream = stream
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
@@ -64,7 +69,9 @@ class Playground:
 
     # ------------------------------------------------------------ state
     def reset(self):
-        """Back to t = 0 with a fresh model (same stream, same seed)."""
+        """Back to t = 0 with a fresh model (same stream, same seed; samples placed by hand are gone)."""
+        self.stream = self.original_stream
+        self.placed = []  # (step before, x) of every sample placed by hand, in order
         self.model = self._new_model()
         self.columns = tuple(self.model.trace_columns)
         self._col = {c: i for i, c in enumerate(self.columns)}
@@ -162,6 +169,51 @@ class Playground:
             return {}
         return dict(zip(self.model.node_ids_.tolist(), np.asarray(self.model.nodes_).copy()))
 
+    def place(self, x):
+        """Feed ``x`` as the next sample instead of the stream's: the history forks.
+
+        ``x`` is inserted into the stream at position t (the stream's later samples follow it,
+        their stages shifted by one), labelled -1 ("placed by hand": never scored), and learned
+        with :meth:`step`; the recorded future after t is forgotten. Returns the step's record.
+        """
+        x = self._check_placed(x)
+        t = self.t
+        self._insert(t, x)
+        self.trace = np.vstack([self.trace[:t], np.full((len(self.stream) - t, len(self.columns)), np.nan)])
+        self.t_max = t
+        for k in [k for k in self.snapshots if k > t]:
+            del self.snapshots[k]
+        self.events = [e for e in self.events if e[0] <= t]
+        return self.step(1)
+
+    def with_placed(self, placed):
+        """Start over on the stream with samples placed by hand at the given positions (no learning).
+
+        ``placed`` is a list of ``(position, x)``, each position counted in the final stream (as
+        :attr:`placed` records them); this rebuilds the stream a lesson link describes.
+        """
+        self.reset()
+        for pos, x in sorted(placed, key=lambda p: p[0]):
+            x = self._check_placed(x)
+            if not 0 <= int(pos) <= len(self.stream):
+                raise ValueError(f"a placed sample's position {pos} lies outside the stream")
+            self._insert(int(pos), x)
+        self.trace = np.full((len(self.stream), len(self.columns)), np.nan)
+
+    def _check_placed(self, x):
+        x = np.asarray(x, dtype=float).reshape(-1)
+        if x.shape[0] != self.stream.X.shape[1] or not np.all(np.isfinite(x)):
+            raise ValueError(f"a placed sample needs {self.stream.X.shape[1]} finite coordinates")
+        return x
+
+    def _insert(self, t, x):
+        s = self.stream
+        starts = np.where(s.stage_starts > t, s.stage_starts + 1, s.stage_starts)
+        self.stream = replace(s, X=np.insert(s.X, t, x, axis=0), y=np.insert(s.y, t, PLACED_LABEL),
+                              stage_starts=starts)
+        self.placed = sorted([(p + 1 if p >= t else p, v) for p, v in self.placed] + [(t, x.copy())],
+                             key=lambda p: p[0])
+
     # ---------------------------------------------------------- history
     def go_to(self, t):
         """Show the network as it was after step ``t`` (0 <= t <= t_max); returns that step's record."""
@@ -254,7 +306,8 @@ class Playground:
         out["clusters"] = self.model.n_clusters_
         if not score_noise and self.stream.noise_label is not None:
             idx = idx[self.stream.y[idx] != self.stream.noise_label]
-            out["metric sample"] = len(idx)
+        idx = idx[self.stream.y[idx] >= 0]  # samples placed by hand have no true label
+        out["metric sample"] = len(idx)
         y = self.stream.y[idx]
         if len(idx) >= 2 and len(self.model.nodes_):
             pred = self.model.predict(self.stream.X[idx])

@@ -88,7 +88,7 @@ def vigilance_boundary(center, sigma, threshold, dims=(0, 1), n_angles=96, r_max
 
 def network_figure(model=None, seen=None, recent=None, current=None, record=None, bounds=None,
                    show_vigilance=False, show_bandwidth=False, deleted=None, dims=(0, 1),
-                   height=560, title=None):
+                   height=560, title=None, highlight=None, current_name="current sample"):
     """The main view: data, nodes, edges by age, winners, the current sample.
 
     Parameters
@@ -104,6 +104,8 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
         Fixed axes, so the view does not jump between frames.
     deleted : ndarray (m, d) or None
         Nodes removed in this frame (flashed).
+    highlight : sequence of int or None
+        Rows of nodes to ring in green (e.g. the nodes a placed sample would resonate with).
     """
     i, j = dims
     traces = []
@@ -183,12 +185,17 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
                     traces.append(dict(type="scatter", x=curve[0], y=curve[1], mode="lines",
                                        name="vigilance region of s1", fill="toself", fillcolor="rgba(214,39,40,0.08)",
                                        line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
+    if fitted and highlight is not None and len(highlight):
+        H = P[np.asarray(highlight, dtype=int)]
+        traces.append(dict(type="scatter", x=_f32(H[:, 0]), y=_f32(H[:, 1]), mode="markers",
+                           name="would resonate (CIM ≤ V)",
+                           marker=dict(symbol="circle-open", size=20, color="#2ca02c", line=dict(width=3))))
     if deleted is not None and len(deleted):
         traces.append(dict(type="scatter", x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
                                  name="removed this frame",
                                  marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3))))
     if current is not None:
-        traces.append(dict(type="scatter", x=[float(current[i])], y=[float(current[j])], mode="markers", name="current sample",
+        traces.append(dict(type="scatter", x=[float(current[i])], y=[float(current[j])], mode="markers", name=current_name,
                                  marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1))))
     layout = dict(height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10), uirevision="network",
                   legend=dict(orientation="h", y=-0.05), plot_bgcolor="white")

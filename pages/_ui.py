@@ -9,6 +9,7 @@ from cae import viz
 from cae.datasets import (
     class_incremental_stream, make_circles2d, make_moons2d, make_paper2d, nonstationary_stream, stationary_stream,
 )
+from cae.lesson import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
 from cae.playground import Playground
 from cae.registry import ALGORITHMS
 
@@ -33,7 +34,7 @@ SOURCES = {
     "moons": "Two moons · class by class",
     "circles": "Two circles · class by class",
 }
-DEFAULT_CFG = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=0, algo="CAE", lam=80, amax=40)
+DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 PRESET_PAPER = dict(DEFAULT_CFG)
 
 
@@ -94,14 +95,21 @@ def bounds_of(X):
 
 
 def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth=False, window=300, height=560,
-                 deleted=None):
+                 deleted=None, current=None, highlight=None, current_name="current sample"):
+    """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
+
+    ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none.
+    """
     model = pg.model if model is None else model
     t = pg.t if t is None else t
     X = pg.stream.X
     idx = np.linspace(0, t - 1, min(t, 5000)).round().astype(int) if t else np.zeros(0, int)
-    return viz.network_figure(model, X[idx], X[max(0, t - window):t], X[t - 1] if t else None,
-                              pg.record if record is None else record, bounds=bounds_of(X),
-                              show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height)
+    if current is None and t:
+        current = X[t - 1]
+    return viz.network_figure(model, X[idx], X[max(0, t - window):t], current,
+                              pg.record if record is None else (record or None), bounds=bounds_of(X),
+                              show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height,
+                              highlight=highlight, current_name=current_name)
 
 
 def render_blocks(blocks):
@@ -158,3 +166,105 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
                         help=f"The paper's grid-searched values for this dataset ({environment}): "
                              + ", ".join(f"{k} = {v:g}" for k, v in setting.items()))
     return algo, params
+
+
+# ------------------------------------------------------------------ lesson links
+# widget keys of the Playground's view toggles, by query name
+VIEW_KEYS = {"vig": "w_vig", "bw": "w_bw", "win": "w_window", "sn": "w_score_noise", "quiz": "w_quiz",
+             "teach": "w_teach"}
+CFG_KEYS = ("w_source", "w_n", "w_noise", "w_seed", "w_algo", "w_lam", "w_amax")
+
+
+def _query():
+    return {k: st.query_params.get(k) for k in st.query_params.keys()}
+
+
+def lesson_in(page):
+    """Apply a lesson link's query parameters if they are new (a link just opened, or the URL edited).
+
+    Sets the configuration and view widgets and leaves the step (and any placed samples) pending
+    for :func:`lesson_apply`. Returns the notices about values that had to be dropped or clamped.
+    """
+    q = _query()
+    if not q or q == st.session_state.get(f"lesson_synced_{page}"):
+        return []
+    state, notices = parse_playground(q, streams=list(SOURCES))
+    cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
+    cfg.update(state["cfg"])
+    for k in CFG_KEYS:  # the widgets take their values from cfg again
+        st.session_state.pop(k, None)
+    for name, key in VIEW_KEYS.items():
+        if name in state["view"]:
+            st.session_state[key] = state["view"][name]
+    st.session_state.lesson_pending = {"t": state["t"], "place": state["place"]}
+    st.session_state[f"lesson_synced_{page}"] = q
+    st.session_state.lesson_applied = True
+    return notices
+
+
+def lesson_apply(pg):
+    """Bring the Playground to the pending step of a lesson link (rebuilding placed samples first)."""
+    pending = st.session_state.pop("lesson_pending", None)
+    if not pending:
+        return []
+    notes = []
+    placed = pending["place"]
+    if placed:
+        if pg.stream.X.shape[1] != 2:
+            notes.append("ignored the placed samples: they need a 2-D stream")
+        else:
+            try:
+                pg.with_placed([(pos, np.array([x0, x1])) for pos, x0, x1 in placed])
+            except ValueError as exc:
+                notes.append(f"ignored the placed samples: {exc}")
+                pg.reset()
+    t = pending["t"]
+    if t is not None:
+        if t > len(pg.stream):
+            notes.append(f"t = {t:,} is beyond the stream ({len(pg.stream):,} samples): showing its end")
+            t = len(pg.stream)
+        if t <= pg.t_max:
+            pg.go_to(t)
+        else:
+            if pg.t < pg.t_max:
+                pg.go_to(pg.t_max)
+            with st.spinner(f"learning the first {t:,} samples of the lesson's stream…"):
+                pg.step(t - pg.t)
+        st.session_state.pop("traces_fig", None)
+    return notes
+
+
+def view_state():
+    """The current view toggles (query names) from their widgets, defaults where not shown yet."""
+    return {name: st.session_state.get(key, VIEW_DEFAULTS[name]) for name, key in VIEW_KEYS.items()}
+
+
+def lesson_out(page, cfg, pg, t=None):
+    """Write the page's state into the URL (and remember it, so it is not applied back)."""
+    placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
+    q = playground_query(cfg, view_state(), pg.t if t is None else t, placed)
+    if _query() != q:
+        st.query_params.from_dict(q)
+    st.session_state[f"lesson_synced_{page}"] = q
+    return q
+
+
+def lesson_link(q, page="playground"):
+    """The full link of a query (this page's address with the parameters)."""
+    from urllib.parse import urlencode
+
+    base = ""
+    try:
+        base = (st.context.url or "").split("?")[0]
+    except Exception:  # noqa: BLE001 - AppTest and old servers have no URL
+        base = ""
+    return (base or f"http://localhost:8501/{page}") + "?" + urlencode(q)
+
+
+def show_notices(notices):
+    """The notices of a lesson link (their fragments of the URL escaped: shown as text, never rendered)."""
+    from cae.csvio import escape_markdown
+
+    if notices:
+        st.warning("Some values in this link could not be used:\n"
+                   + "\n".join(f"- {escape_markdown(n)}" for n in notices))

@@ -8,11 +8,40 @@ from cae import workbench as wb
 from cae.csvio import scale
 from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
 
-from pages._ui import algorithm_picker, ensure_entrypoint  # noqa: E402
+from cae.lesson import continual_query, parse_continual
+from pages._ui import algorithm_picker, ensure_entrypoint, lesson_link, show_notices  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
+# lesson links: ?stream=paper|iris|wine|breast_cancer|digits&order=2,0,1&seed=3
+LINK_SOURCES = ["paper", "iris", "wine", "breast_cancer", "digits"]
+
+
+def _classes_of(stream):
+    return list(range(6)) if stream == "paper" else sorted(int(c) for c in np.unique(load_builtin(stream).y))
+
+
+def _order_key(stream):
+    return "w_cl_order_paper" if stream == "paper" else f"w_cl_order_builtin_{stream}"
+
+
+_q = {k: st.query_params.get(k) for k in st.query_params.keys()}
+_notices = []
+if _q and _q != st.session_state.get("lesson_synced_continual"):
+    _state, _notices = parse_continual(_q, LINK_SOURCES, _classes_of)
+    _stream = _state.get("stream")
+    if _stream is not None:
+        st.session_state.w_cl_src = "paper" if _stream == "paper" else "builtin"
+        if _stream != "paper":
+            st.session_state.w_cl_builtin = _stream
+    if "seed" in _state:
+        st.session_state.w_cl_seed = _state["seed"]
+    if "order" in _state:
+        st.session_state[_order_key(_stream or "paper")] = _state["order"]
+    st.session_state.lesson_synced_continual = _q
+
 st.title("Continual learning")
+show_notices(_notices)
 st.caption("Train on one class after another and watch whether what was learned first survives. "
            "R[i, j] is the score on the data of stages 1…i after training through stage j; AI averages the score "
            "after each stage, BWT compares the end with the earlier stages (negative means forgetting).")
@@ -41,8 +70,10 @@ else:
 
 classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
 names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
+link_name = "paper" if src == "paper" else (name if src == "builtin" else None)
+order_key = _order_key(link_name) if link_name else "w_cl_order_upload"
 order = st.multiselect("Class order (one stage per class, in the order chosen)", classes, default=classes,
-                       format_func=names.get, key=f"w_cl_order_{src}")
+                       format_func=names.get, key=order_key)
 if not order:
     st.warning("Choose at least one class.")
     st.stop()
@@ -52,6 +83,13 @@ else:
     stream = class_incremental_stream(data, order=order, seed=seed)
 st.caption(f"{len(stream):,} samples in {len(order)} stages" +
            (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
+if link_name:
+    _link = continual_query(link_name, order, seed)
+    if _q != _link:
+        st.query_params.from_dict(_link)
+    st.session_state.lesson_synced_continual = _link
+    with st.expander("Lesson link: this stream and class order", expanded=False):
+        st.code(lesson_link(_link, "continual"), language=None)
 
 paper_name = "synthetic" if src == "paper" else (name if src == "builtin" else None)
 algo, params = algorithm_picker("cl", dataset=paper_name, environment="nonstationary")

@@ -3,15 +3,24 @@
 import streamlit as st
 
 from cae.explain import explain_step, headline
-from pages._ui import get_playground, network_view, render_blocks, sidebar_config
+from pages._ui import (
+    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
+    sidebar_config,
+)
 
 from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
+notices = lesson_in("explain")  # a lesson link: its stream and step first
 cfg = sidebar_config()
 pg = get_playground(cfg)
+notices += lesson_apply(pg)
 st.title("Explain a step")
+show_notices(notices)
+if st.session_state.pop("lesson_applied", False) and pg.t:
+    st.session_state.w_explain_t = pg.t
+    st.session_state.explain_follow = False
 if pg.t_max == 0:
     st.info("Nothing has been learned yet. Go to the **Playground** and press **Step** (or use the buttons below).")
     if st.button("Learn the first 50 samples", key="b_first50"):
@@ -71,3 +80,8 @@ with right:
                     key="explain_fig", config={"displaylogo": False})
     st.caption("The network right after this step: s1 and s2 ringed, the current sample as a star, "
                "the dotted region is where CIM to s1 is at most V.")
+
+q = lesson_out("explain", cfg, pg, t=t)
+with st.expander("Lesson link to this step", expanded=False):
+    st.code(lesson_link(q, "explain"), language=None)
+    st.caption("Opens this page on the same stream, learned up to this step, explained.")

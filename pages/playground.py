@@ -1,21 +1,27 @@
-"""Playground: step, play, rewind a CAE run and watch every internal quantity."""
+"""Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
 
 import math
 import time
 
+import numpy as np
 import streamlit as st
 
 from cae import viz
-from cae.explain import explain_step, headline
-from cae.playground import TRACE_COLUMNS
-from pages._ui import get_playground, network_view, render_blocks, sidebar_config
+from cae.explain import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
+from pages._ui import (
+    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
+    sidebar_config,
+)
 
 from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
+notices = lesson_in("playground")  # a lesson link opened (or the URL edited): its settings first
 cfg = sidebar_config()
 pg = get_playground(cfg)
+notices += lesson_apply(pg)
+st.session_state.pop("lesson_applied", None)
 st.sidebar.header("View")
 vigilance = st.sidebar.toggle("Vigilance region of s1", value=True, key="w_vig",
                               help="Points within CIM V of the winner s1: a sample there resonates with s1.")
@@ -24,37 +30,52 @@ window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key="w_
 score_noise = st.sidebar.toggle("Score the noise as a class", value=False, key="w_score_noise",
                                 help="The paper learns the uniform noise but does not score it. Scored, the noise "
                                      "is a class no clustering can form: a perfect result then shows NMI ≈ 0.88.")
+st.sidebar.header("Teaching")
+quiz = st.sidebar.toggle("Quiz: predict, then reveal", value=False, key="w_quiz",
+                         help="Before each step, predict what CAE will do with the next sample; then reveal it.")
+teacher = st.sidebar.toggle("Teacher view", value=False, key="w_teach",
+                            help="In the quiz, hide the metrics and the answers until they are revealed.")
 
 st.title("Playground")
+show_notices(notices)
 s = pg.stream
 st.caption(f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · "
-           f"{'CAE (parameter-free)' if cfg['algo'] == 'CAE' else 'CAEA (λ = %d, a_max = %d)' % (cfg['lam'], cfg['amax'])}")
+           f"{'CAE (parameter-free)' if cfg['algo'] == 'CAE' else 'CAEA (λ = %d, a_max = %d)' % (cfg['lam'], cfg['amax'])}"
+           + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else ""))
+
+
+def _fmt(v):
+    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
+
 
 # ------------------------------------------------------------------ controls
-c = st.columns([1, 1.1, 1, 1, 1.6, 1.2, 1, 1.1])
-if c[0].button("Step 1", key="b_step1", width="stretch"):
-    pg.step(1)
-n_step = int(c[1].number_input("N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
-if c[2].button("Step N", key="b_stepn", width="stretch"):
-    pg.step(n_step)
-c[3].toggle("Play", key="w_play")
-c[4].select_slider("samples / frame", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], value=20, key="w_speed",
-                   label_visibility="collapsed")
-run_end = c[5].button("Run to end", key="b_end", width="stretch")
-if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
-    pg.reset()
-    st.session_state.pop("traces_fig", None)
-if c[7].button("New seed", key="b_seed", width="stretch"):
-    st.session_state.pg_cfg["seed"] = int(cfg["seed"]) + 1
-    st.session_state.pop("w_seed", None)
-    st.rerun()
-if run_end:
-    bar = st.progress(0.0, text="learning the rest of the stream…")
-    pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}"))
-    bar.empty()
+if not quiz:
+    c = st.columns([1, 1.1, 1, 1, 1.6, 1.2, 1, 1.1])
+    if c[0].button("Step 1", key="b_step1", width="stretch"):
+        pg.step(1)
+    n_step = int(c[1].number_input("N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
+    if c[2].button("Step N", key="b_stepn", width="stretch"):
+        pg.step(n_step)
+    c[3].toggle("Play", key="w_play")
+    c[4].select_slider("samples / frame", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], value=20, key="w_speed",
+                       label_visibility="collapsed")
+    run_end = c[5].button("Run to end", key="b_end", width="stretch")
+    if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
+        pg.reset()
+        st.session_state.pop("traces_fig", None)
+    if c[7].button("New seed", key="b_seed", width="stretch"):
+        st.session_state.pg_cfg["seed"] = int(cfg["seed"]) + 1
+        st.session_state.pop("w_seed", None)
+        st.rerun()
+    if run_end:
+        bar = st.progress(0.0, text="learning the rest of the stream…")
+        pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}"))
+        bar.empty()
+else:
+    st.session_state.w_play = False
 
 # ------------------------------------------------------------------ history
-if pg.t_max > 0:
+if pg.t_max > 0 and not quiz:
     def _scrub():
         pg.go_to(st.session_state.w_scrub)
         st.session_state.pop("traces_fig", None)
@@ -72,11 +93,71 @@ if pg.t_max > 0:
         h[1].caption(f"viewing t = {pg.t:,} of {pg.t_max:,}")
 
 
+# ------------------------------------------------------------------ quiz
+def quiz_panel():
+    """Predict, then reveal: the next sample, the winner candidates and the vigilance region first."""
+    qs = st.session_state.setdefault("quiz_state", {"asked": 0, "right": 0, "revealed": None})
+    if pg.finished:
+        st.success(f"End of the stream. Score: {qs['right']} of {qs['asked']}.")
+        return
+    left, right = st.columns([3, 1.3])
+    revealed = qs["revealed"]
+    if revealed is not None and revealed["t"] == pg.t:
+        with left:
+            fig = network_view(pg, vigilance=vigilance, bandwidth=bandwidth, window=window,
+                               deleted=pg.deleted_in_frame)
+            st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
+        with right:
+            ok_case, ok_edge, ok_node = revealed["marks"]
+            (st.success if all(revealed["marks"]) else st.error)(
+                "Right!" if all(revealed["marks"]) else "Not quite.")
+            st.markdown(f"**What CAE did:** {QUIZ_CHOICES[revealed['truth'][0]]}  \n"
+                        f"{'✓' if ok_case else '✗'} you said: {QUIZ_CHOICES[revealed['answer'][0]]}  \n"
+                        f"{'✓' if ok_edge else '✗'} an edge deleted: {'yes' if revealed['truth'][1] else 'no'}  \n"
+                        f"{'✓' if ok_node else '✗'} a node deleted: {'yes' if revealed['truth'][2] else 'no'}")
+            st.metric("Score", f"{qs['right']} / {qs['asked']}")
+            if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
+                qs["revealed"] = None
+                st.rerun()
+        with st.expander(headline(pg.record), expanded=True):
+            render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
+        return
+    x = pg.stream.X[pg.t]
+    probe = pg.model.snapshot()
+    truth_rec = probe.learn_one(x)
+    with left:
+        fig = network_view(pg, record=truth_rec, vigilance=vigilance, bandwidth=bandwidth, window=window,
+                           current=x, current_name="next sample")
+        st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
+        st.caption("The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the "
+                   "dotted region is where CIM to s1 is at most V." if truth_rec.case > 0 else
+                   "The star is the next sample. No threshold V is set yet.")
+    with right:
+        st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
+        answer = st.radio("Prediction", list(QUIZ_CHOICES), format_func=QUIZ_CHOICES.get, key=f"w_quiz_case",
+                          label_visibility="collapsed")
+        edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
+        node = st.checkbox("A node will be deleted (isolated-node sweep)", key="w_quiz_node")
+        if st.button("Reveal", type="primary", key="b_quiz_reveal"):
+            rec = pg.step(1)
+            truth = quiz_truth(rec)
+            marks = (answer == truth[0], edge == truth[1], node == truth[2])
+            qs["asked"] += 1
+            qs["right"] += int(all(marks))
+            qs["revealed"] = {"t": pg.t, "answer": (answer, edge, node), "truth": truth, "marks": marks}
+            st.session_state.pop("traces_fig", None)
+            st.rerun()
+        if not teacher:
+            st.metric("Score", f"{qs['right']} / {qs['asked']}")
+            m = pg.live_metrics(score_noise=score_noise)
+            a, b = st.columns(2)
+            a.metric("#nodes", m["nodes"])
+            b.metric("#clusters", m["clusters"])
+        else:
+            st.caption("Teacher view: the metrics and the score show after the reveal.")
+
+
 # ------------------------------------------------------------------ live view
-def _fmt(v):
-    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
-
-
 @st.fragment(run_every=0.35 if st.session_state.get("w_play") else None)
 def live():
     playing = st.session_state.get("w_play", False)
@@ -107,6 +188,9 @@ def live():
         st.caption("NMI/ARI against the true labels of the data seen so far"
                    + (f" ({m['metric sample']:,} of them, evenly sampled)" if m["metric sample"] < m["samples seen"] else "")
                    + (noise_note if pg.stream.noise_label is not None else "") + ".")
+        if pg.t:
+            st.caption(f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "
+                       f"{pg.model.n_clusters_:,} clusters")
         if pg.record is not None:
             st.markdown(f"**Last step** · {headline(pg.record)}")
         if pg.finished:
@@ -116,23 +200,72 @@ def live():
     tick = st.session_state.get("tick", 0) + 1
     st.session_state.tick = tick
     if "traces_fig" not in st.session_state or not playing or tick % 4 == 0:
-        st.session_state.traces_fig = viz.traces_figure(pg.trace_so_far, TRACE_COLUMNS, s.stage_starts, s.stage_names,
+        st.session_state.traces_fig = viz.traces_figure(pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names,
                                                         pg.events, t_now=pg.t)
     st.subheader("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(f"{pg.t_max:,} steps recorded")
+    if playing:
+        lesson_out("playground", cfg, pg)
 
 
-live()
-
-st.subheader("Why did this step happen?")
-if pg.record is None:
-    st.info("Press **Step 1** to present the first sample.")
+if quiz:
+    quiz_panel()
 else:
-    with st.expander(headline(pg.record), expanded=not st.session_state.get("w_play", False)):
-        render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
-    st.page_link("pages/explain.py", label="Explain any step in detail →")
+    live()
 
+    st.subheader("Why did this step happen?")
+    if pg.record is None:
+        st.info("Press **Step 1** to present the first sample.")
+    else:
+        with st.expander(headline(pg.record), expanded=not st.session_state.get("w_play", False)):
+            render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
+        st.page_link("pages/explain.py", label="Explain any step in detail →")
+
+# ------------------------------------------------------------------ place a sample
+if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
+    with st.expander("Place a sample: what if a point arrives here?", expanded=False):
+        lo, hi = s.X.min(axis=0), s.X.max(axis=0)
+        st.caption("Choose a position (type it or click a square of the grid). Before you feed it, the nodes it "
+                   "would resonate with — CIM within V — are ringed in green. Feeding it makes it the next sample: "
+                   "the history forks there.")
+        for gi, fy in enumerate((0.9, 0.7, 0.5, 0.3, 0.1)):
+            row = st.columns(6)
+            row[0].caption(f"x1 = {lo[1] + fy * (hi[1] - lo[1]):.2f}")
+            for gj, fx in enumerate((0.1, 0.3, 0.5, 0.7, 0.9)):
+                px, py = lo[0] + fx * (hi[0] - lo[0]), lo[1] + fy * (hi[1] - lo[1])
+
+                def _set(px=px, py=py):
+                    st.session_state.w_place_x0 = round(float(px), 4)
+                    st.session_state.w_place_x1 = round(float(py), 4)
+
+                row[gj + 1].button(f"{px:.2f}, {py:.2f}", key=f"b_grid_{gi}_{gj}", on_click=_set, width="stretch")
+        span = np.maximum(hi - lo, 1e-9)
+        p = st.columns([1, 1, 1.4])
+        st.session_state.setdefault("w_place_x0", round(float((lo[0] + hi[0]) / 2), 4))
+        st.session_state.setdefault("w_place_x1", round(float((lo[1] + hi[1]) / 2), 4))
+        x0 = p[0].number_input("x0", float(lo[0] - span[0]), float(hi[0] + span[0]), step=0.01, format="%.4f",
+                               key="w_place_x0")
+        x1 = p[1].number_input("x1", float(lo[1] - span[1]), float(hi[1] + span[1]), step=0.01, format="%.4f",
+                               key="w_place_x1")
+        xp = np.array([x0, x1])
+        rows, cims, V = resonance(pg.model, xp) if pg.t else (np.zeros(0, int), np.zeros(0), float("nan"))
+        fig = network_view(pg, current=xp, current_name="placed sample", highlight=rows, height=420,
+                           vigilance=False, record=False)
+        st.plotly_chart(fig, key="place_fig")
+        if math.isnan(V):
+            st.caption("No threshold V yet: a sample anywhere simply becomes a node (initial phase).")
+        elif len(rows) == 0:
+            st.caption(f"It resonates with no node (the nearest has CIM {cims.min():.4f} > V = {V:.4f}): "
+                       "it would become a new node (Case I).")
+        else:
+            st.caption(f"It resonates with {len(rows)} node(s) (CIM ≤ V = {V:.4f}); the nearest, s1, would learn it.")
+        if p[2].button("Feed it as the next sample", type="primary", key="b_place"):
+            pg.place(xp)
+            st.session_state.pop("traces_fig", None)
+            st.rerun()
+
+# ------------------------------------------------------------------ take it to class
 st.subheader("The same network, laid out as a graph")
 lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_layout",
                format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get)
@@ -144,3 +277,10 @@ elif not st.session_state.get("w_play", False):
                "Colours match the main view.")
 else:
     st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
+
+q = lesson_out("playground", cfg, pg)
+with st.expander("Lesson link: this exact view, for your students", expanded=False):
+    st.code(lesson_link(q), language=None)
+    st.caption("Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
+               "same stream at the same step with the same view; the parameters are readable and editable: "
+               "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, bw, win, sn, quiz, teach.")

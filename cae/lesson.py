@@ -1,0 +1,226 @@
+"""Lesson links: a page's state as short, readable URL query parameters, and back.
+
+A teacher sends a link such as ``/playground?stream=paper2d-ns&n=1500&noise=0.1&seed=3&algo=CAE&t=1200``
+and every student's browser opens the same run at the same step. This module turns query
+parameters into a page state and a state into query parameters, without Streamlit (the pages call
+it). Parsing never raises: an unknown name, text where a number belongs, an impossible value or a
+very long value is dropped or clamped, and each such change is reported in a notice the page shows.
+
+Playground parameters
+---------------------
+``stream`` (a stream key), ``n`` (points per distribution), ``noise``, ``seed``, ``algo`` (CAE or
+CAEA), ``lam`` and ``amax`` (CAEA's λ and a_max), ``t`` (the step shown), the view toggles ``vig``
+(vigilance region), ``bw`` (bandwidths), ``win`` (recent window), ``sn`` (score the noise), ``quiz``
+and ``teach`` (teacher view), and ``place`` (samples placed by hand: ``t:x0:x1`` items separated by
+``,`` — the sample was fed as step t + 1).
+
+Examples
+--------
+>>> state, notices = parse_playground({"stream": "moons", "n": "480", "seed": "-3", "t": "50", "zz": "1"},
+...                                   streams=["paper2d-ns", "moons"])
+>>> state["cfg"]["source"], state["cfg"]["n_per_class"], state["cfg"]["seed"], state["t"]
+('moons', 500, 0, 50)
+>>> notices
+['ignored the unknown parameter zz', 'n = 480 is not one of 250, 500, 1500, 5000, 15000: using 500', 'seed = -3 is out of range: using 0']
+>>> q = playground_query({**PLAYGROUND_DEFAULTS, **state["cfg"]}, state["view"], 50, [])
+>>> q["stream"], q["n"], q["t"]
+('moons', '500', '50')
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["parse_playground", "playground_query", "parse_continual", "continual_query", "parse_step",
+           "N_CHOICES", "MAX_VALUE_LENGTH", "VIEW_DEFAULTS", "PLAYGROUND_DEFAULTS"]
+
+N_CHOICES = (250, 500, 1500, 5000, 15000)
+#: the Playground's state when a link says nothing else
+PLAYGROUND_DEFAULTS = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=0, algo="CAE", lam=80, amax=40)
+MAX_VALUE_LENGTH = 200
+MAX_PLACED = 50
+VIEW_DEFAULTS = {"vig": True, "bw": False, "win": 300, "sn": False, "quiz": False, "teach": False}
+_PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", *VIEW_DEFAULTS}
+
+
+def _first(v):
+    if isinstance(v, (list, tuple)):
+        return v[-1] if v else ""
+    return v
+
+
+class _Reader:
+    """Reads one query dict, collecting a notice for every value it had to change or drop."""
+
+    def __init__(self, query, known):
+        self.q = {}
+        self.notices = []
+        for k, v in dict(query or {}).items():
+            k = str(k)
+            v = _first(v)
+            v = "" if v is None else str(v)
+            if k not in known:
+                self.notices.append(f"ignored the unknown parameter {k[:30]}" + ("…" if len(k) > 30 else ""))
+            elif len(v) > MAX_VALUE_LENGTH:
+                self.notices.append(f"ignored {k}: its value is {len(v):,} characters long")
+            else:
+                self.q[k] = v.strip()
+
+    def number(self, key, lo, hi, kind=int, step=None, base=0.0):
+        if key not in self.q:
+            return None
+        raw = self.q[key]
+        try:
+            v = float(raw)
+            if not math.isfinite(v):
+                raise ValueError
+        except ValueError:
+            self.notices.append(f"ignored {key} = {raw[:20]!r}: not a number")
+            return None
+        c = min(max(v, lo), hi)
+        if step:
+            c = base + round((c - base) / step) * step
+            c = min(max(c, lo), hi)
+        c = int(round(c)) if kind is int else round(c, 10)
+        if c != v:
+            self.notices.append(f"{key} = {raw[:20]} is out of range: using {c}" if not lo <= v <= hi else
+                                f"{key} = {raw[:20]} is not on the widget's steps: using {c}")
+        return c
+
+    def choice(self, key, options):
+        if key not in self.q:
+            return None
+        v = self.q[key]
+        if v not in options:
+            self.notices.append(f"ignored {key} = {v[:30]!r}: not one of {', '.join(map(str, options))}")
+            return None
+        return v
+
+    def flag(self, key):
+        if key not in self.q:
+            return None
+        v = self.q[key].lower()
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off"):
+            return False
+        self.notices.append(f"ignored {key} = {v[:20]!r}: use 1 or 0")
+        return None
+
+
+def parse_step(query, t_max=None):
+    """Just ``t`` (for *Explain a step*): ``(t or None, notices)``, clamped to 1..t_max when given."""
+    r = _Reader({k: v for k, v in dict(query or {}).items() if k == "t"}, {"t"})
+    t = r.number("t", 1, t_max if t_max else 10**9)
+    return t, r.notices
+
+
+def parse_playground(query, streams):
+    """The Playground state in ``query``: ``({"cfg": {...}, "view": {...}, "t": int|None, "place": [...]}, notices)``.
+
+    Only the parameters present are in ``cfg``/``view``; the page keeps its own values for the rest.
+    ``t`` is clamped to the stream's length by the page (which knows it).
+    """
+    r = _Reader(query, _PLAYGROUND_KEYS)
+    cfg = {}
+    src = r.choice("stream", list(streams))
+    if src is not None:
+        cfg["source"] = src
+    if "n" in r.q:
+        raw = r.q["n"]
+        try:
+            v = float(raw)
+            if not math.isfinite(v):
+                raise ValueError
+            n = min(N_CHOICES, key=lambda c: (abs(c - v), c))
+            if n != v:
+                r.notices.append(f"n = {raw[:20]} is not one of {', '.join(map(str, N_CHOICES))}: using {n}")
+            cfg["n_per_class"] = n
+        except ValueError:
+            r.notices.append(f"ignored n = {raw[:20]!r}: not a number")
+    for key, name, lo, hi, kind, step in (("noise", "noise", 0.0, 0.5, float, 0.05), ("seed", "seed", 0, 10**6, int, None),
+                                         ("lam", "lam", 4, 400, int, 2), ("amax", "amax", 1, 200, int, None)):
+        v = r.number(key, lo, hi, kind, step, base=lo if step else 0.0)
+        if v is not None:
+            cfg[name] = round(v, 2) if kind is float else v
+    algo = r.choice("algo", ["CAE", "CAEA"])
+    if algo is not None:
+        cfg["algo"] = algo
+    view = {}
+    for key in ("vig", "bw", "sn", "quiz", "teach"):
+        v = r.flag(key)
+        if v is not None:
+            view[key] = v
+    win = r.number("win", 50, 2000, int, 50, base=0)
+    if win is not None:
+        view["win"] = win
+    t = r.number("t", 0, 10**9)
+    place = []
+    if "place" in r.q and r.q["place"]:
+        for item in r.q["place"].split(",")[:MAX_PLACED + 1]:
+            parts = item.split(":")
+            try:
+                if len(parts) != 3:
+                    raise ValueError
+                step, x0, x1 = int(parts[0]), float(parts[1]), float(parts[2])
+                if step < 0 or not (math.isfinite(x0) and math.isfinite(x1)) or max(abs(x0), abs(x1)) > 1e6:
+                    raise ValueError
+                place.append((step, x0, x1))
+            except ValueError:
+                r.notices.append(f"ignored the placed sample {item[:30]!r}: use step:x0:x1")
+        if len(place) > MAX_PLACED:
+            place = place[:MAX_PLACED]
+            r.notices.append(f"kept the first {MAX_PLACED} placed samples")
+        place.sort()
+    return {"cfg": cfg, "view": view, "t": t, "place": place}, r.notices
+
+
+def _num(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def playground_query(cfg, view, t, place):
+    """The query parameters of a Playground state (only the view toggles that differ from the defaults)."""
+    q = {"stream": cfg["source"], "n": str(cfg["n_per_class"]), "noise": _num(float(cfg["noise"])),
+         "seed": str(cfg["seed"]), "algo": cfg["algo"]}
+    if cfg["algo"] == "CAEA":
+        q["lam"], q["amax"] = str(int(cfg["lam"])), str(int(cfg["amax"]))
+    q["t"] = str(int(t))
+    for k, default in VIEW_DEFAULTS.items():
+        v = view.get(k, default)
+        if v != default:
+            q[k] = ("1" if v else "0") if isinstance(default, bool) else str(v)
+    if place:
+        q["place"] = ",".join(f"{s}:{x0:.6g}:{x1:.6g}" for s, x0, x1 in place)
+    return q
+
+
+def parse_continual(query, sources, classes_of):
+    """``stream``, ``order`` and ``seed`` of *Continual learning*: ``({...}, notices)``.
+
+    ``classes_of(stream)`` gives the class ids of a stream, to check ``order`` against.
+    """
+    r = _Reader(query, {"stream", "order", "seed"})
+    out = {}
+    src = r.choice("stream", list(sources))
+    if src is not None:
+        out["stream"] = src
+    seed = r.number("seed", 0, 10**6)
+    if seed is not None:
+        out["seed"] = seed
+    if "order" in r.q:
+        raw = r.q["order"]
+        valid = list(classes_of(out.get("stream", sources[0])))
+        try:
+            order = [int(v) for v in raw.split(",") if v.strip() != ""]
+            if not order or len(set(order)) != len(order) or any(c not in valid for c in order):
+                raise ValueError
+            out["order"] = order
+        except ValueError:
+            r.notices.append(f"ignored order = {raw[:30]!r}: give distinct class numbers among "
+                             f"{', '.join(map(str, valid))}")
+    return out, r.notices
+
+
+def continual_query(stream, order, seed):
+    return {"stream": stream, "order": ",".join(map(str, order)), "seed": str(seed)}

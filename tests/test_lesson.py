@@ -1,0 +1,160 @@
+"""Lesson links, the quiz and placed samples: a teacher's link opens exactly the same view."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from cae.explain import resonance
+from cae.lesson import PLAYGROUND_DEFAULTS, parse_continual, parse_playground, parse_step, playground_query
+from cae.playground import Playground
+from conftest import ROOT
+from pages._ui import SOURCES, algo_params, make_stream
+
+STREAMS = list(SOURCES)
+
+HOSTILE = [
+    {"stream": "mars"}, {"stream": ""}, {"stream": "<script>alert(1)</script>"}, {"n": "abc"}, {"n": "-5"},
+    {"n": "1e309"}, {"n": "nan"}, {"noise": "-0.3"}, {"noise": "7"}, {"noise": "inf"}, {"seed": "-1"},
+    {"seed": "99999999999999999999"}, {"seed": "3.7"}, {"algo": "GNG"}, {"algo": "cae"}, {"lam": "2"},
+    {"lam": "1000001"}, {"lam": "x"}, {"amax": "0"}, {"t": "-10"}, {"t": "10000000000"}, {"t": "12abc"},
+    {"vig": "maybe"}, {"win": "7"}, {"place": "1:2"}, {"place": "a:b:c,5:0.1:0.2"},
+    {"place": ",".join(f"{k}:0.5:0.5" for k in range(80))}, {"t": "9" * 10_000}, {"x" * 500: "1"},
+    {"stream": "moons", "n": "[1,2]", "quiz": "1", "teach": "1", "sn": "yes", "bw": "1", "place": "-3:0.1:0.1"},
+]
+
+
+def test_thirty_hostile_query_strings_parse_without_errors():
+    assert len(HOSTILE) == 30
+    for q in HOSTILE:
+        state, notices = parse_playground(q, STREAMS)
+        cfg = {**PLAYGROUND_DEFAULTS, **state["cfg"]}
+        assert cfg["source"] in STREAMS and cfg["n_per_class"] in (250, 500, 1500, 5000, 15000)
+        assert 0 <= cfg["noise"] <= 0.5 and 0 <= cfg["seed"] <= 10**6 and cfg["algo"] in ("CAE", "CAEA")
+        assert 4 <= cfg["lam"] <= 400 and cfg["lam"] % 2 == 0 and 1 <= cfg["amax"] <= 200
+        assert state["t"] is None or state["t"] >= 0
+        assert len(state["place"]) <= 50
+        assert notices, q  # every one of them had something to say
+        playground_query(cfg, state["view"], state["t"] or 0, state["place"])  # and round-trips
+
+
+def test_parse_values_by_hand():
+    state, notices = parse_playground({"noise": "0.13", "lam": "61", "win": "520", "place": "9:0.25:0.5,3:0.1:0.2"},
+                                      STREAMS)
+    assert state["cfg"] == {"noise": 0.15, "lam": 60}  # snapped to the widgets' steps (half to even), with notices
+    assert state["view"] == {"win": 500} and state["place"] == [(3, 0.1, 0.2), (9, 0.25, 0.5)]
+    assert len(notices) == 3 and "using 0.15" in notices[0]
+    assert parse_step({"t": "50"}, t_max=40) == (40, ["t = 50 is out of range: using 40"])
+    out, notes = parse_continual({"stream": "iris", "order": "2,0,9", "seed": "4"}, ["paper", "iris"],
+                                 lambda s: [0, 1, 2])
+    assert out == {"stream": "iris", "seed": 4} and "distinct class numbers among 0, 1, 2" in notes[0]
+
+
+def _app(query):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at
+
+
+def _fresh(cfg, t):
+    pg = Playground(make_stream(cfg), **algo_params(cfg))
+    pg.step(t)
+    return pg
+
+
+def test_a_lesson_link_reproduces_the_view():
+    query = {"stream": "paper2d-ns", "n": "500", "noise": "0.15", "seed": "7", "algo": "CAEA", "lam": "60",
+             "amax": "30", "t": "1234", "vig": "0", "win": "500"}
+    at = _app(query)
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and not at.warning
+    pg = at.session_state.pg
+    cfg = {**PLAYGROUND_DEFAULTS, "source": "paper2d-ns", "n_per_class": 500, "noise": 0.15, "seed": 7,
+           "algo": "CAEA", "lam": 60, "amax": 30}
+    ref = _fresh(cfg, 1234)
+    assert pg.t == 1234 and pg.model.deletion_interval == 60
+    np.testing.assert_array_equal(pg.model.nodes_, ref.model.nodes_)
+    np.testing.assert_array_equal(pg.model.edges_, ref.model.edges_)
+    assert at.toggle(key="w_vig").value is False and at.slider(key="w_window").value == 500
+    assert any(f"{len(ref.model.nodes_):,} nodes · {len(ref.model.edges_):,} edges" in c.value for c in at.caption)
+    assert dict(at.query_params) == {**query, "noise": "0.15"}  # written back, normalised
+    assert any("t=1234" in c.value and "lam=60" in c.value for c in at.code)
+
+
+@pytest.mark.parametrize("q", HOSTILE, ids=[f"hostile{k}" for k in range(len(HOSTILE))])
+def test_hostile_links_give_a_notice_not_a_traceback(q):
+    at = _app(q)
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    assert at.warning and at.warning[0].value.startswith("Some values in this link could not be used")
+    assert "<script>" not in at.warning[0].value.replace("\\<", "<").replace("&lt;", "<") or \
+        "\\<script\\>" in at.warning[0].value
+
+
+def test_t_beyond_the_stream_is_clamped_with_a_notice():
+    at = _app({"stream": "moons", "n": "250", "t": "999999"})
+    at.switch_page("pages/playground.py").run()
+    pg = at.session_state.pg
+    assert not at.exception and pg.t == len(pg.stream) == 550
+    assert "beyond the stream" in at.warning[0].value
+
+
+def test_explain_and_continual_links():
+    at = _app({"stream": "paper2d-st", "n": "500", "seed": "2", "t": "420"})
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception
+    assert at.number_input(key="w_explain_t").value == 420 and "t = 420:" in at.subheader[0].value
+    assert dict(at.query_params)["t"] == "420"
+    at2 = _app({"stream": "iris", "order": "2,0,1", "seed": "5"})
+    at2.switch_page("pages/continual.py").run()
+    assert not at2.exception
+    assert at2.radio(key="w_cl_src").value == "builtin" and at2.selectbox(key="w_cl_builtin").value == "iris"
+    assert at2.multiselect(key="w_cl_order_builtin_iris").value == [2, 0, 1]
+    assert at2.number_input(key="w_cl_seed").value == 5
+
+
+def test_quiz_predict_then_reveal():
+    at = _app({"stream": "paper2d-ns", "n": "500", "t": "600", "quiz": "1", "teach": "1"})
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and at.session_state.pg.t == 600
+    assert any("Teacher view" in c.value for c in at.caption)
+    assert not any(m.label == "#nodes" for m in at.metric)  # hidden until revealed
+    pg = at.session_state.pg
+    truth = pg.model.snapshot().learn_one(pg.stream.X[600])
+    at.radio(key="w_quiz_case").set_value(truth.case).run()
+    at.checkbox(key="w_quiz_edge").set_value(bool(truth.edges_deleted)).run()
+    at.checkbox(key="w_quiz_node").set_value(bool(truth.swept_ids)).run()
+    at.button(key="b_quiz_reveal").click().run()
+    assert not at.exception and pg.t == 601 and pg.record.case == truth.case
+    assert at.success and at.success[0].value == "Right!"
+    assert {m.label: m.value for m in at.metric}["Score"] == "1 / 1"
+    assert any("Case" in e.label or "initial" in e.label for e in at.expander)
+    at.button(key="b_quiz_next").click().run()
+    wrong = (truth.case + 1) % 4
+    nxt = pg.model.snapshot().learn_one(pg.stream.X[601])
+    at.radio(key="w_quiz_case").set_value(wrong if wrong != nxt.case else (wrong + 1) % 4).run()
+    at.button(key="b_quiz_reveal").click().run()
+    assert at.error[0].value == "Not quite." and {m.label: m.value for m in at.metric}["Score"] == "1 / 2"
+
+
+def test_place_a_sample_forks_and_travels_in_the_link():
+    at = _app({"stream": "paper2d-ns", "n": "500", "t": "800"})
+    at.switch_page("pages/playground.py").run()
+    pg = at.session_state.pg
+    rows, _, V = resonance(pg.model, [0.17, 0.7])
+    assert np.isfinite(V) and len(rows) > 0  # the left blob: some nodes would resonate
+    at.number_input(key="w_place_x0").set_value(0.17).run()
+    at.number_input(key="w_place_x1").set_value(0.7).run()
+    assert any("resonates with" in c.value for c in at.caption)
+    at.button(key="b_place").click().run()
+    assert not at.exception and pg.t == 801 and len(pg.placed) == 1
+    np.testing.assert_allclose(pg.stream.X[800], [0.17, 0.7])
+    assert pg.record.case in (2, 3)  # it resonated
+    link = dict(at.query_params)
+    assert link["place"] == "800:0.17:0.7" and link["t"] == "801"
+    again = _app(link)
+    again.switch_page("pages/playground.py").run()
+    pg2 = again.session_state.pg
+    assert not again.exception and pg2.t == 801
+    np.testing.assert_array_equal(pg2.model.nodes_, pg.model.nodes_)
