@@ -14,8 +14,9 @@ The step-record protocol
 after the step), ``event`` (a short phrase: what happened), ``s1_id`` and
 ``s2_id`` (the winners' stable ids, -1 when there were none),
 ``new_node_id`` (-1 if no node was created), ``edge_created`` and
-``edge_reset`` (a pair of ids or None), ``edges_deleted`` (a list of
-``(id, id, age)``), ``nodes_deleted`` (a list of ids), ``n_nodes``,
+``edge_reset`` (a pair of ids or None), ``edges_deleted`` (a list of tuples
+that start with the two ids — then the age where edges have one, or TCA's
+reason), ``nodes_deleted`` (a list of ids), ``n_nodes``,
 ``n_edges`` and ``n_clusters`` after the step. Algorithms add their own
 quantities.
 """
@@ -89,6 +90,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         the app and the experiments after each stage of a stream. Nothing
         happens here except for algorithms whose reference code does work at
         the end of every call (TCA). ``learn_one``/``learn_many`` never call it.
+        An override that changes the state must bump ``self._version`` (the
+        fitted attributes are cached per version).
         """
         return self
 

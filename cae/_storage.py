@@ -65,6 +65,12 @@ class ArrayState:
         ``fscal`` are always there);
     ``RUN_ARGS``
         the attribute names passed to ``KERNEL.run(X, start, *args, track, trace)``.
+
+    The kernel's ``run`` returns ``KERNEL.DONE`` or the row where it needs
+    room: before each step it checks ``K + 1`` against the node capacity
+    and, for networks, ``iscal[I_MAXDEG] + 1`` against the neighbour-list
+    width (algorithms without neighbour lists, AutoCloud, check their own
+    arrays instead; ``_grow_other`` grows them).
     """
 
     KERNEL = None

@@ -1,0 +1,763 @@
+"""The one implementation of SOINN+ and ASOINN's per-sample step (``SoinnPlus.m``).
+
+Both estimators (:class:`cae.baselines.soinn_plus.SOINNPlus` and
+:class:`cae.baselines.asoinn.ASOINN`) run this kernel; the mode scalar
+``iscal[I_MODE]`` selects the deletion handlers exactly as the reference's
+``'node'``/``'edge'`` options do: ``MODE_PLUS`` (SOINN+: unutility-based node
+deletion after every sample, component-statistics edge deletion) or
+``MODE_LEGACY`` (``'node', 0, 'edge', 0``: isolated nodes deleted every λ
+samples, edges older than a_max deleted). Linking (the trust-based SOINN+
+rule) is the same in both modes, as in the reference. What the step does, and
+every place it differs from the reference, is in the module docstring of
+:mod:`cae.baselines.soinn_plus`.
+
+Conventions: plain loops over preallocated arrays (numba-compiled through
+:func:`cae._jit.jit`, or plain Python, bit-identically); nodes in rows
+``[:K]`` in creation order (deleting nodes compacts them, keeping the order,
+as MATLAB's row deletion does); undirected edges in the neighbour lists of
+:mod:`cae._graph`, whose ``age`` is the reference's adjacency value (1 when
+created or reset, +1 every time the winner's edges age). Distances are
+SQUARED Euclidean distances, summed over features in order.
+"""
+
+import math
+
+from .._graph import (compact_graph, compact_rows, components, connect, disconnect, find_slot,  # noqa: F401
+                      plan_compaction)
+from .._jit import HAVE_NUMBA, jit  # noqa: F401
+
+# ---- constants of the reference ----------------------------------------------
+N_INIT = 3  # while K < 3 a sample becomes a node unconditionally (and the step ends there)
+PARAM_EDGE = 2.0  # paramEdge: edge threshold = p75 + 2 * iqr
+PARAM_C = 2.0  # paramC: linking threshold = mean + 2 * std
+PARAM_ALPHA = 2.0  # paramAlpha: node threshold = median + 2 * (upper - median) / 3
+OUTLIER_FACTOR = 3.0  # isoutlier's default ThresholdFactor
+#: isoutlier's scaled-MAD factor -1/(sqrt(2) * erfcinv(3/2)), with erfcinv(1.5) = -0.4769362762044699
+MAD_FACTOR = -1.0 / (math.sqrt(2.0) * -0.4769362762044699)
+
+MODE_PLUS = 0
+MODE_LEGACY = 1
+
+# ---- integer scalars (iscal) -------------------------------------------------
+I_K = 0  # number of nodes
+I_T = 1  # samples seen (signalNum, cumulative)
+I_E = 2  # number of edges
+I_MAXDEG = 3  # an upper bound on every node's degree (never decreases)
+I_NEXTID = 4  # next stable node id
+I_MODE = 5  # MODE_PLUS or MODE_LEGACY
+I_LAMBDA = 6  # node-deletion period (deleteNodePeriod: 1 in SOINN+, lambda in ASOINN)
+I_LINKS = 7  # linkCreated (see the [ref] on addEdge)
+I_EDGEDEL = 8  # edgeDeleted
+I_NODEDEL = 9  # nodeDeleted (see the [ref] on deleteNodes)
+N_ISCAL = 10
+
+# ---- float scalars (fscal) ---------------------------------------------------
+F_AMAX = 0  # maxEdgeAge (legacy mode; NaN in SOINN+)
+F_MEAN1 = 1  # runThMean, the winner's component
+F_MEAN2 = 2  # runThMean, the second winner's component
+F_VAR1 = 3  # runThVariance (a Welford sum of squared deviations), winner
+F_VAR2 = 4  # runThVariance, second winner
+F_EDGE_AVG = 5  # edgeAvgLtDel: mean age of the deleted edges
+F_NODE_TH = 6  # nodeDelTh: mean unutility of the deleted nodes
+F_NODE_IDLE = 7  # nodeAvgIdleDel: mean idle time of the deleted nodes
+N_FSCAL = 8
+
+# ---- record scratch (ri / rf) ------------------------------------------------
+R_CASE = 0  # 0 initial node (K < 3), 1 new node, 2 winner updated
+R_S1 = 1  # rows of the winners as the sample arrived (-1 if none)
+R_S2 = 2
+R_S1ID = 3
+R_S2ID = 4
+R_NEWROW = 5
+R_NEWID = 6
+R_LINK = 7  # eFlag: 1 / 0, -1 when not computed (K < 3)
+R_EDGE = 8  # 0 no edge change, 1 s1-s2 created, 2 s1-s2 existed (age reset to 1)
+R_STATS = 9  # 1 when the linking statistics were updated at this step
+R_NDELETED = 10  # edges deleted
+R_NSWEPT = 11  # nodes deleted (by the edge deletion first, then by the node deletion)
+R_NSWEPT_EDGE = 12  # of which deleted by the edge deletion (neighbours left without edges)
+R_NCLUSTERS = 13  # -1 unless tracking
+R_NCOMP = 14  # edges in s1's connected component (SOINN+ edge deletion), -1 if not computed
+R_NISO = 15  # isolated nodes seen by the node deletion, -1 if it did not run
+R_NODE_DEL = 16  # 1 when the node deletion ran at this step
+N_RI = 17
+
+Q_D1 = 0  # squared distance of x to s1
+Q_D2 = 1
+Q_TH1 = 2  # s1's similarity threshold (a squared distance)
+Q_TH2 = 3
+Q_TRUST1 = 4  # trustworthiness of s1 (NaN when linking was unconditional)
+Q_TRUST2 = 5
+Q_LINKV1 = 6  # sqrt(T1) * (1 - trust1)
+Q_LINKV2 = 7
+Q_LINKTH1 = 8  # runThMean1 + 2 sqrt(runThVariance1 / linkCreated)
+Q_LINKTH2 = 9
+Q_P75 = 10  # 75th percentile of the component's edge ages
+Q_IQR = 11
+Q_EDGE_RATIO = 12
+Q_EDGE_DEL_TH = 13  # the edge-deletion threshold
+Q_UT_CENTER = 14  # median unutility of the non-isolated nodes
+Q_UT_UPPER = 15  # isoutlier's upper bound
+Q_NODE_RATIO = 16
+Q_NOISE_LV = 17
+Q_NODE_DEL_TH = 18  # the node-deletion threshold
+N_RF = 19
+
+# status codes returned by run()
+DONE = -1
+
+
+# ------------------------------------------------------------ order statistics
+@jit
+def kth_smallest(buf, n, k):
+    """The k-th smallest (0-based) of ``buf[:n]``; reorders ``buf[:n]`` in place.
+
+    Quickselect with a median-of-three pivot and a three-way partition
+    (ages repeat a lot); falls back to sorting the remaining range after 64
+    rounds, so it is O(n) in practice and never worse than O(n log n).
+    """
+    lo = 0
+    hi = n - 1
+    rounds = 0
+    while hi > lo:
+        if rounds > 64:
+            buf[lo:hi + 1].sort()
+            return buf[k]
+        rounds += 1
+        mid = (lo + hi) >> 1
+        a = buf[lo]
+        b = buf[mid]
+        c = buf[hi]
+        if a < b:
+            if b < c:
+                pv = b
+            elif a < c:
+                pv = c
+            else:
+                pv = a
+        else:
+            if a < c:
+                pv = a
+            elif b < c:
+                pv = c
+            else:
+                pv = b
+        lt = lo
+        i = lo
+        gt = hi
+        while i <= gt:
+            v = buf[i]
+            if v < pv:
+                buf[i] = buf[lt]
+                buf[lt] = v
+                lt += 1
+                i += 1
+            elif v > pv:
+                buf[i] = buf[gt]
+                buf[gt] = v
+                gt -= 1
+            else:
+                i += 1
+        if k < lt:
+            hi = lt - 1
+        elif k > gt:
+            lo = gt + 1
+        else:
+            return pv
+    return buf[k]
+
+
+@jit
+def kth_and_next(buf, n, k):
+    """The k-th and (k+1)-th smallest (0-based) of ``buf[:n]`` (the same value twice when k = n - 1).
+
+    After the selection of the k-th, every value right of position k is at
+    least as large, so the (k+1)-th is their minimum.
+    """
+    a = kth_smallest(buf, n, k)
+    if k + 1 >= n:
+        return a, a
+    b = buf[k + 1]
+    for i in range(k + 2, n):
+        if buf[i] < b:
+            b = buf[i]
+    return a, b
+
+
+@jit
+def prctile(buf, n, p):
+    """MATLAB's ``prctile(x, p)`` of ``buf[:n]`` (n >= 1; reorders the buffer).
+
+    The sorted values sit at percentiles 100 (i - 0.5) / n; in between, linear
+    interpolation with the reference's formula ``(0.5 + r) x(k+1) + (0.5 - r) x(k)``;
+    outside, the smallest or largest value; a value hit exactly, or two equal
+    neighbours, is copied rather than interpolated.
+    """
+    r = (p / 100.0) * n
+    k = math.floor(r + 0.5)
+    r = r - k
+    if k < 1:  # below the first value: x(1) (k = 0, and k + 1 = 1 gives the same value)
+        return float(kth_smallest(buf, n, 0))
+    if k >= n:  # above the last value: x(n)
+        return float(kth_smallest(buf, n, n - 1))
+    a, b = kth_and_next(buf, n, int(k) - 1)
+    xk = float(a)
+    xk1 = float(b)
+    if r == -0.5 or xk == xk1:
+        return xk
+    return (0.5 + r) * xk1 + (0.5 - r) * xk
+
+
+@jit
+def meanof(a, b):
+    """MATLAB median's mean of the two middle values: a + (b - a)/2, or (a + b)/2 across signs."""
+    sa = 1 if a > 0.0 else (-1 if a < 0.0 else 0)
+    sb = 1 if b > 0.0 else (-1 if b < 0.0 else 0)
+    if sa != sb or math.isinf(a) or math.isinf(b):
+        return (a + b) / 2.0
+    return a + (b - a) / 2.0
+
+
+@jit
+def median(buf, n):
+    """MATLAB's ``median`` of ``buf[:n]`` (NaN for n = 0; reorders the buffer)."""
+    if n == 0:
+        return math.nan
+    h = n // 2
+    if n % 2 == 1:
+        return float(kth_smallest(buf, n, h))
+    a, b = kth_and_next(buf, n, h - 1)
+    return meanof(float(a), float(b))
+
+
+# ------------------------------------------------------------------ distances
+@jit
+def winners(X, xi, Y, K, dist2):
+    """s1, s2 by squared distance to ``X[xi]`` (MATLAB ``min``: first index on ties). K >= 2."""
+    d = X.shape[1]
+    for k in range(K):
+        dist2[k] = 0.0
+    for j in range(d):  # feature-major: the loop over nodes vectorises; each sum runs j = 0 .. d-1
+        xj = X[xi, j]
+        for k in range(K):
+            diff = Y[k, j] - xj
+            dist2[k] += diff * diff
+    s1 = 0
+    b1 = dist2[0]
+    for k in range(1, K):
+        if dist2[k] < b1:
+            b1 = dist2[k]
+            s1 = k
+    s2 = -1
+    b2 = math.inf
+    for k in range(K):
+        if k != s1 and (s2 < 0 or dist2[k] < b2):
+            b2 = dist2[k]
+            s2 = k
+    return s1, s2
+
+
+@jit
+def sq_dist_rows(Y, a, b):
+    acc = 0.0
+    for j in range(Y.shape[1]):
+        diff = Y[b, j] - Y[a, j]
+        acc += diff * diff
+    return acc
+
+
+@jit
+def similarity_threshold(Y, K, k, deg, nbr):
+    """calculateSimiralityThreshold: max squared distance to a neighbour; for an
+    isolated node the second-smallest squared distance to all nodes (itself
+    included, at 0), i.e. the smallest to any other node (0 for a duplicate)."""
+    if deg[k] > 0:
+        best = sq_dist_rows(Y, k, nbr[k, 0])
+        for p in range(1, deg[k]):
+            v = sq_dist_rows(Y, k, nbr[k, p])
+            if v > best:
+                best = v
+        return best
+    best = math.inf
+    for m in range(K):
+        if m != k:
+            v = sq_dist_rows(Y, k, m)
+            if v < best:
+                best = v
+    return best
+
+
+# ---------------------------------------------------------------- graph edits
+@jit
+def add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri):
+    K = iscal[I_K]
+    for j in range(X.shape[1]):
+        Y[K, j] = X[xi, j]
+    M[K] = 1
+    win_ts[K] = t
+    born[K] = t
+    ids[K] = iscal[I_NEXTID]
+    iscal[I_NEXTID] += 1
+    deg[K] = 0
+    iscal[I_K] = K + 1
+    ri[R_NEWROW] = K
+    ri[R_NEWID] = ids[K]
+    return K
+
+
+@jit
+def delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos):
+    """Delete the rows with ``dmask`` set (compacting, order kept) and record them."""
+    K = iscal[I_K]
+    nsw = ri[R_NSWEPT]
+    for k in range(K):
+        if dmask[k]:
+            swept_ids[nsw] = ids[k]
+            for j in range(Y.shape[1]):
+                swept_pos[nsw, j] = Y[k, j]
+            nsw += 1
+    ri[R_NSWEPT] = nsw
+    n_new = plan_compaction(dmask, K, newrow)
+    compact_rows(Y, newrow, K)
+    compact_rows(M, newrow, K)
+    compact_rows(win_ts, newrow, K)
+    compact_rows(born, newrow, K)
+    compact_rows(ids, newrow, K)
+    dropped = compact_graph(nbr, age, deg, newrow, K)
+    iscal[I_E] -= dropped // 2
+    iscal[I_K] = n_new
+    return n_new
+
+
+@jit
+def component_edge_ages(nbr, deg, age, s, stack, mark, ebuf):
+    """Ages of every edge of s's connected component into ``ebuf`` (each once); returns their count."""
+    mark[s] = 1
+    stack[0] = s
+    n_nodes = 1
+    head = 0
+    while head < n_nodes:
+        u = stack[head]
+        head += 1
+        for p in range(deg[u]):
+            v = nbr[u, p]
+            if mark[v] == 0:
+                mark[v] = 1
+                stack[n_nodes] = v
+                n_nodes += 1
+    ne = 0
+    for i in range(n_nodes):
+        u = stack[i]
+        mark[u] = 0
+        for p in range(deg[u]):
+            if nbr[u, p] > u:
+                ebuf[ne] = age[u, p]
+                ne += 1
+    return ne
+
+
+@jit
+def queue_deletion(del_rows, del_ages, nd, row, a):
+    """Insert (row, age) into the first ``nd`` entries, kept in ascending row (MATLAB ``find``) order."""
+    q = nd
+    while q > 0 and del_rows[q - 1] > row:
+        del_rows[q] = del_rows[q - 1]
+        del_ages[q] = del_ages[q - 1]
+        q -= 1
+    del_rows[q] = row
+    del_ages[q] = a
+
+
+@jit
+def remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
+                        del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos):
+    """Delete s1's edges to ``del_rows[:nd]``; delete the neighbours left without edges.
+
+    Returns s1's row after the deletion. ``nodeDeleted`` grows by the SUM of
+    the deleted rows' 1-based indices [ref].
+    """
+    K = iscal[I_K]
+    for k in range(K):
+        dmask[k] = False
+    n_nodes = 0
+    idx_sum = 0
+    below = 0
+    for i in range(nd):
+        b = del_rows[i]
+        del_ids[i] = ids[b]
+        del_rec_ages[i] = del_ages[i]
+        disconnect(nbr, age, deg, s1, b)
+        if deg[b] == 0:
+            dmask[b] = True
+            n_nodes += 1
+            idx_sum += b + 1
+            if b < s1:
+                below += 1
+    iscal[I_E] -= nd
+    ri[R_NDELETED] = nd
+    if n_nodes > 0:
+        delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
+        iscal[I_NODEDEL] += idx_sum
+        ri[R_NSWEPT_EDGE] = n_nodes
+    return s1 - below
+
+
+# ------------------------------------------------------------- the handlers
+@jit
+def delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows,
+                          del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos, ebuf, stack,
+                          mark):
+    """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
+    if deg[s1] == 0:
+        # the component has no edge: prctile and iqr of nothing are NaN, nothing is deleted
+        ri[R_NCOMP] = 0
+        return s1
+    ne = component_edge_ages(nbr, deg, age, s1, stack, mark, ebuf)
+    ri[R_NCOMP] = ne
+    p75 = prctile(ebuf, ne, 75.0)
+    p25 = prctile(ebuf, ne, 25.0)
+    iqr = p75 - p25
+    rf[Q_P75] = p75
+    rf[Q_IQR] = iqr
+    th = PARAM_EDGE * iqr
+    if th == 0.0:
+        return s1
+    cur = p75 + th
+    ed = iscal[I_EDGEDEL]
+    ratio = ed / (ed + ne)
+    del_th = fscal[F_EDGE_AVG] * ratio + cur * (1.0 - ratio)
+    rf[Q_EDGE_RATIO] = ratio
+    rf[Q_EDGE_DEL_TH] = del_th
+    nd = 0
+    total = 0
+    for p in range(deg[s1]):
+        if age[s1, p] > del_th:
+            queue_deletion(del_rows, del_ages, nd, nbr[s1, p], age[s1, p])
+            total += age[s1, p]
+            nd += 1
+    if nd == 0:
+        return s1
+    fscal[F_EDGE_AVG] = (ed * fscal[F_EDGE_AVG] + total) / (ed + nd)
+    iscal[I_EDGEDEL] = ed + nd
+    return remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
+                               del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos)
+
+
+@jit
+def delete_old_edges_original(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, del_rows, del_ages,
+                              del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos):
+    """deleteOldEdges_Original: s1's edges whose value exceeds a_max + 1 ("1 expresses an edge")."""
+    limit = fscal[F_AMAX] + 1.0
+    nd = 0
+    for p in range(deg[s1]):
+        if age[s1, p] > limit:
+            queue_deletion(del_rows, del_ages, nd, nbr[s1, p], age[s1, p])
+            nd += 1
+    if nd == 0:
+        return s1
+    iscal[I_EDGEDEL] += nd
+    return remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
+                               del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos)
+
+
+@jit
+def delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow,
+                            swept_ids, swept_pos, ubuf, track):
+    """deleteNoiseNodes_Plus: isolated nodes whose unutility exceeds a threshold."""
+    K = iscal[I_K]
+    n_iso = 0
+    n_data = 0
+    top = -1.0  # the largest UT of an isolated node
+    for k in range(K):
+        if deg[k] < 1:
+            n_iso += 1
+            u = (t - win_ts[k]) / M[k]
+            if u > top:
+                top = u
+        else:
+            ubuf[n_data] = (t - win_ts[k]) / M[k]
+            n_data += 1
+    ri[R_NODE_DEL] = 1
+    ri[R_NISO] = n_iso
+    if n_iso == 0 and not track:
+        return  # nothing can be deleted, and the state does not depend on the threshold
+    nd = iscal[I_NODEDEL]
+    ratio = nd / (nd + n_data) if nd + n_data > 0 else math.nan
+    noise_lv = n_iso / K
+    center = median(ubuf, n_data)  # NaN when every node is isolated
+    if not track and n_data > 0:
+        # Exact shortcut (no effect on results): the threshold below is at least
+        # nodeDelTh r + c (1 - r)(1 - noise) in floating point too (c + 2 (u - c)/3 >= c,
+        # and rounding is monotone), so when no isolated node's UT exceeds that,
+        # nothing is deleted and the MAD is not needed.
+        if top <= fscal[F_NODE_TH] * ratio + center * (1.0 - ratio) * (1.0 - noise_lv):
+            return
+    for i in range(n_data):
+        ubuf[i] = abs(ubuf[i] - center)
+    amad = MAD_FACTOR * median(ubuf, n_data)
+    upper = center + OUTLIER_FACTOR * amad
+    th = PARAM_ALPHA * ((upper - center) / 3.0)
+    cur = center + th
+    del_th = fscal[F_NODE_TH] * ratio + cur * (1.0 - ratio) * (1.0 - noise_lv)
+    rf[Q_UT_CENTER] = center
+    rf[Q_UT_UPPER] = upper
+    rf[Q_NODE_RATIO] = ratio
+    rf[Q_NOISE_LV] = noise_lv
+    rf[Q_NODE_DEL_TH] = del_th
+    if n_iso == 0:
+        return
+    cnt = 0
+    sum_it = 0
+    sum_ut = 0.0
+    for k in range(K):
+        it = t - win_ts[k]
+        ut = it / M[k]
+        hit = deg[k] < 1 and ut > del_th
+        dmask[k] = hit
+        if hit:
+            cnt += 1
+            sum_it += it
+            sum_ut += ut
+    if cnt == 0:
+        return
+    fscal[F_NODE_IDLE] = (nd * fscal[F_NODE_IDLE] + sum_it) / (nd + cnt)
+    fscal[F_NODE_TH] = (nd * fscal[F_NODE_TH] + sum_ut) / (nd + cnt)
+    delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
+    iscal[I_NODEDEL] = nd + cnt
+
+
+@jit
+def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids,
+                                swept_pos):
+    """deleteNoiseNodes_Original: every node without an edge (all of them, if need be)."""
+    K = iscal[I_K]
+    cnt = 0
+    for k in range(K):
+        dmask[k] = deg[k] < 1
+        if dmask[k]:
+            cnt += 1
+    ri[R_NODE_DEL] = 1
+    ri[R_NISO] = cnt
+    if cnt > 0:
+        delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
+        iscal[I_NODEDEL] += cnt
+
+
+# ------------------------------------------------------------------ the step
+@jit
+def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
+         del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track):
+    """Learn the sample ``X[xi]`` (inputSignal)."""
+    d = X.shape[1]
+    t = iscal[I_T] + 1
+    iscal[I_T] = t
+    K = iscal[I_K]
+    for i in range(ri.shape[0]):
+        ri[i] = 0
+    for i in range(rf.shape[0]):
+        rf[i] = math.nan
+    ri[R_S1] = -1
+    ri[R_S2] = -1
+    ri[R_S1ID] = -1
+    ri[R_S2ID] = -1
+    ri[R_NEWROW] = -1
+    ri[R_NEWID] = -1
+    ri[R_LINK] = -1
+    ri[R_NCLUSTERS] = -1
+    ri[R_NCOMP] = -1
+    ri[R_NISO] = -1
+
+    if K < N_INIT:  # initialisation: a node, unconditionally, and nothing else
+        ri[R_CASE] = 0
+        add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
+        if track:
+            ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        return 0
+
+    s1, s2 = winners(X, xi, Y, K, dist2)
+    d1 = dist2[s1]
+    d2 = dist2[s2]
+    th1 = similarity_threshold(Y, K, s1, deg, nbr)
+    th2 = similarity_threshold(Y, K, s2, deg, nbr)
+    ri[R_S1] = s1
+    ri[R_S2] = s2
+    ri[R_S1ID] = ids[s1]
+    ri[R_S2ID] = ids[s2]
+    rf[Q_D1] = d1
+    rf[Q_D2] = d2
+    rf[Q_TH1] = th1
+    rf[Q_TH2] = th2
+
+    # eFlag: link the winners? (the trust-based SOINN+ rule, in both modes)
+    link = True
+    if fscal[F_VAR1] != 0.0 and fscal[F_VAR2] != 0.0:
+        max_m = 0
+        for k in range(K):
+            if deg[k] >= 1 and M[k] > max_m:
+                max_m = M[k]
+        if max_m > 0:  # [fix] no node has an edge: the reference's max([]) fails; link
+            n = iscal[I_LINKS]
+            c1 = PARAM_C * math.sqrt(fscal[F_VAR1] / n)
+            c2 = PARAM_C * math.sqrt(fscal[F_VAR2] / n)
+            trust1 = M[s1] / max_m
+            trust2 = M[s2] / max_m
+            lv1 = math.sqrt(th1) * (1.0 - trust1)
+            lv2 = math.sqrt(th2) * (1.0 - trust2)
+            lt1 = fscal[F_MEAN1] + c1
+            lt2 = fscal[F_MEAN2] + c2
+            link = lv1 < lt1 or lv2 < lt2
+            rf[Q_TRUST1] = trust1
+            rf[Q_TRUST2] = trust2
+            rf[Q_LINKV1] = lv1
+            rf[Q_LINKV2] = lv2
+            rf[Q_LINKTH1] = lt1
+            rf[Q_LINKTH2] = lt2
+    ri[R_LINK] = 1 if link else 0
+
+    if d1 > th1 or d2 > th2:  # a new node
+        ri[R_CASE] = 1
+        add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
+        K = K + 1
+    else:
+        ri[R_CASE] = 2
+        if link:
+            p = find_slot(nbr, deg, s1, s2)
+            if p >= 0:
+                # addEdge's isNew is true when the edge ALREADY existed [ref]: only then
+                # are linkCreated and the running mean/variance of sqrt(T) updated
+                age[s1, p] = 1
+                age[s2, find_slot(nbr, deg, s2, s1)] = 1
+                ri[R_EDGE] = 2
+                n = iscal[I_LINKS] + 1
+                iscal[I_LINKS] = n
+                r1 = math.sqrt(th1)
+                r2 = math.sqrt(th2)
+                pre1 = fscal[F_MEAN1]
+                pre2 = fscal[F_MEAN2]
+                fscal[F_MEAN1] = pre1 + (r1 - pre1) / n
+                fscal[F_MEAN2] = pre2 + (r2 - pre2) / n
+                fscal[F_VAR1] = fscal[F_VAR1] + (r1 - pre1) * (r1 - fscal[F_MEAN1])
+                fscal[F_VAR2] = fscal[F_VAR2] + (r2 - pre2) * (r2 - fscal[F_MEAN2])
+                ri[R_STATS] = 1
+            else:
+                iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
+                iscal[I_E] += 1
+                ri[R_EDGE] = 1
+        # age every edge of s1 (the one just made or reset included)
+        for p in range(deg[s1]):
+            b = nbr[s1, p]
+            age[s1, p] += 1
+            age[b, find_slot(nbr, deg, b, s1)] += 1
+        if iscal[I_MODE] == MODE_PLUS:
+            s1 = delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf,
+                                       del_rows, del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids,
+                                       swept_pos, ebuf, stack, mark)
+        else:
+            s1 = delete_old_edges_original(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri,
+                                           del_rows, del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids,
+                                           swept_pos)
+        K = iscal[I_K]
+        # the winner moves by 1/M, then its neighbours by 1/(100 M_neighbour)
+        M[s1] += 1
+        for j in range(d):
+            Y[s1, j] = Y[s1, j] + (X[xi, j] - Y[s1, j]) / M[s1]
+        win_ts[s1] = t
+        for p in range(deg[s1]):
+            b = nbr[s1, p]
+            scale = 100.0 * M[b]
+            for j in range(d):
+                Y[b, j] = Y[b, j] + (X[xi, j] - Y[b, j]) / scale
+
+    # node deletion every deleteNodePeriod samples (every sample in SOINN+)
+    if iscal[I_MODE] == MODE_PLUS:
+        delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow,
+                                swept_ids, swept_pos, ubuf, track)
+    elif t % iscal[I_LAMBDA] == 0:
+        delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids,
+                                    swept_pos)
+    if track:
+        ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+    return 0
+
+
+@jit
+def run(X, start, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
+        del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track, trace):
+    """Learn rows ``X[start:]`` in order.
+
+    Returns ``DONE`` or the index of the first row that needs more room (a
+    node or a degree slot); the caller grows the arrays and calls again from
+    there. When ``trace`` has rows, row ``i`` receives the summary of step
+    ``i`` (columns ``TRACE_COLUMNS``; needs ``track``).
+    """
+    cap = Y.shape[0]
+    maxdeg = nbr.shape[1]
+    for i in range(start, X.shape[0]):
+        if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
+            return i
+        step(X, i, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
+             del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track)
+        if trace.shape[0] > 0:
+            write_trace(trace, i, iscal, fscal, ri, rf)
+    return DONE
+
+
+TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept", "s1", "s2",
+                 "dist1", "dist2", "threshold1", "threshold2", "link", "trust1", "trust2", "link_value1",
+                 "link_value2", "link_threshold1", "link_threshold2", "n_links_created", "component_edges", "p75",
+                 "iqr", "edge_deletion_threshold", "mean_deleted_edge_age", "n_isolated", "unutility_median",
+                 "unutility_upper", "noise_level", "node_deletion_threshold", "mean_deleted_node_unutility")
+
+
+@jit
+def write_trace(trace, i, iscal, fscal, ri, rf):
+    trace[i, 0] = iscal[I_T]
+    trace[i, 1] = ri[R_CASE]
+    trace[i, 2] = iscal[I_K]
+    trace[i, 3] = iscal[I_E]
+    trace[i, 4] = ri[R_NCLUSTERS]
+    trace[i, 5] = ri[R_NDELETED]
+    trace[i, 6] = ri[R_NSWEPT]
+    trace[i, 7] = ri[R_S1]
+    trace[i, 8] = ri[R_S2]
+    trace[i, 9] = rf[Q_D1]
+    trace[i, 10] = rf[Q_D2]
+    trace[i, 11] = rf[Q_TH1]
+    trace[i, 12] = rf[Q_TH2]
+    trace[i, 13] = ri[R_LINK] if ri[R_LINK] >= 0 else math.nan
+    trace[i, 14] = rf[Q_TRUST1]
+    trace[i, 15] = rf[Q_TRUST2]
+    trace[i, 16] = rf[Q_LINKV1]
+    trace[i, 17] = rf[Q_LINKV2]
+    trace[i, 18] = rf[Q_LINKTH1]
+    trace[i, 19] = rf[Q_LINKTH2]
+    trace[i, 20] = iscal[I_LINKS]
+    trace[i, 21] = ri[R_NCOMP] if ri[R_NCOMP] >= 0 else math.nan
+    trace[i, 22] = rf[Q_P75]
+    trace[i, 23] = rf[Q_IQR]
+    trace[i, 24] = rf[Q_EDGE_DEL_TH]
+    trace[i, 25] = fscal[F_EDGE_AVG]
+    trace[i, 26] = ri[R_NISO] if ri[R_NISO] >= 0 else math.nan
+    trace[i, 27] = rf[Q_UT_CENTER]
+    trace[i, 28] = rf[Q_UT_UPPER]
+    trace[i, 29] = rf[Q_NOISE_LV]
+    trace[i, 30] = rf[Q_NODE_DEL_TH]
+    trace[i, 31] = fscal[F_NODE_TH]
+
+
+@jit
+def nearest_nodes(X, Y, K, out):
+    """Row of the nearest node (squared Euclidean distance, first on ties) for every row of X."""
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        best = math.inf
+        s = 0
+        for k in range(K):
+            acc = 0.0
+            for j in range(d):
+                diff = Y[k, j] - X[i, j]
+                acc += diff * diff
+            if acc < best:
+                best = acc
+                s = k
+        out[i] = s

@@ -1,0 +1,766 @@
+"""The one implementation of TCA's per-sample step (see :mod:`cae.baselines.tca` for the algorithm).
+
+Plain loops over preallocated arrays, compiled by :func:`cae._jit.jit` (or run
+as ordinary Python, bit-identically). :class:`cae.baselines.tca.TCA` calls
+:func:`run` for every way of learning (``fit``, ``partial_fit``, ``learn_one``,
+``learn_many``, ``learn_traced``) and :func:`end_of_call` from ``end_batch``.
+
+State (rows ``[:K]`` live, in creation order): positions ``Y``, the
+reference's ``CountNode`` (``C``, float: a node created after every candidate
+failed gets the mean count of its neighbours), bandwidths ``sig``
+(``adaptiveSig``), ``dil`` (``diligence``), ``err`` (``ErrCIM``), ``newedged``
+(``NewEdgedNode``), stable ``ids`` and the neighbour lists ``deg``/``nbr``/
+``age`` of :mod:`cae._graph` (TCA's edges have no age: every slot holds 1).
+Scalars: ``iscal`` and ``fscal`` below. Two of them are exact caches that the
+model file keeps and loading checks: ``F_SIGSUM`` is the sum of ``sig[:K]``
+accumulated in row order (so the mean bandwidth is ``F_SIGSUM / K``, the very
+value MATLAB's ``mean`` gives), and ``I_DILSUM``/``I_DILZEROS`` are the sum of
+the diligences and the number of zeros among them.
+"""
+
+import math
+
+from .._graph import compact_graph, compact_rows, components, connect, disconnect, find_slot, plan_compaction
+from .._jit import HAVE_NUMBA, jit  # noqa: F401  (HAVE_NUMBA: which of the two ran)
+
+# ---- integer scalars (iscal) -------------------------------------------------
+I_K = 0  # number of nodes
+I_T = 1  # samples seen (cumulative over calls)
+I_E = 2  # number of edges
+I_MAXDEG = 3  # an upper bound on every degree (never decreases)
+I_NEXTID = 4  # next stable node id
+I_LAMBDA = 5  # lambda, the topology construction cycle
+I_DILSUM = 6  # sum of dil[:K]
+I_DILZEROS = 7  # number of zeros in dil[:K]
+N_ISCAL = 8
+
+# ---- float scalars (fscal) ---------------------------------------------------
+F_SIGINIT = 0  # sigma_init
+F_SIGSUM = 1  # sum of sig[:K] in row order
+N_FSCAL = 2
+
+# ---- record scratch (ri / rf) ------------------------------------------------
+R_CASE = 0  # 1 new node (no node near), 2 resonance, 3 new node (every candidate failed)
+R_S1 = 1  # row of the resonating node (-1 if none)
+R_S2 = 2  # row of the node after it in CIM order (-1 if none was looked at)
+R_S1ID = 3
+R_S2ID = 4
+R_NEWROW = 5  # row of the created node, -1 if none
+R_NEWID = 6
+R_NCLOSE = 7  # NstateCIM: nodes with CIM(x, w, mean sigma) <= mean sigma
+R_NCAND = 8  # candidates tried
+R_EDGE = 9  # 0 no edge set, 1 s1-s2 created, 2 s1-s2 was already there
+R_RECON = 10  # 1 when the topology reconstruction ran at this step
+R_NDEL_ISO = 11  # nodes deleted as isolated
+R_NDEL_ERR = 12  # nodes deleted by ErrCIM
+R_NEDGES_DEL = 13  # edges deleted (with ErrCIM-deleted nodes or as intersecting)
+R_NEDGES_X = 14  # of which deleted as intersecting
+R_ADAPT = 15  # 1 when the bandwidths were adapted (and the diligences reset)
+R_NSIGCHG = 16  # bandwidths changed by the adaptation
+R_NKNN = 17  # neighbours averaged for a case-3 node
+R_NCLUSTERS = 18  # -1 unless tracking
+R_DILRESET = 19  # 1 when the diligences were reset (case 3 or adaptation)
+N_RI = 20
+
+Q_MEANSIG = 0  # mean sigma used for this sample (NaN for the first node)
+Q_CIM_S1 = 1  # CIM(x, w_s1, mean sigma): s1's sort key
+Q_RES_CIM = 2  # CIM(x, w_s1', sigma_s1): the vigilance test that resonated
+Q_CIM_S2 = 3  # CIM(x, w_s2, sigma_s2): the edge test
+Q_NEWSIG = 4  # the new node's sigma
+Q_NEWCOUNT = 5  # the new node's count
+Q_ERRTHR = 6  # 2 mean sigma of the ErrCIM deletion
+Q_XSIGMA = 7  # the mean sigma of the intersection test
+Q_MEANDIL = 8  # mean diligence after the step (before a reset)
+Q_CND = 9  # cnd of the adaptation test
+N_RF = 10
+
+DONE = -1
+
+NODE_ISOLATED = 1  # reasons a node was deleted
+NODE_ERRCIM = 2
+EDGE_NODE_DELETED = 1  # reasons an edge was deleted
+EDGE_INTERSECTION = 2
+
+
+# ------------------------------------------------------------------ similarity
+@jit
+def cim(A, i, B, k, sigma):
+    """CIM(A[i], B[k]) with bandwidth sigma: sqrt(1 - mean_j exp(-(a_j - b_j)^2 / (2 sigma^2)))."""
+    d = A.shape[1]
+    two_s2 = 2.0 * (sigma * sigma)
+    acc = 0.0
+    for j in range(d):
+        diff = A[i, j] - B[k, j]
+        acc += math.exp(-(diff * diff) / two_s2)
+    v = 1.0 - acc / d
+    if v > 0.0:
+        return math.sqrt(v)
+    return 0.0
+
+
+@jit
+def cim_vec(x, w, sigma):
+    """CIM between two 1-D arrays."""
+    d = x.shape[0]
+    two_s2 = 2.0 * (sigma * sigma)
+    acc = 0.0
+    for j in range(d):
+        diff = x[j] - w[j]
+        acc += math.exp(-(diff * diff) / two_s2)
+    v = 1.0 - acc / d
+    if v > 0.0:
+        return math.sqrt(v)
+    return 0.0
+
+
+@jit
+def sq_dists(X, xi, Y, K, dist2):
+    """Squared Euclidean distances from X[xi] to the K nodes (features in order)."""
+    for k in range(K):
+        dist2[k] = 0.0
+    for j in range(X.shape[1]):
+        xj = X[xi, j]
+        for k in range(K):
+            diff = xj - Y[k, j]
+            dist2[k] += diff * diff
+
+
+@jit
+def cim_cut(d, sigma, threshold):
+    """A squared distance beyond which CIM(., ., sigma) is certainly above ``threshold``.
+
+    sum_j exp(-z_j) <= (d - 1) + exp(-sum_j z_j) (convexity), so CIM^2 >=
+    (1 - exp(-dist^2 / (2 sigma^2))) / d; the margins are far above rounding.
+    Infinite when no distance guarantees it.
+    """
+    q = 1.0 - d * (threshold * threshold * (1.0 + 1e-6) + 1e-12)
+    if q <= 0.0:
+        return math.inf
+    return 2.0 * (sigma * sigma) * (-math.log(q)) * (1.0 + 1e-9)
+
+
+@jit
+def row_sum(v, K):
+    """v[0] + v[1] + ... in row order (MATLAB's sum of a short row)."""
+    s = 0.0
+    for k in range(K):
+        s += v[k]
+    return s
+
+
+# ------------------------------------------------------------------ ordering
+@jit
+def _before(key, a, b):
+    """(key[a], a) < (key[b], b): ascending CIM, ties by row (MATLAB's stable sort)."""
+    return key[a] < key[b] or (key[a] == key[b] and a < b)
+
+
+@jit
+def _sift_down(heap, n, pos, key):
+    while True:
+        child = 2 * pos + 1
+        if child >= n:
+            return
+        right = child + 1
+        if right < n and _before(key, heap[right], heap[child]):
+            child = right
+        if _before(key, heap[child], heap[pos]):
+            tmp = heap[pos]
+            heap[pos] = heap[child]
+            heap[child] = tmp
+            pos = child
+        else:
+            return
+
+
+@jit
+def _heap_pop(heap, n, key):
+    top = heap[0]
+    n -= 1
+    heap[0] = heap[n]
+    _sift_down(heap, n, 0, key)
+    return top
+
+
+@jit
+def sorted_neighbours(nbr, deg, a, out):
+    """a's neighbours in ascending row order (MATLAB ``find`` on a row of the adjacency matrix)."""
+    n = deg[a]
+    for p in range(n):
+        v = nbr[a, p]
+        q = p
+        while q > 0 and out[q - 1] > v:
+            out[q] = out[q - 1]
+            q -= 1
+        out[q] = v
+    return n
+
+
+# ------------------------------------------------------------------ nodes
+@jit
+def recount_diligence(dil, K, iscal):
+    s = 0
+    z = 0
+    for k in range(K):
+        s += dil[k]
+        if dil[k] == 0:
+            z += 1
+    iscal[I_DILSUM] = s
+    iscal[I_DILZEROS] = z
+
+
+@jit
+def append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, count, sigma, ri):
+    K = iscal[I_K]
+    for j in range(X.shape[1]):
+        Y[K, j] = X[xi, j]
+    C[K] = count
+    sig[K] = sigma
+    dil[K] = 1
+    err[K] = 1.0
+    newedged[K] = 0
+    deg[K] = 0
+    ids[K] = iscal[I_NEXTID]
+    iscal[I_NEXTID] += 1
+    iscal[I_K] = K + 1
+    iscal[I_DILSUM] += 1
+    fscal[F_SIGSUM] += sigma  # the row-order sum, extended by one term
+    ri[R_NEWROW] = K
+    ri[R_NEWID] = ids[K]
+    return K
+
+
+@jit
+def delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow):
+    """Delete the rows where ``mask`` is set (survivors keep their order); returns the edges lost."""
+    K = iscal[I_K]
+    n = plan_compaction(mask, K, newrow)
+    compact_rows(Y, newrow, K)
+    compact_rows(C, newrow, K)
+    compact_rows(sig, newrow, K)
+    compact_rows(dil, newrow, K)
+    compact_rows(err, newrow, K)
+    compact_rows(newedged, newrow, K)
+    compact_rows(ids, newrow, K)
+    lost = compact_graph(nbr, age, deg, newrow, K) // 2
+    iscal[I_K] = n
+    iscal[I_E] -= lost
+    return lost
+
+
+# ------------------------------------------------------------------ reconstruction
+@jit
+def intersects(Y, a, b, c, e):
+    """The reference's ``findIntersection`` on features 1 and 2: segment a-b strictly crosses c-e."""
+    F1 = Y[b, 0] - Y[e, 0]
+    F2 = Y[b, 1] - Y[e, 1]
+    M11 = Y[b, 0] - Y[a, 0]
+    M21 = Y[b, 1] - Y[a, 1]
+    M12 = Y[c, 0] - Y[e, 0]
+    M22 = Y[c, 1] - Y[e, 1]
+    deter = M11 * M22 - M12 * M21
+    if deter == 0.0:  # lambda and gamma are +-Inf or NaN in MATLAB: no crossing
+        return False
+    lam = -(F2 * M12 - F1 * M22) / deter
+    gam = (F2 * M11 - F1 * M21) / deter
+    return 0.0 < lam and lam < 1.0 and 0.0 < gam and gam < 1.0
+
+
+@jit
+def delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2,
+                         rec_edge_a, rec_edge_b, rec_edge_reason, ri):
+    """The reference's ``DeleteIntersection``: for each newly edged node (ascending)..."""
+    K = iscal[I_K]
+    nx = 0
+    for dn in range(K):
+        if newedged[dn] != 1:
+            continue
+        n1 = sorted_neighbours(nbr, deg, dn, nb1)  # as they are at the start of dn's turn
+        for m in range(n1):
+            b = nb1[m]
+            for h in range(n1):
+                t2 = nb1[h]
+                n2 = sorted_neighbours(nbr, deg, t2, nb2)  # as they are now
+                for k in range(n2):
+                    e = nb2[k]
+                    if intersects(Y, dn, b, t2, e):
+                        cim1 = cim(Y, dn, Y, b, sigma)
+                        cim2 = cim(Y, t2, Y, e, sigma)
+                        if cim2 >= cim1:
+                            u, v = t2, e
+                        else:
+                            u, v = dn, b
+                        if disconnect(nbr, age, deg, u, v):
+                            iscal[I_E] -= 1
+                            r = ri[R_NEDGES_DEL]
+                            rec_edge_a[r] = ids[u]
+                            rec_edge_b[r] = ids[v]
+                            rec_edge_reason[r] = EDGE_INTERSECTION
+                            ri[R_NEDGES_DEL] = r + 1
+                            nx += 1
+    for k in range(K):
+        newedged[k] = 0
+    ri[R_NEDGES_X] += nx
+
+
+@jit
+def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+                mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
+                rec_edge_a, rec_edge_b, rec_edge_reason):
+    """Topology reconstruction: isolated nodes, then ErrCIM > 2 mean sigma, then crossing edges.
+
+    Nodes go only when not every node would (as the reference). The record
+    counters in ``ri`` are added to (a step starts them at 0).
+    """
+    d = Y.shape[1]
+    K = iscal[I_K]
+    # -- nodes without edges
+    n_iso = 0
+    for k in range(K):
+        mask[k] = deg[k] == 0
+        if mask[k]:
+            n_iso += 1
+    if n_iso > 0 and n_iso != K:
+        nd = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
+        for k in range(K):
+            if mask[k]:
+                rec_node_ids[nd] = ids[k]
+                rec_node_reason[nd] = NODE_ISOLATED
+                for j in range(d):
+                    rec_node_pos[nd, j] = Y[k, j]
+                nd += 1
+        delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
+        ri[R_NDEL_ISO] += n_iso
+        K = iscal[I_K]
+        fscal[F_SIGSUM] = row_sum(sig, K)
+    # -- nodes whose ErrCIM exceeds twice the mean bandwidth
+    thr = fscal[F_SIGSUM] / K * 2.0
+    rf[Q_ERRTHR] = thr
+    n_err = 0
+    for k in range(K):
+        mask[k] = err[k] > thr
+        if mask[k]:
+            n_err += 1
+    if n_err > 0 and n_err != K:
+        nd = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
+        ne = ri[R_NEDGES_DEL]
+        for k in range(K):
+            if mask[k]:
+                rec_node_ids[nd] = ids[k]
+                rec_node_reason[nd] = NODE_ERRCIM
+                for j in range(d):
+                    rec_node_pos[nd, j] = Y[k, j]
+                nd += 1
+                for p in range(deg[k]):
+                    v = nbr[k, p]
+                    if not mask[v] or k < v:
+                        rec_edge_a[ne] = ids[k]
+                        rec_edge_b[ne] = ids[v]
+                        rec_edge_reason[ne] = EDGE_NODE_DELETED
+                        ne += 1
+        lost = delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
+        ri[R_NDEL_ERR] += n_err
+        ri[R_NEDGES_DEL] += lost
+        K = iscal[I_K]
+        fscal[F_SIGSUM] = row_sum(sig, K)
+    # -- crossing edges (features 1 and 2; a 1-feature stream has no plane [fix])
+    sigma = fscal[F_SIGSUM] / K
+    rf[Q_XSIGMA] = sigma
+    if d >= 2:
+        delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2,
+                             rec_edge_a, rec_edge_b, rec_edge_reason, ri)
+    else:
+        for k in range(K):
+            newedged[k] = 0
+    recount_diligence(dil, K, iscal)
+
+
+# ------------------------------------------------------------------ bandwidths
+@jit
+def _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper):
+    """Mean sigma over the component's members (rows grp[lo:hi]) on one side of the mean diligence."""
+    s = 0.0
+    n = 0
+    for q in range(lo, hi):
+        k = grp[q]
+        if (dil[k] >= meand) == upper:
+            s += sig[k]
+            n += 1
+    return s / n
+
+
+@jit
+def adapt_bandwidths(sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sortbuf,
+                     rec_sig_ids, rec_sig_before, rec_sig_after, ri):
+    """The reference's bandwidth update, component by component (rows ascending in each)."""
+    nc = components(nbr, deg, K, labels)
+    # group the rows by component, ascending within each (MATLAB find(LebelCluster == k))
+    for c in range(nc + 1):
+        start[c] = 0
+    for k in range(K):
+        start[labels[k] + 1] += 1
+    for c in range(nc):
+        start[c + 1] += start[c]
+    for k in range(K):
+        c = labels[k]
+        grp[start[c]] = k
+        start[c] += 1
+    for c in range(nc - 1, 0, -1):
+        start[c] = start[c - 1]
+    start[0] = 0
+    lo_clamp = s_init * 0.5
+    hi_clamp = s_init * 1.5
+    nchg = 0
+    for c in range(nc):
+        lo = start[c]
+        hi = start[c + 1] if c + 1 < nc else K
+        n = hi - lo
+        total = 0
+        for q in range(lo, hi):
+            total += dil[grp[q]]
+        meand = total / n
+        for q in range(lo, hi):  # insertion sort of the diligences for the median
+            v = float(dil[grp[q]])
+            p = q - lo
+            while p > 0 and sortbuf[p - 1] > v:
+                sortbuf[p] = sortbuf[p - 1]
+                p -= 1
+            sortbuf[p] = v
+        h = n // 2
+        med = sortbuf[h] if n % 2 == 1 else (sortbuf[h - 1] + sortbuf[h]) / 2.0
+        den = med + meand
+        if den == 0.0:  # 0/0: uniformDegree is NaN and neither branch runs
+            continue
+        ud = med / den
+        rate = abs(ud) * 0.1
+        if 0.5 - ud > 0.05:
+            up_sign = -1.0  # dense nodes narrow, sparse nodes widen
+        elif 0.5 - ud <= -0.05:
+            up_sign = 1.0
+        else:
+            continue
+        for side in range(2):
+            upper = side == 0
+            sign = up_sign if upper else -up_sign
+            for q in range(lo, hi):
+                k = grp[q]
+                if (dil[k] >= meand) != upper:
+                    continue
+                before = sig[k]
+                mu = _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper)  # with the values changed so far
+                if sign < 0.0:
+                    sig[k] = sig[k] - rate * mu
+                    if sig[k] <= lo_clamp:
+                        sig[k] = lo_clamp
+                else:
+                    sig[k] = sig[k] + rate * mu
+                    if sig[k] >= hi_clamp:
+                        sig[k] = hi_clamp
+                if sig[k] != before:
+                    rec_sig_ids[nchg] = ids[k]
+                    rec_sig_before[nchg] = before
+                    rec_sig_after[nchg] = sig[k]
+                    nchg += 1
+    ri[R_NSIGCHG] = nchg
+
+
+# ------------------------------------------------------------------ one sample
+@jit
+def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+         cims, dist2, heap, wbuf, mask, newrow, labels, grp, start, sortbuf, nb1, nb2,
+         knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
+         rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track):
+    """Learn the sample ``X[xi]`` (see :mod:`cae.baselines.tca`)."""
+    d = X.shape[1]
+    t = iscal[I_T] + 1
+    iscal[I_T] = t
+    K = iscal[I_K]
+    for i in range(ri.shape[0]):
+        ri[i] = 0
+    for i in range(rf.shape[0]):
+        rf[i] = math.nan
+    ri[R_S1] = -1
+    ri[R_S2] = -1
+    ri[R_S1ID] = -1
+    ri[R_S2ID] = -1
+    ri[R_NEWROW] = -1
+    ri[R_NEWID] = -1
+    ri[R_NCLUSTERS] = -1
+
+    if K == 0:  # the first node: sigma_init
+        ri[R_CASE] = 1
+        s0 = fscal[F_SIGINIT]
+        fscal[F_SIGSUM] = 0.0
+        append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, s0, ri)
+        rf[Q_NEWSIG] = s0
+        rf[Q_NEWCOUNT] = 1.0
+    else:
+        sbar = fscal[F_SIGSUM] / K
+        rf[Q_MEANSIG] = sbar
+        # -- CIM(x, every node, mean sigma); only nodes that can be within mean sigma are computed
+        sq_dists(X, xi, Y, K, dist2)
+        cut = cim_cut(d, sbar, sbar)
+        first = -1
+        second = -1
+        c1 = math.inf
+        c2 = math.inf
+        nclose = 0
+        for k in range(K):
+            if dist2[k] > cut:
+                cims[k] = -1.0  # certainly > mean sigma; computed only if the walk goes that far
+                continue
+            c = cim(X, xi, Y, k, sbar)
+            cims[k] = c
+            if c <= sbar:
+                nclose += 1
+            if c < c1:
+                second = first
+                c2 = c1
+                first = k
+                c1 = c
+            elif c < c2:
+                second = k
+                c2 = c
+        ri[R_NCLOSE] = nclose
+        if nclose == 0:  # no node around x: a new node with the mean sigma
+            ri[R_CASE] = 1
+            append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, sbar, ri)
+            rf[Q_NEWSIG] = sbar
+            rf[Q_NEWCOUNT] = 1.0
+        else:
+            # -- walk the nodes in CIM order until one resonates
+            cand = first
+            pos = 1  # 1-based position of cand in the order
+            nheap = -1  # the heap of the rest of the order is built on the first failure
+            while True:
+                ri[R_NCAND] = pos
+                cc = C[cand]
+                a = cc / (cc + 1.0)
+                b = 1.0 / (cc + 1.0)
+                for j in range(d):
+                    wbuf[j] = a * Y[cand, j] + b * X[xi, j]
+                res = cim_vec(X[xi], wbuf, sig[cand])
+                if res <= sbar:  # resonance
+                    ri[R_CASE] = 2
+                    ri[R_S1] = cand
+                    ri[R_S1ID] = ids[cand]
+                    rf[Q_CIM_S1] = cims[cand]
+                    rf[Q_RES_CIM] = res
+                    for j in range(d):
+                        moved[0, j] = Y[cand, j]
+                        Y[cand, j] = wbuf[j]
+                        moved[1, j] = wbuf[j]
+                    C[cand] = cc + 1.0
+                    if dil[cand] == 0:
+                        iscal[I_DILZEROS] -= 1
+                    dil[cand] += 1
+                    iscal[I_DILSUM] += 1
+                    # ErrCIM = min(ErrCIM, CIM(w', w')) and CIM(w', w') is exactly 0 [ref]
+                    if err[cand] > 0.0:
+                        err[cand] = 0.0
+                    if nclose >= 2:
+                        s2 = -1
+                        if nheap < 0:
+                            s2 = second
+                        elif nheap > 0:
+                            s2 = heap[0]
+                        # else: cand was the last node in the order; the reference indexes past the end [fix]
+                        if s2 >= 0:
+                            ri[R_S2] = s2
+                            ri[R_S2ID] = ids[s2]
+                            c2t = cim(X, xi, Y, s2, sig[s2])
+                            rf[Q_CIM_S2] = c2t
+                            if c2t <= sbar:
+                                if find_slot(nbr, deg, cand, s2) >= 0:
+                                    ri[R_EDGE] = 2
+                                else:
+                                    iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, cand, s2, 1))
+                                    iscal[I_E] += 1
+                                    ri[R_EDGE] = 1
+                                newedged[cand] = 1
+                    break
+                if pos == K:  # every node failed: a new node like its 3 nearest neighbours
+                    ri[R_CASE] = 3
+                    nk = 3 if K >= 3 else K
+                    ri[R_NKNN] = nk
+                    for r in range(nk):  # selection: nearest first, ties by row
+                        best = -1
+                        for k in range(K):
+                            taken = False
+                            for q in range(r):
+                                if knn_ids[q] == k:
+                                    taken = True
+                            if not taken and (best < 0 or dist2[k] < dist2[best]):
+                                best = k
+                        knn_ids[r] = best
+                    csum = 0.0
+                    ssum = 0.0
+                    for r in range(nk):
+                        csum += C[knn_ids[r]]
+                        ssum += sig[knn_ids[r]]
+                    count = csum / nk
+                    sigma = ssum / nk
+                    for r in range(nk):
+                        knn_ids[r] = ids[knn_ids[r]]
+                    append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, count, sigma, ri)
+                    rf[Q_NEWSIG] = sigma
+                    rf[Q_NEWCOUNT] = count
+                    # diligence(1, :) = zeros(size(numNodes)) is a scalar 0: every node, the new one too [ref]
+                    for k in range(K + 1):
+                        dil[k] = 0
+                    iscal[I_DILSUM] = 0
+                    iscal[I_DILZEROS] = K + 1
+                    ri[R_DILRESET] = 1
+                    break
+                # -- the next candidate in CIM order
+                if nheap < 0:
+                    for k in range(K):  # now every CIM is needed
+                        if cims[k] < 0.0:
+                            cims[k] = cim(X, xi, Y, k, sbar)
+                    nheap = 0
+                    for k in range(K):
+                        if k != first:
+                            heap[nheap] = k
+                            nheap += 1
+                    for p in range(nheap // 2 - 1, -1, -1):
+                        _sift_down(heap, nheap, p, cims)
+                cand = _heap_pop(heap, nheap, cims)
+                nheap -= 1
+                pos += 1
+
+    # -- topology reconstruction every lambda samples (t is cumulative)
+    if t % iscal[I_LAMBDA] == 0:
+        ri[R_RECON] = 1
+        reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+                    mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
+                    rec_edge_a, rec_edge_b, rec_edge_reason)
+
+    # -- bandwidth adaptation when no node was inserted for a while
+    K = iscal[I_K]
+    meandil = iscal[I_DILSUM] / K
+    rf[Q_MEANDIL] = meandil
+    if K > 1 and meandil > 10.0:  # mean > 10 cnd needs mean > 10, as cnd >= 1
+        if iscal[I_DILZEROS] > 0:
+            cnd = 1
+        else:
+            cnd = dil[0]
+            for k in range(1, K):
+                if dil[k] < cnd:
+                    cnd = dil[k]
+        rf[Q_CND] = cnd
+        if meandil > cnd * 10.0:
+            adapt_bandwidths(sig, dil, ids, deg, nbr, K, fscal[F_SIGINIT], labels, grp, start, sortbuf,
+                             rec_sig_ids, rec_sig_before, rec_sig_after, ri)
+            fscal[F_SIGSUM] = row_sum(sig, K)
+            for k in range(K):
+                dil[k] = 0
+            iscal[I_DILSUM] = 0
+            iscal[I_DILZEROS] = K
+            ri[R_ADAPT] = 1
+            ri[R_DILRESET] = 1
+
+    if track:
+        ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+    return 0
+
+
+@jit
+def run(X, start, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+        cims, dist2, heap, wbuf, mask, newrow, labels, grp, cstart, sortbuf, nb1, nb2,
+        knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
+        rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track, trace):
+    """Learn rows ``X[start:]`` in order.
+
+    Returns ``DONE`` or the index of the first row that needs more room (a
+    node or a neighbour slot); the caller grows the arrays and calls again
+    from there. When ``trace`` has rows, row ``i`` receives the summary of
+    step ``i`` (columns ``TRACE_COLUMNS``).
+    """
+    cap = Y.shape[0]
+    maxdeg = nbr.shape[1]
+    for i in range(start, X.shape[0]):
+        if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
+            return i
+        step(X, i, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+             cims, dist2, heap, wbuf, mask, newrow, labels, grp, cstart, sortbuf, nb1, nb2,
+             knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
+             rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track)
+        if trace.shape[0] > 0:
+            write_trace(trace, i, iscal, fscal, ri, rf)
+    return DONE
+
+
+@jit
+def end_of_call(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+                mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
+                rec_edge_a, rec_edge_b, rec_edge_reason):
+    """What the reference does when one call of ``TCA.m`` returns: the three deletions."""
+    for i in range(ri.shape[0]):
+        ri[i] = 0
+    for i in range(rf.shape[0]):
+        rf[i] = math.nan
+    if iscal[I_K] > 0:
+        reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
+                    mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
+                    rec_edge_a, rec_edge_b, rec_edge_reason)
+
+
+TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept",
+                 "mean_sigma", "n_close", "n_candidates", "s1", "s2", "cim_s1", "resonance_cim", "cim_s2",
+                 "edge", "reconstruction", "n_deleted_isolated", "n_deleted_errcim", "n_deleted_intersection",
+                 "mean_diligence", "sigma_adapted", "n_sigma_changed")
+
+
+@jit
+def write_trace(trace, i, iscal, fscal, ri, rf):
+    trace[i, 0] = iscal[I_T]
+    trace[i, 1] = ri[R_CASE]
+    trace[i, 2] = iscal[I_K]
+    trace[i, 3] = iscal[I_E]
+    trace[i, 4] = ri[R_NCLUSTERS]
+    trace[i, 5] = ri[R_NEDGES_DEL]
+    trace[i, 6] = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
+    trace[i, 7] = rf[Q_MEANSIG]
+    trace[i, 8] = ri[R_NCLOSE]
+    trace[i, 9] = ri[R_NCAND]
+    trace[i, 10] = ri[R_S1]
+    trace[i, 11] = ri[R_S2]
+    trace[i, 12] = rf[Q_CIM_S1]
+    trace[i, 13] = rf[Q_RES_CIM]
+    trace[i, 14] = rf[Q_CIM_S2]
+    trace[i, 15] = ri[R_EDGE]
+    trace[i, 16] = ri[R_RECON]
+    trace[i, 17] = ri[R_NDEL_ISO]
+    trace[i, 18] = ri[R_NDEL_ERR]
+    trace[i, 19] = ri[R_NEDGES_X]
+    trace[i, 20] = rf[Q_MEANDIL]
+    trace[i, 21] = ri[R_ADAPT]
+    trace[i, 22] = ri[R_NSIGCHG]
+
+
+# ------------------------------------------------------------------ prediction
+@jit
+def nearest_nodes(X, Y, K, sigma, out, dist2):
+    """Row of the nearest node by CIM(x, w, sigma) for every row of X (the first on ties).
+
+    Exactly the argmin over all K nodes; nodes whose CIM is provably larger
+    than that of the Euclidean-nearest node are skipped (see :func:`cim_cut`).
+    """
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        sq_dists(X, i, Y, K, dist2)
+        i1 = 0
+        for k in range(1, K):
+            if dist2[k] < dist2[i1]:
+                i1 = k
+        cut = cim_cut(d, sigma, cim(X, i, Y, i1, sigma))
+        best = -1
+        bv = math.inf
+        for k in range(K):
+            if dist2[k] > cut:
+                continue
+            c = cim(X, i, Y, k, sigma)
+            if c < bv:
+                bv = c
+                best = k
+        out[i] = best

@@ -1,0 +1,583 @@
+"""SOINN+ (and the state and step record it shares with ASOINN), from its author's MATLAB code.
+
+SOINN+ is C. Wiwatcharakoses and D. Berrar, *SOINN+, a self-organizing
+incremental neural network for unsupervised learning from noisy data
+streams*, Expert Systems with Applications 143 (2020). The reference is its
+author's MATLAB class: repository ``ChayutDev/SOINNPlus``, file
+``SoinnPlus.m`` (ver. 1.0.1, MIT licence, commit
+``0911eb434f5150741c6e8425597194ab0fa96182``). We follow the MATLAB, which
+is what the CAE paper ran; the same repository's Python port
+(``soinn/pySoinnPlus.py``) differs from it in many places, listed at the end.
+The one implementation is :mod:`cae.baselines._soinn_kernel`; ASOINN
+(:mod:`cae.baselines.asoinn`) is the same class in its legacy mode
+(``'node', 0, 'edge', 0``).
+
+What one step does
+------------------
+t counts the samples seen over every call (the reference's ``signalNum``).
+Distances are **squared** Euclidean distances.
+
+1. t ← t + 1. If the network has fewer than 3 nodes, x becomes a node (win
+   count M = 1, last win t) and the step ends there: no deletion.
+2. Winners s1, s2: the nodes with the smallest squared distances D1 ≤ D2 to x
+   (the first row on ties).
+3. Similarity threshold T_i of each winner: the largest squared distance to
+   one of its neighbours; for a node without edges, the smallest squared
+   distance to any other node.
+4. Linking decision: link unconditionally while either component of the
+   running "variance" is 0; otherwise the trust of winner i is
+   M_i / max{M_k : node k has an edge}, and the winners are linked when, for
+   some i, sqrt(T_i) (1 − trust_i) < mean_i + 2 sqrt(var_i / n_links)
+   (mean_i, var_i: running mean and Welford sum of squares of sqrt(T_i) over
+   the n_links updates, see the [ref] on ``addEdge`` below).
+5. If D1 > T1 or D2 > T2, x becomes a new node. Otherwise:
+   a. if linking, the edge s1–s2 gets age 1 (created, or reset);
+   b. every edge of s1 ages by 1 (the one just made included, which is then 2);
+   c. edge deletion around s1 — SOINN+: the ages of all edges of s1's connected
+      component give p75 and iqr (MATLAB's ``prctile``/``iqr``); if 2·iqr = 0
+      nothing happens; else with r = n_del_edges / (n_del_edges + #component
+      edges) the threshold is mean_deleted_age·r + (p75 + 2 iqr)(1 − r), and
+      s1's edges older than it are deleted (their mean age and count are
+      updated first); ASOINN: s1's edges older than a_max + 1 are deleted.
+      In both, a neighbour left without edges is deleted;
+   d. s1 moves: M ← M + 1, w ← w + (x − w)/M, last win ← t; each neighbour b
+      moves by (x − w_b)/(100 M_b).
+6. Node deletion — SOINN+, after every sample: the unutility of every node is
+   UT = (t − last win)/M; over the nodes with edges MATLAB's ``isoutlier``
+   (median c, 3 scaled MADs) gives the upper bound u, and with
+   r = n_del_nodes / (n_del_nodes + #nodes with edges) and noise level
+   ν = #isolated / K the threshold is mean_deleted_UT·r + (c + 2(u − c)/3)(1 − r)(1 − ν);
+   isolated nodes with UT above it are deleted (after the mean unutility and
+   mean idle time of deleted nodes are updated). ASOINN, when t is a
+   multiple of λ: every node without an edge is deleted.
+
+Prediction (not part of the reference, which has no prediction function): a
+sample goes to its nearest node (squared Euclidean distance, first row on
+ties) and takes that node's connected component, components numbered by
+their smallest row as in CAE; an isolated node is a cluster of its own.
+
+Where we follow a quirk of the reference, or differ from it
+-----------------------------------------------------------
+- **[ref]** Initialisation is by node COUNT, not by sample number: any step
+  that starts with fewer than 3 nodes (also after ASOINN's deletion emptied
+  the network) only adds x and returns, skipping deletion.
+- **[ref]** Winners and thresholds use squared distances; the linking rule and
+  its statistics use their square roots (``sqrt(simThresholds)``).
+- **[ref]** The threshold of a node without edges is the second-smallest
+  squared distance from it to all nodes, itself included: the smallest to
+  another node, so 0 when a duplicate node exists.
+- **[ref]** The linking decision is computed before the novelty test, also at
+  steps where x becomes a node (it has no side effect then).
+- **[fix]** When both running variances are non-zero but no node has an edge,
+  the reference's ``max(obj.winningTimes(data))`` is ``max`` of nothing and the
+  elementwise division that follows fails (MATLAB raises an error). We link
+  unconditionally, the evident intent ("create link unconditionally if there
+  is no edge in the network").
+- **[ref]** ``addEdge`` returns ``isNew = true`` when the edge ALREADY existed
+  (inverted), and the reference updates ``linkCreated`` and the running
+  mean/variance of sqrt(T) only then. This changes which samples feed the
+  linking statistics, so we follow it: the statistics move only when an
+  existing s1–s2 edge is re-linked.
+- **[ref]** Edge values are the adjacency matrix's values: 1 when created or
+  reset, +1 each time s1's edges age (so an edge is 2 at the end of the step
+  that made it); the ASOINN test is ``value > a_max + 1`` ("1 expresses that
+  there is an edge").
+- **[ref]** ``deleteNodes`` adds ``sum(indexes)`` to ``nodeDeleted``: a count
+  for the node deletion's logical masks, but the SUM OF THE 1-BASED ROW
+  INDICES of the neighbours deleted by the edge deletion. ``nodeDeleted``
+  feeds the SOINN+ node deletion's ratio r, so this changes results; we follow
+  it (``node_deletion_counter_``).
+- **[fix]** ``deleteOldEdges_Original`` calls ``obj.setBond(...)``, which the
+  class does not define, so ASOINN's edge deletion could not run as written
+  (MATLAB stops at the first deleted edge). The edge is already removed by
+  ``setEdgeAge(..., 0)``; we skip the call.
+- **[ref]** Percentiles are MATLAB's ``prctile`` (sorted values at
+  100 (i − 0.5)/n, linear interpolation between, clamped outside; iqr = p75 −
+  p25 by the same definition), not NumPy's default. Ages are integers, so
+  every percentile is an exact multiple of 1/4.
+- **[ref]** Medians are MATLAB's: the mean of the two middle values as
+  ``a + (b − a)/2`` (``(a + b)/2`` across signs), the formula of MATLAB's
+  ``median.m``; the scaled MAD factor is −1/(sqrt(2) erfcinv(3/2)) =
+  1.4826022185056018 and the upper bound c + 3·MAD_scaled, as ``isoutlier``
+  computes them; the threshold is c + 2((u − c)/3), in that order.
+- **[ref]** The SOINN+ edge deletion collects the ages of EVERY edge of s1's
+  connected component (``graph`` + ``dfsearch(..., 'allevents')``); when s1 has
+  no edge the percentiles are NaN and nothing happens; when 2·iqr = 0 it
+  returns before touching any counter.
+- **[ref]** In the SOINN+ node deletion, UT is computed for all nodes but the
+  statistics only over nodes with edges; when no node has an edge the median
+  is NaN, so the threshold is NaN and nothing is deleted (likewise for 0/0
+  ratios). The sum of deleted nodes' UT runs over rows in ascending order.
+- **[ref]** Neighbours move by 1/(100 M_neighbour), the neighbour's own count.
+- **[ref]** ASOINN (the paper's λ/a_max baseline, whose original code is not
+  public) is this class's legacy mode: it keeps SOINN+'s similarity
+  thresholds, its trust-based linking and the 1/100 neighbour rate; only the
+  two deletion handlers change.
+- Not kept (no effect on learning): ``trackInput``/``trackInputIdx`` (every
+  sample each node won, a memory that grows with the stream) and
+  ``curNodeTh``/``curEdgeTh`` (the last thresholds, which we put in the step
+  record instead). ``nodeTS`` is kept as ``creation_steps_``.
+- Implementation (no effect on results): neighbour lists instead of a sparse
+  adjacency matrix, a breadth-first search instead of ``dfsearch``, order
+  statistics by in-place selection instead of sorting, and, unless a step is
+  recorded, the node deletion stops early when nothing can be deleted: when
+  no node is isolated, or when no isolated node's UT exceeds
+  mean_deleted_UT·r + c(1 − r)(1 − ν), a lower bound of its threshold (exact
+  in floating point, as c + 2(u − c)/3 >= c and rounding is monotone). No
+  state depends on the threshold unless a node is deleted.
+
+Where ``soinn/pySoinnPlus.py`` (the repository's Python port) differs from the MATLAB
+---------------------------------------------------------------------------------------
+We follow the MATLAB in each case. The Python port: uses Euclidean (not
+squared) distances for winners and thresholds, and ball-tree neighbours whose
+tie order is not "first row"; starts linking with ``all(variance == 0)``
+instead of ``any`` and, in that phase, creates the s1–s2 edge BEFORE the
+novelty test (so also when x becomes a node); its ``addEdge`` is not inverted
+(statistics updated for NEW edges) and gives ages starting at 0 (reset to 0);
+moves neighbours by 1/(100 M_winner) instead of 1/(100 M_neighbour); uses
+``np.percentile`` (linear, (n − 1)p) instead of ``prctile``; after the edge
+deletion removes EVERY isolated node of the network (``removeUnnecessaryNode``),
+not only s1's former neighbours, and does not count them; uses the unscaled
+MAD (``median_abs_deviation``), i.e. threshold c + 2·MAD instead of
+c + 2·1.4826·MAD; never increases ``nodeDeleted`` (r = 0 always); sets the
+node-deletion period to 1 whenever the plus EDGE deletion is on; and its
+legacy mode cannot run (``deleteOldEdges_Original`` is ``pass`` and returns
+None as the winner's index; ``deleteNoiseNodes_Original`` leaves the per-node
+lists misaligned).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._base import StreamingClusterer, _check_magnitude
+from .._storage import ArrayState
+from . import _soinn_kernel as K_
+
+__all__ = ["SOINNPlus", "SoinnNetwork", "SoinnStepRecord"]
+
+CASE_NAMES = {0: "initial node", 1: "new node", 2: "winner update"}
+
+
+class SoinnNetwork(ArrayState):
+    """The learned state of SOINN+ and ASOINN (see :mod:`cae.baselines._soinn_kernel`).
+
+    Rows ``[:K]`` of the node arrays are the live nodes in creation order:
+    positions ``Y``, win counts ``M``, the step of the last win ``win_ts``
+    (``winTS``) and of creation ``born`` (``nodeTS``), stable ``ids``, and the
+    neighbour lists ``deg``/``nbr``/``age`` (age = the reference's adjacency
+    value, >= 1). The scalars hold the mode, λ and a_max, and the running
+    statistics of linking, edge deletion and node deletion.
+    """
+
+    KERNEL = K_
+    NODE_ARRAYS = {
+        "Y": (np.float64, 0.0, "d"), "M": (np.int64, 0, None), "win_ts": (np.int64, 0, None),
+        "born": (np.int64, 0, None), "ids": (np.int64, 0, None), "deg": (np.int64, 0, None),
+        "nbr": (np.int64, 0, "deg"), "age": (np.int64, 0, "deg"),
+    }
+    OTHER_ARRAYS: dict = {}
+    RUN_ARGS = ("Y", "M", "win_ts", "born", "ids", "deg", "nbr", "age", "iscal", "fscal", "ri", "rf", "del_rows",
+                "del_ages", "del_ids", "del_rec_ages", "swept_ids", "swept_pos", "dmask", "newrow", "dist2", "ubuf",
+                "ebuf", "stack", "mark", "labels")
+
+    def __init__(self, d, legacy=False, deletion_interval=300, max_edge_age=50.0, cap=64, maxdeg=8):
+        super().__init__(d, cap=cap, maxdeg=maxdeg)
+        if legacy:
+            self.iscal[K_.I_MODE] = K_.MODE_LEGACY
+            self.iscal[K_.I_LAMBDA] = int(deletion_interval)
+            self.fscal[K_.F_AMAX] = float(max_edge_age)
+        else:
+            self.iscal[K_.I_MODE] = K_.MODE_PLUS
+            self.iscal[K_.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
+            self.fscal[K_.F_AMAX] = math.nan
+
+    def _init_other(self):
+        for i in (K_.F_MEAN1, K_.F_MEAN2, K_.F_VAR1, K_.F_VAR2, K_.F_EDGE_AVG, K_.F_NODE_TH, K_.F_NODE_IDLE):
+            self.fscal[i] = 0.0
+
+    def _alloc_scratch(self):
+        cap, maxdeg = self.Y.shape[0], self.nbr.shape[1]
+        self.ri = np.zeros(K_.N_RI, dtype=np.int64)
+        self.rf = np.full(K_.N_RF, np.nan)
+        for name in ("del_rows", "del_ages", "del_ids", "del_rec_ages"):
+            setattr(self, name, np.zeros(maxdeg, dtype=np.int64))
+        self.swept_ids = np.zeros(cap, dtype=np.int64)
+        self.swept_pos = np.zeros((cap, self.d))
+        self.dmask = np.zeros(cap, dtype=np.bool_)
+        self.newrow = np.zeros(cap, dtype=np.int64)
+        self.dist2 = np.zeros(cap)
+        self.ubuf = np.zeros(cap)
+        self.ebuf = np.zeros(cap * maxdeg // 2 + 1, dtype=np.int64)
+        self.stack = np.zeros(cap, dtype=np.int64)
+        self.mark = np.zeros(cap, dtype=np.int64)
+        self.labels = np.zeros(cap, dtype=np.int64)
+
+    @classmethod
+    def _check_values(cls, a, meta):
+        i, f = a["iscal"], a["fscal"]
+        K = a["Y"].shape[0]
+        t = int(i[K_.I_T])
+        mode, lam = int(i[K_.I_MODE]), int(i[K_.I_LAMBDA])
+        params = meta.get("params") or {}
+        if meta.get("algorithm") == "ASOINN":
+            if mode != K_.MODE_LEGACY:
+                return "an ASOINN model whose state is not in the legacy mode"
+            if lam != params.get("deletion_interval") or f[K_.F_AMAX] != params.get("max_edge_age"):
+                return "the state's lambda or a_max disagree with the model's parameters"
+        elif mode != K_.MODE_PLUS or lam != 1 or not math.isnan(f[K_.F_AMAX]):
+            return "a SOINN+ model whose state is not in the SOINN+ mode"
+        if K and np.any(a["M"] < 1):
+            return "a win count below 1"
+        if K and (np.any(a["born"] < 1) or np.any(a["win_ts"] < a["born"]) or np.any(a["win_ts"] > t)):
+            return "a node's creation or last-win step outside [1, t]"
+        ids = a["ids"]
+        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[K_.I_NEXTID]):
+            return "node ids that repeat or were never issued"
+        if t < K or int(i[K_.I_NEXTID]) > t:
+            return "more nodes than samples seen"
+        if min(int(i[K_.I_LINKS]), int(i[K_.I_EDGEDEL]), int(i[K_.I_NODEDEL])) < 0:
+            return "a negative counter"
+        stats = f[[K_.F_MEAN1, K_.F_MEAN2, K_.F_VAR1, K_.F_VAR2, K_.F_EDGE_AVG, K_.F_NODE_TH, K_.F_NODE_IDLE]]
+        if not (np.all(np.isfinite(stats)) and np.all(stats >= 0)):
+            return "a running statistic that is negative or not a finite number"
+        if int(i[K_.I_LINKS]) == 0 and np.any(stats[:4] != 0):
+            return "linking statistics without any link update"
+        return None
+
+
+@dataclass(frozen=True)
+class SoinnStepRecord:
+    """What one call of ``learn_one`` did in SOINN+ or ASOINN, with every quantity involved.
+
+    ``s1``/``s2``/``new_node_row`` are rows of ``nodes_`` as the sample
+    arrived (-1 when not applicable); every other node reference is a stable
+    id. Distances and thresholds T are squared Euclidean distances. NaN marks
+    a quantity not computed at this step.
+
+    Attributes
+    ----------
+    t : int
+        Samples seen after this one.
+    case : int
+        0 initial node (fewer than 3 nodes), 1 new node (D1 > T1 or D2 > T2),
+        2 winner update.
+    s1, s2, s1_id, s2_id : int
+        Rows and ids of the winners (-1 in case 0).
+    dist1, dist2 : float
+        Squared distances D1 <= D2 of x to s1 and s2.
+    threshold1, threshold2 : float
+        The similarity thresholds T1, T2.
+    new_node_id, new_node_row : int
+        The node created at this step (-1 if none).
+    link : bool or None
+        The linking decision (None in case 0); it only acts in case 2.
+    trust1, trust2 : float
+        M_i / max M over nodes with an edge (NaN when linking was unconditional).
+    link_value1, link_value2, link_threshold1, link_threshold2 : float
+        sqrt(T_i)(1 - trust_i) and mean_i + 2 sqrt(var_i / n_links): linked
+        when some value is below its threshold.
+    edge_created, edge_reset : tuple of (int, int) or None
+        The s1-s2 edge created, or re-linked (its age reset to 1).
+    link_statistics_updated : bool
+        True when the running mean/variance moved (only on a re-link [ref]).
+    n_links_created : int
+        The reference's ``linkCreated`` after the step.
+    component_edges : int
+        Edges in s1's component when SOINN+'s edge deletion ran (-1 otherwise).
+    p75, iqr : float
+        MATLAB ``prctile(ages, 75)`` and ``iqr(ages)`` of those edges.
+    edge_deletion_ratio, edge_deletion_threshold : float
+        r and the age threshold of SOINN+'s edge deletion.
+    edges_deleted : list of (int, int, int)
+        ``(s1_id, neighbour_id, age)`` of each deleted edge.
+    nodes_deleted : list of int
+        Ids of the nodes deleted at this step: first the neighbours left
+        without edges by the edge deletion, then the node deletion's.
+    n_nodes_deleted_by_edges : int
+        How many of ``nodes_deleted`` the edge deletion removed.
+    deleted_positions : ndarray of shape (n_deleted, n_features)
+        Where those nodes were.
+    node_deletion_ran : bool
+        True when a node deletion ran (every step past the first 3 in SOINN+,
+        every λ samples in ASOINN).
+    n_isolated : int
+        Nodes without edges seen by the node deletion (-1 if it did not run).
+    unutility_median, unutility_upper, node_deletion_ratio, noise_level, node_deletion_threshold : float
+        SOINN+'s node deletion: c, u, r, ν and the UT threshold.
+    n_nodes, n_edges, n_clusters : int
+        Network size after the step.
+    """
+
+    t: int
+    case: int
+    s1: int
+    s2: int
+    s1_id: int
+    s2_id: int
+    dist1: float
+    dist2: float
+    threshold1: float
+    threshold2: float
+    new_node_id: int
+    new_node_row: int
+    link: bool | None
+    trust1: float = math.nan
+    trust2: float = math.nan
+    link_value1: float = math.nan
+    link_value2: float = math.nan
+    link_threshold1: float = math.nan
+    link_threshold2: float = math.nan
+    edge_created: tuple | None = None
+    edge_reset: tuple | None = None
+    link_statistics_updated: bool = False
+    n_links_created: int = 0
+    component_edges: int = -1
+    p75: float = math.nan
+    iqr: float = math.nan
+    edge_deletion_ratio: float = math.nan
+    edge_deletion_threshold: float = math.nan
+    edges_deleted: list = field(default_factory=list)
+    nodes_deleted: list = field(default_factory=list)
+    n_nodes_deleted_by_edges: int = 0
+    deleted_positions: np.ndarray | None = None
+    node_deletion_ran: bool = False
+    n_isolated: int = -1
+    unutility_median: float = math.nan
+    unutility_upper: float = math.nan
+    node_deletion_ratio: float = math.nan
+    noise_level: float = math.nan
+    node_deletion_threshold: float = math.nan
+    n_nodes: int = 0
+    n_edges: int = 0
+    n_clusters: int = 0
+
+    @property
+    def case_name(self):
+        """'initial node', 'new node' or 'winner update'."""
+        return CASE_NAMES[self.case]
+
+    @property
+    def event(self):
+        """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
+        what = {0: "node created (fewer than 3 nodes)", 1: "node created (outside a winner's threshold)",
+                2: "winner updated"}[self.case]
+        if self.edge_created:
+            what += ", edge s1-s2 created"
+        elif self.edge_reset:
+            what += ", edge s1-s2 re-linked"
+        if self.edges_deleted:
+            what += f", {len(self.edges_deleted)} edge(s) deleted"
+        if self.nodes_deleted:
+            what += f", {len(self.nodes_deleted)} node(s) deleted"
+        return what
+
+
+class _SoinnBase(StreamingClusterer):
+    """What SOINN+ and ASOINN share: the state, the record, prediction and fitted attributes."""
+
+    _State = SoinnNetwork
+
+    def _record(self):
+        net = self.network_
+        ri, rf = net.ri, net.rf
+        case = int(ri[K_.R_CASE])
+        s1_id, s2_id = int(ri[K_.R_S1ID]), int(ri[K_.R_S2ID])
+        nd, nsw = int(ri[K_.R_NDELETED]), int(ri[K_.R_NSWEPT])
+        edge = int(ri[K_.R_EDGE])
+        link = int(ri[K_.R_LINK])
+        pair = (s1_id, s2_id)
+        return SoinnStepRecord(
+            t=int(net.iscal[K_.I_T]), case=case, s1=int(ri[K_.R_S1]), s2=int(ri[K_.R_S2]), s1_id=s1_id,
+            s2_id=s2_id, dist1=float(rf[K_.Q_D1]), dist2=float(rf[K_.Q_D2]), threshold1=float(rf[K_.Q_TH1]),
+            threshold2=float(rf[K_.Q_TH2]), new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
+            link=None if link < 0 else bool(link), trust1=float(rf[K_.Q_TRUST1]), trust2=float(rf[K_.Q_TRUST2]),
+            link_value1=float(rf[K_.Q_LINKV1]), link_value2=float(rf[K_.Q_LINKV2]),
+            link_threshold1=float(rf[K_.Q_LINKTH1]), link_threshold2=float(rf[K_.Q_LINKTH2]),
+            edge_created=pair if edge == 1 else None, edge_reset=pair if edge == 2 else None,
+            link_statistics_updated=bool(ri[K_.R_STATS]), n_links_created=int(net.iscal[K_.I_LINKS]),
+            component_edges=int(ri[K_.R_NCOMP]), p75=float(rf[K_.Q_P75]), iqr=float(rf[K_.Q_IQR]),
+            edge_deletion_ratio=float(rf[K_.Q_EDGE_RATIO]), edge_deletion_threshold=float(rf[K_.Q_EDGE_DEL_TH]),
+            edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_rec_ages[:nd])],
+            nodes_deleted=[int(i) for i in net.swept_ids[:nsw]],
+            n_nodes_deleted_by_edges=int(ri[K_.R_NSWEPT_EDGE]), deleted_positions=net.swept_pos[:nsw].copy(),
+            node_deletion_ran=bool(ri[K_.R_NODE_DEL]), n_isolated=int(ri[K_.R_NISO]),
+            unutility_median=float(rf[K_.Q_UT_CENTER]), unutility_upper=float(rf[K_.Q_UT_UPPER]),
+            node_deletion_ratio=float(rf[K_.Q_NODE_RATIO]), noise_level=float(rf[K_.Q_NOISE_LV]),
+            node_deletion_threshold=float(rf[K_.Q_NODE_DEL_TH]),
+            n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),
+        )
+
+    def nearest_nodes(self, X):
+        """Row of the nearest node (squared Euclidean distance, first row on ties) of each row of X."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        _check_magnitude(X)
+        out = np.zeros(X.shape[0], dtype=np.int64)
+        net = self.network_
+        K_.nearest_nodes(X, net.Y, net.K, out)
+        return out
+
+    # ------------------------------------------------------------ fitted state
+    @property
+    def win_counts_(self):
+        """Win count M of each node (1 at creation)."""
+        net = self._net()
+        return self._ro(net.M[: net.K])
+
+    @property
+    def last_win_steps_(self):
+        """The step t at which each node last won (or was created): the reference's ``winTS``."""
+        net = self._net()
+        return self._ro(net.win_ts[: net.K])
+
+    @property
+    def creation_steps_(self):
+        """The step t at which each node was created (``nodeTS``)."""
+        net = self._net()
+        return self._ro(net.born[: net.K])
+
+    @property
+    def unutilities_(self):
+        """UT = (t - last win) / M of each node, as SOINN+'s node deletion computes it."""
+        net = self._net()
+        t = int(net.iscal[K_.I_T])
+        return (t - net.win_ts[: net.K]) / net.M[: net.K]
+
+    @property
+    def n_links_created_(self):
+        """The reference's ``linkCreated``: re-links of existing edges (see the [ref] on addEdge)."""
+        return int(self._net().iscal[K_.I_LINKS])
+
+    @property
+    def link_threshold_mean_(self):
+        """Running mean of sqrt(T) for (s1, s2) over the link updates (``runThMean``)."""
+        f = self._net().fscal
+        return np.array([f[K_.F_MEAN1], f[K_.F_MEAN2]])
+
+    @property
+    def link_threshold_m2_(self):
+        """Welford sum of squared deviations of sqrt(T) for (s1, s2) (``runThVariance``)."""
+        f = self._net().fscal
+        return np.array([f[K_.F_VAR1], f[K_.F_VAR2]])
+
+    @property
+    def n_deleted_edges_(self):
+        """Edges deleted so far (``edgeDeleted``)."""
+        return int(self._net().iscal[K_.I_EDGEDEL])
+
+    @property
+    def mean_deleted_edge_age_(self):
+        """Mean age of the edges deleted by SOINN+'s edge deletion (``edgeAvgLtDel``; 0 before any)."""
+        return float(self._net().fscal[K_.F_EDGE_AVG])
+
+    @property
+    def node_deletion_counter_(self):
+        """The reference's ``nodeDeleted``: deleted nodes counted by the node deletion, plus the SUM of
+        the 1-based rows of the nodes the edge deletion removed (a quirk we follow: it sets r)."""
+        return int(self._net().iscal[K_.I_NODEDEL])
+
+    @property
+    def mean_deleted_node_unutility_(self):
+        """Mean UT of the nodes SOINN+'s node deletion removed (``nodeDelTh``; 0 before any)."""
+        return float(self._net().fscal[K_.F_NODE_TH])
+
+    @property
+    def mean_deleted_node_idle_time_(self):
+        """Mean idle time t - last win of the nodes SOINN+'s node deletion removed (``nodeAvgIdleDel``)."""
+        return float(self._net().fscal[K_.F_NODE_IDLE])
+
+    def _node_attributes(self, row):
+        net = self._net()
+        return {"win_count": int(net.M[row]), "last_win": int(net.win_ts[row]), "created": int(net.born[row])}
+
+
+class SOINNPlus(_SoinnBase):
+    """SOINN+: a parameter-free self-organising incremental network for noisy streams.
+
+    SOINN+ (Wiwatcharakoses and Berrar, Expert Systems with Applications 143,
+    2020) learns one sample at a time: a sample outside the similarity
+    threshold of either of its two nearest nodes becomes a node; otherwise the
+    winners are linked when the trust-based rule says so, the winner and its
+    neighbours move towards it, old edges of the winner's component are deleted
+    by a threshold learned from the ages of the edges deleted so far, and
+    isolated nodes that have become useless (high unutility) are deleted after
+    every sample. Clusters are the connected components of the graph. A
+    faithful transcription of its author's MATLAB code (see the module
+    docstring for every quirk followed and fixed).
+
+    There are no parameters.
+
+    Attributes
+    ----------
+    nodes_ : ndarray of shape (n_nodes, n_features)
+        Node positions, rows in creation order.
+    node_ids_ : ndarray of shape (n_nodes,)
+        Stable node ids (never reused).
+    win_counts_ : ndarray of shape (n_nodes,)
+        Win count M of each node.
+    last_win_steps_, creation_steps_ : ndarray of shape (n_nodes,)
+        The step of each node's last win and of its creation.
+    unutilities_ : ndarray of shape (n_nodes,)
+        (t - last win) / M.
+    edges_ : ndarray of shape (n_edges, 2)
+        Row indices ``i < j`` of each edge, sorted.
+    edge_ages_ : ndarray of shape (n_edges,)
+        Age of each edge (>= 1; 2 after the step that creates it).
+    node_labels_ : ndarray of shape (n_nodes,)
+        Cluster of each node (connected components numbered by smallest row).
+    n_clusters_ : int
+        Number of connected components.
+    n_links_created_ : int
+        Updates of the linking statistics.
+    link_threshold_mean_, link_threshold_m2_ : ndarray of shape (2,)
+        Running mean and sum of squared deviations of sqrt(T1), sqrt(T2).
+    n_deleted_edges_ : int
+        Edges deleted so far.
+    mean_deleted_edge_age_ : float
+        Mean age of the deleted edges.
+    node_deletion_counter_ : int
+        The reference's ``nodeDeleted`` (see the module docstring).
+    mean_deleted_node_unutility_, mean_deleted_node_idle_time_ : float
+        Mean UT and idle time of the nodes deleted for being useless.
+    n_samples_seen_ : int
+        Samples learned so far, over every call.
+    labels_ : ndarray of shape (n_samples,)
+        Labels of the last X given to ``fit``/``partial_fit``.
+    n_features_in_ : int
+        Number of features.
+    feature_names_in_ : ndarray of str
+        Feature names, when X was a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cae.baselines.soinn_plus import SOINNPlus
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.05, (300, 2)), rng.normal(1, 0.05, (300, 2))])
+    >>> X = X[rng.permutation(len(X))]
+    >>> model = SOINNPlus().fit(X)
+    >>> bool(model.labels_[np.argmin(X.sum(1))] != model.labels_[np.argmax(X.sum(1))])
+    True
+    >>> rec = model.learn_one(np.array([0.01, 0.02]))
+    >>> rec.case_name in ("new node", "winner update"), rec.t
+    (True, 601)
+
+    A saved model continues a stream bit-identically:
+
+    >>> import io
+    >>> buf = io.BytesIO(); SOINNPlus().fit(X[:300]).save(buf); _ = buf.seek(0)
+    >>> resumed = SOINNPlus.load(buf).partial_fit(X[300:])
+    >>> bool(np.array_equal(resumed.nodes_, SOINNPlus().fit(X).nodes_))
+    True
+    """
+
+    algorithm = "SOINN+"
+
+    def __init__(self):
+        pass
+
+    def _state_kwargs(self):
+        return {"legacy": False}
