@@ -7,11 +7,18 @@ st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide"
 
 @st.cache_resource(show_spinner=False)
 def _home_picture():
-    from cae import CAE, viz
-    from cae.datasets import make_paper2d, stationary_stream
+    """CAE after one pass over the home stream: the stored model (drawn at once on a fresh install,
+    while the kernels are still being compiled), or learned here if the file is missing."""
+    from pathlib import Path
 
-    s = stationary_stream(make_paper2d(n_per_class=1500, seed=0), seed=0)
-    model = CAE().fit(s.X)
+    from cae import CAE, ModelFileError, viz
+    from cae.datasets import HOME_MODEL, home_stream
+
+    s = home_stream()
+    try:
+        model = CAE.load(Path(__file__).resolve().parent / "sample_data" / HOME_MODEL)
+    except (OSError, ModelFileError):
+        model = CAE().fit(s.X)
     return viz.network_figure(model, seen=s.X, bounds=((0, 1), (0, 1)), height=430)
 
 
@@ -62,6 +69,7 @@ def home():
 import pages._ui as _ui  # noqa: E402
 
 _ui.ENTRYPOINT_SEEN = True
+_ui.kernel_notice()  # starts compiling the fast kernels in the background on a fresh machine
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),

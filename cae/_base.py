@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _graph
+from . import _graph, _jit
 from ._storage import ModelFileError, read_npz, save_npz
 
 __all__ = ["StreamingClusterer", "load_model", "ESTIMATORS"]
@@ -235,6 +235,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         return self._predict_array(X)
 
     def _predict_array(self, X):
+        _jit.ensure()
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
         if self.network_.K == 0:

@@ -1,26 +1,272 @@
-"""The one switch between numba-compiled and plain-Python kernels.
+"""The one switch between numba-compiled and plain-Python kernels, and how the compiled ones arrive.
 
-Every kernel module (:mod:`cae._kernel`, :mod:`cae._graph`, the baselines'
-``_*_kernel`` modules) decorates its functions with :func:`jit`. With numba
-installed, that compiles them (cached on disk); with ``CAE_DISABLE_NUMBA=1``
-or without numba, the very same functions run as ordinary Python and give
-bit-identical results, only slower. There is never a second implementation.
+Every kernel module (:mod:`cae._graph`, :mod:`cae._kernel`, the baselines' ``_*_kernel``
+modules) decorates its functions with :func:`jit`. The same source runs in two ways with
+bit-identical results: as plain Python, or compiled by numba. There is never a second
+implementation.
+
+Compiling every kernel takes tens of seconds, once per machine; a classroom laptop should not
+wait for it. So, by default (``CAE_JIT=auto``):
+
+1. the decorated functions stay plain Python, and the first call into a kernel starts a
+   *background process* (``python -m cae._warmup``) that compiles every kernel with numba and
+   writes them to the on-disk cache; meanwhile everything runs un-jitted (correct, about 100×
+   slower per sample, fast enough to step through a stream by hand);
+2. at the next entry into a kernel after that process has finished, this process rebinds every
+   kernel function to its numba dispatcher, which loads the compiled code from the cache in a
+   fraction of a second, and carries on compiled. A run that started un-jitted and finishes
+   compiled ends in the same state as one that never switched (tested);
+3. once the cache exists (a marker file names the exact sources it was built from), later
+   processes switch at their first call.
+
+``CAE_JIT=sync`` compiles in the calling process on first use (what the background process
+itself does); ``CAE_JIT=off`` (or ``CAE_DISABLE_NUMBA=1``, or no numba installed) never compiles.
+
+The cache lives in ``$CAE_EXPLORER_CACHE`` if set, else ``$NUMBA_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/cae-explorer/numba`` (``~/.cache/cae-explorer/numba``), else a folder in the
+system's temporary directory: a per-user, writable place that works for an editable install, a
+wheel in a read-only site-packages and a container alike. numba keys its files by the source
+file's path, so several installs can share it.
 """
 
+from __future__ import annotations
+
+import hashlib
+import importlib.util
 import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
 
-try:  # numba is a runtime dependency, but no algorithm may need it
-    if os.environ.get("CAE_DISABLE_NUMBA") == "1":
-        raise ImportError
-    from numba import njit as _numba_njit
+__all__ = ["jit", "HAVE_NUMBA", "MODE", "ensure", "prepare", "status", "wait", "compiled", "cache_dir"]
 
-    def jit(func):
-        return _numba_njit(cache=True, nogil=True)(func)
+MODE = os.environ.get("CAE_JIT", "auto").strip().lower() or "auto"
+if MODE not in ("auto", "sync", "off"):
+    MODE = "auto"
+if os.environ.get("CAE_DISABLE_NUMBA") == "1":
+    MODE = "off"
+HAVE_NUMBA = MODE != "off" and importlib.util.find_spec("numba") is not None
+if not HAVE_NUMBA:
+    MODE = "off"
 
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised in a subprocess test
+#: the kernel modules (their sources name the cache the background process builds)
+KERNEL_MODULES = ("cae._jit", "cae._graph", "cae._kernel", "cae.baselines._soinn_kernel",
+                  "cae.baselines._tca_kernel", "cae.baselines._autocloud_kernel")
+STALE_LOCK_SECONDS = 20 * 60
 
-    def jit(func):
-        return func
+_FUNCS = []  # every function decorated with jit, in definition order
+_COMPILED = False
+_LOCK = threading.Lock()
+_worker = None
+_failed = None  # why the background compilation failed, if it did
+_next_check = 0.0
 
-    HAVE_NUMBA = False
+
+def _cache_candidates():
+    for var in ("CAE_EXPLORER_CACHE", "NUMBA_CACHE_DIR"):
+        if os.environ.get(var):
+            yield os.environ[var]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    yield os.path.join(base, "cae-explorer", "numba")
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    yield os.path.join(tempfile.gettempdir(), f"cae-explorer-numba-{uid}")
+
+
+def cache_dir():
+    """The first writable cache folder of the list in the module docstring (created if needed)."""
+    for d in _cache_candidates():
+        try:
+            os.makedirs(d, exist_ok=True)
+            probe = os.path.join(d, f".write-test-{os.getpid()}")
+            with open(probe, "w"):
+                pass
+            os.remove(probe)
+            return d
+        except OSError:
+            continue
+    return tempfile.mkdtemp(prefix="cae-explorer-numba-")
+
+
+_CACHE = None
+
+
+def _cache():
+    global _CACHE
+    if _CACHE is None:
+        _CACHE = cache_dir()
+        os.environ["NUMBA_CACHE_DIR"] = _CACHE  # before numba is imported here, and for the worker
+    return _CACHE
+
+
+def _njit(func):
+    import numba
+
+    numba.config.CACHE_DIR = _cache()
+    return numba.njit(cache=True, nogil=True)(func)
+
+
+def jit(func):
+    """Register a kernel function; compiled at once in ``sync`` mode (or after the switch)."""
+    _FUNCS.append(func)
+    if MODE == "sync" or _COMPILED:
+        return _njit(func)
+    return func
+
+
+# ------------------------------------------------------------------ the cache and its marker
+def _sources_digest():
+    h = hashlib.sha256()
+    try:
+        import numba
+
+        h.update(numba.__version__.encode())
+    except ImportError:  # pragma: no cover
+        pass
+    h.update(sys.version.encode())
+    for name in KERNEL_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin and os.path.exists(spec.origin):
+            with open(spec.origin, "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:20]
+
+
+_DIGEST = None
+
+
+def _marker():
+    global _DIGEST
+    if _DIGEST is None:
+        _DIGEST = _sources_digest()
+    return os.path.join(_cache(), f"cae-explorer-{_DIGEST}.ready")
+
+
+def _lock_path():
+    return _marker()[: -len(".ready")] + ".compiling"
+
+
+def _failed_path():
+    return _marker()[: -len(".ready")] + ".failed"
+
+
+def _alive(path):
+    """Whether the process whose pid is in ``path`` (a compiling lock) still runs."""
+    try:
+        if time.time() - os.path.getmtime(path) > STALE_LOCK_SECONDS:
+            return False
+        with open(path) as f:
+            pid = int(f.read().strip() or 0)
+        if pid <= 0:
+            return False
+        os.kill(pid, 0)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def compiled():
+    """True once this process runs the numba-compiled kernels."""
+    return _COMPILED or MODE == "sync"
+
+
+def status():
+    """``"compiled"``, ``"preparing"`` (the background compilation runs), or ``"python"`` (numba is
+    off, absent or failed: plain Python throughout)."""
+    if compiled():
+        return "compiled"
+    if MODE == "off" or _failed:
+        return "python"
+    return "preparing"
+
+
+# ------------------------------------------------------------------ switching
+def _switch():
+    global _COMPILED
+    dispatchers = {f: _njit(f) for f in _FUNCS}
+    for name, mod in list(sys.modules.items()):
+        if name != "cae" and not name.startswith("cae."):
+            continue
+        g = getattr(mod, "__dict__", None)
+        if g is None:
+            continue
+        for key, value in list(g.items()):
+            if callable(value) and value in dispatchers:
+                g[key] = dispatchers[value]
+    _COMPILED = True
+
+
+def _start_worker():
+    """Start the background compilation unless another process is running one (it writes its pid
+    into the lock file) or one failed recently (then stay un-jitted, and say why)."""
+    global _worker, _failed
+    if os.path.exists(_lock_path()) and _alive(_lock_path()):
+        return  # another process is compiling into the same cache: wait for its marker
+    failed = _failed_path()
+    if os.path.exists(failed) and time.time() - os.path.getmtime(failed) < STALE_LOCK_SECONDS:
+        _failed = f"the background compilation failed; see {failed}"
+        return
+    env = dict(os.environ, CAE_JIT="sync", NUMBA_CACHE_DIR=_cache(), CAE_EXPLORER_CACHE=_cache())
+    log = open(os.path.join(_cache(), "warmup.log"), "w")
+    _worker = subprocess.Popen([sys.executable, "-m", "cae._warmup", _marker()], env=env, stdout=log,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, close_fds=True)
+    log.close()
+    try:  # at once, so that other processes starting now wait for this one instead of compiling too
+        with open(_lock_path(), "w") as f:
+            f.write(str(_worker.pid))
+    except OSError:
+        pass
+
+
+def ensure():
+    """Called at every entry into the kernels: switch to compiled code once it is ready.
+
+    Starts the background compilation the first time (``auto`` mode). Cheap: at most one
+    file-system check every 0.2 s while waiting.
+    """
+    global _failed, _next_check, _worker
+    if _COMPILED or MODE != "auto" or _failed:
+        return
+    now = time.monotonic()
+    if now < _next_check:
+        return
+    with _LOCK:
+        if _COMPILED or _failed:
+            return
+        _next_check = now + 0.2
+        if os.path.exists(_marker()):
+            _switch()
+            return
+        if _worker is None:
+            _start_worker()
+            return
+        code = _worker.poll()
+        if code is None:
+            return
+        if code == 0 and os.path.exists(_marker()):
+            _switch()
+        else:
+            _failed = f"the background compilation exited with code {code}; see {_cache()}/warmup.log"
+            _worker = None
+
+
+def prepare(wait_seconds=0.0):
+    """Start preparing the compiled kernels (in the background); optionally wait for them.
+
+    Returns :func:`status` after at most ``wait_seconds``.
+    """
+    ensure()
+    return wait(wait_seconds) if wait_seconds else status()
+
+
+def wait(timeout=600.0):
+    """Block until the compiled kernels are in use (or numba turns out unusable, or the timeout)."""
+    deadline = time.monotonic() + timeout
+    global _next_check
+    while status() == "preparing" and time.monotonic() < deadline:
+        _next_check = 0.0
+        ensure()
+        if status() == "preparing":
+            time.sleep(0.1)
+    return status()

@@ -33,6 +33,8 @@ import zipfile
 
 import numpy as np
 
+from . import _jit
+
 FORMAT_NAME = "cae-explorer-model"
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
@@ -158,6 +160,7 @@ class ArrayState:
         With ``trace`` (shape ``(len(X), len(KERNEL.TRACE_COLUMNS))``) each
         step's summary is written to its row (this implies ``track``).
         """
+        _jit.ensure()  # switch to the compiled kernels as soon as they are ready
         if trace is None:
             trace = np.zeros((0, len(self.KERNEL.TRACE_COLUMNS)))
         else:

@@ -780,12 +780,25 @@ def sample_frame(name):
     return df
 
 
+def home_stream():
+    """The stream of the app's home picture: the paper's 2-D data, 1,500 per distribution, stationary."""
+    return stationary_stream(make_paper2d(n_per_class=1500, seed=0), seed=0)
+
+
+HOME_MODEL = "home_model.npz"
+
+
 def write_sample_data(folder):
-    """(Re)write ``sample_data/``: small CSVs made by our own generators."""
+    """(Re)write ``sample_data/``: small CSVs made by our own generators, and the CAE model of the
+    app's home picture (CAE after one pass over :func:`home_stream`), so that a fresh install
+    draws it at once instead of learning it while the kernels are being compiled."""
+    from .model import CAE
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for name in SAMPLE_FILES:
         sample_frame(name).to_csv(folder / name, index=False, lineterminator="\n")
+    CAE().learn_many(home_stream().X).save(folder / HOME_MODEL)
 
 
 if __name__ == "__main__":  # python -m cae.datasets sample_data

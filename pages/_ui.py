@@ -21,6 +21,22 @@ from cae.registry import ALGORITHMS
 ENTRYPOINT_SEEN = False
 
 
+def kernel_notice():
+    """Start preparing the compiled kernels (once per machine, in the background) and say so while it runs."""
+    from cae import _jit
+
+    if _jit.prepare() == "preparing":
+        st.sidebar.caption("⏳ Preparing the fast kernel — once per machine, in the background (about a minute). "
+                           "Until it is ready everything works, but long runs are about 100× slower.")
+
+
+def slow_hint():
+    """A few words for progress texts while the compiled kernels are not ready yet ("" once they are)."""
+    from cae import _jit
+
+    return " — plain Python until the fast kernel is ready (once per machine)" if _jit.status() == "preparing" else ""
+
+
 def ensure_entrypoint(page_file):
     if not ENTRYPOINT_SEEN:
         # a throw-away home page plus this page, so that this page's URL still resolves

@@ -5,7 +5,7 @@ import streamlit as st
 from cae import viz
 from cae import workbench as wb
 from cae.registry import ALGORITHMS
-from pages._ui import SOURCES, make_stream, network_view
+from pages._ui import SOURCES, make_stream, network_view, slow_hint
 
 from pages._ui import ensure_entrypoint  # noqa: E402
 
@@ -82,7 +82,7 @@ nstep = int(b[0].number_input("N", 1, 100000, 500, key="w_cmp_stepn", label_visi
 if b[1].button("Step N", key="b_cmp_step", width="stretch"):
     ls.step(nstep)
 if b[2].button("Run to end", key="b_cmp_end", width="stretch"):
-    bar = st.progress(0.0, text="learning…")
+    bar = st.progress(0.0, text="learning…" + slow_hint())
     while not ls.finished:
         ls.step(5000)
         bar.progress(ls.t / len(ls.stream), text=f"learning… {ls.t:,} of {len(ls.stream):,} samples")

@@ -9,7 +9,7 @@ from cae.csvio import scale
 from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
 
 from cae.lesson import continual_query, parse_continual
-from pages._ui import algorithm_picker, ensure_entrypoint, lesson_link, show_notices  # noqa: E402
+from pages._ui import algorithm_picker, ensure_entrypoint, lesson_link, show_notices, slow_hint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -99,7 +99,7 @@ if data.noise_label is not None:
                             help="The paper learns the uniform noise but does not score it.")
 key = (src, stream.fingerprint(), algo, tuple(sorted(params.items())), score_noise)
 if st.button("Run", type="primary", key="b_cl_run"):
-    bar = st.progress(0.0, text="training stage by stage…")
+    bar = st.progress(0.0, text="training stage by stage…" + slow_hint())
     model = wb.make_algorithm(algo, **params)
     st.session_state.cl_result = (key, wb.continual_run(stream, model=model, progress=lambda f: bar.progress(f),
                                                         score_noise=score_noise), stream)

@@ -9,7 +9,7 @@ import streamlit as st
 from cae import viz
 from cae.explain import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
 from pages._ui import (
-    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
+    slow_hint, get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
     sidebar_config,
 )
 
@@ -55,7 +55,8 @@ if not quiz:
         pg.step(1)
     n_step = int(c[1].number_input("N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
     if c[2].button("Step N", key="b_stepn", width="stretch"):
-        pg.step(n_step)
+        with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
+            pg.step(n_step)
     c[3].toggle("Play", key="w_play")
     c[4].select_slider("samples / frame", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], value=20, key="w_speed",
                        label_visibility="collapsed")
@@ -68,8 +69,8 @@ if not quiz:
         st.session_state.pop("w_seed", None)
         st.rerun()
     if run_end:
-        bar = st.progress(0.0, text="learning the rest of the stream…")
-        pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}"))
+        bar = st.progress(0.0, text="learning the rest of the stream…" + slow_hint())
+        pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}" + slow_hint()))
         bar.empty()
 else:
     st.session_state.w_play = False

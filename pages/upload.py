@@ -13,7 +13,7 @@ from cae import ModelFileError, load_model
 from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 
-from pages._ui import algorithm_picker, ensure_entrypoint  # noqa: E402
+from pages._ui import algorithm_picker, ensure_entrypoint, slow_hint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -154,7 +154,7 @@ else:
         st.session_state.up_result = res = {"key": run_key, "model": model, "learned": 0, "n": len(sel.X),
                                             "order": order, "sel": sel, "mode": "learn", "algo": algo,
                                             "params": params}
-        bar = st.progress(0.0, text="learning…")
+        bar = st.progress(0.0, text="learning…" + slow_hint())
 
         def _progress(f):
             res["learned"] = int(round(f * len(sel.X)))

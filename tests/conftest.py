@@ -21,3 +21,20 @@ def load_golden_input(case_dir):
     names = [n for n in raw.dtype.names if n != "label"]
     X = np.column_stack([raw[n] for n in names]).astype(float)
     return X, raw["label"].astype(int)
+
+
+def pytest_sessionstart(session):
+    """Use the compiled kernels throughout: start (or find) the background compilation and wait for it.
+
+    On a machine whose cache is warm this returns at once; on a fresh one it waits for the one
+    background compilation (about a minute on two cores). The un-jitted path and the switch are
+    tested in subprocesses of their own (tests/test_coldstart.py, the tests with CAE_DISABLE_NUMBA).
+    """
+    from cae import _jit
+
+    if _jit.MODE == "auto":
+        state = _jit.prepare(wait_seconds=1800)
+        if state != "compiled":
+            import warnings
+
+            warnings.warn(f"the compiled kernels are not in use ({state}): the tests run un-jitted, slowly")

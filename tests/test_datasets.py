@@ -92,3 +92,16 @@ def test_sample_data_files_are_reproducible():
     for name in SAMPLE_FILES:
         on_disk = pd.read_csv(ROOT / "sample_data" / name)
         pd.testing.assert_frame_equal(on_disk, sample_frame(name), check_exact=False, rtol=0, atol=1e-12)
+
+
+def test_home_model_is_the_model_the_stream_gives():
+    """The home picture's stored model is exactly CAE after one pass over the home stream."""
+    from cae import CAE
+    from cae.datasets import HOME_MODEL, home_stream
+    from conftest import ROOT
+
+    stored = CAE.load(ROOT / "sample_data" / HOME_MODEL)
+    fresh = CAE().learn_many(home_stream().X)
+    np.testing.assert_array_equal(stored.nodes_, fresh.nodes_)
+    np.testing.assert_array_equal(stored.edges_, fresh.edges_)
+    assert stored.n_samples_seen_ == len(home_stream()) == 9900

@@ -228,11 +228,30 @@ def test_continual_page_ai_bwt():
     assert len(at.dataframe[0].value) == 2
 
 
-def test_compare_page_steps_both():
+def test_compare_page_steps_together():
     at = _page("pages/compare.py")
+    assert at.multiselect(key="w_cmp_algos").value == ["CAE", "CAEA", "SOINN+", "TCA"]
     at.number_input(key="w_cmp_stepn").set_value(300).run()
     at.button(key="b_cmp_step").click().run()
     assert not at.exception
     tab = at.dataframe[0].value
-    assert tab["samples seen"].tolist() == [300, 300]
-    assert tab["algorithm"].tolist()[0] == "CAE" and tab["algorithm"].tolist()[1].startswith("CAEA")
+    assert tab["samples seen"].tolist() == [300] * 4
+    # the paper's setting for its non-stationary 2-D data is filled in by default
+    assert tab["algorithm"].tolist() == ["CAE", "CAEA (λ=50, a_max=40)", "SOINN+", "TCA (λ=500, σ_init=0.1)"]
+    ls = at.session_state.cmp
+    for label, pg in ls.playgrounds.items():  # each is the algorithm learned alone on the same stream
+        algo, params = ls.runs[label]
+        alone = wb.make_algorithm(algo, **params).learn_many(ls.stream.X[:300])
+        np.testing.assert_array_equal(pg.model.nodes_, alone.nodes_)
+    # the other two, with their parameters changed by hand and then back to the paper's setting
+    at.multiselect(key="w_cmp_algos").set_value(["ASOINN", "AutoCloud", "CAE"]).run()
+    at.number_input(key="w_cmp_ASOINN_deletion_interval").set_value(100).run()
+    assert at.session_state.cmp.runs["ASOINN (λ=100, a_max=10)"] == ("ASOINN", {"deletion_interval": 100,
+                                                                              "max_edge_age": 10.0})
+    at.button(key="b_cmp_paper_ASOINN").click().run()
+    assert at.number_input(key="w_cmp_ASOINN_deletion_interval").value == 250  # non-stationary grid value
+    at.button(key="b_cmp_step").click().run()
+    tab = at.dataframe[0].value
+    assert not at.exception and tab["samples seen"].tolist() == [300] * 3
+    assert np.isnan(tab.loc[tab["algorithm"] == "AutoCloud (m=2)", "#nodes"]).all()  # clouds, not nodes
+    assert any("AutoCloud has no nodes or edges" in c.value for c in at.caption)

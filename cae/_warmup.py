@@ -1,0 +1,84 @@
+"""``python -m cae._warmup MARKER``: compile every kernel into the on-disk cache, then write MARKER.
+
+Started in the background by :mod:`cae._jit` (with ``CAE_JIT=sync``: this process compiles as
+it calls). It drives every registered algorithm through the calls the package makes — learn
+(with and without a trace), learn one sample, predict, the clusters — on a few hundred samples,
+so that numba compiles each kernel entry point for the argument types the package uses, and
+writes them to the cache that the other processes then load. ``CAE_WARMUP_ALGORITHMS`` (comma
+separated) limits it to some algorithms (a test uses that).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def warm(algorithms=None):
+    import numpy as np
+
+    from .registry import ALGORITHMS
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.04, (120, 2)) for c in (0.2, 0.5, 0.8)])[rng.permutation(360)]
+    X3 = rng.random((80, 3))
+    names = algorithms or list(ALGORITHMS)
+    for name in names:
+        spec = ALGORITHMS[name]
+        params = {"deletion_interval": 20, "max_edge_age": 10} if name in ("CAEA", "ASOINN") else {}
+        if name == "TCA":
+            params = {"reconstruction_interval": 50, "sigma_init": 0.3}
+        for data in (X, X3):
+            a, b, c = len(data) // 2, 3 * len(data) // 4, 7 * len(data) // 8
+            m = spec.make(**params)
+            m.fit(data[:a])
+            m.partial_fit(data[a:b])
+            m.learn_traced(data[b:c])
+            m.learn_one(data[c])
+            m.learn_many(data[:20])
+            m.predict(data)
+            _ = m.node_labels_, m.n_clusters_, m.edges_
+            m.end_batch()
+            m.to_networkx()
+            if hasattr(m, "prediction_sigma"):
+                m.prediction_sigma()
+
+
+def _write(path, text):
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    marker = argv[0] if argv else None
+    base = marker[: -len(".ready")] if marker else None
+    t0 = time.perf_counter()
+    only = [a.strip() for a in os.environ.get("CAE_WARMUP_ALGORITHMS", "").split(",") if a.strip()]
+    try:
+        if base:
+            _write(base + ".compiling", str(os.getpid()))
+        warm(only or None)
+        if marker:
+            _write(marker, f"compiled in {time.perf_counter() - t0:.1f} s\n")
+    except BaseException:
+        if base:
+            import traceback
+
+            _write(base + ".failed", traceback.format_exc())
+        raise
+    finally:
+        if base:
+            try:
+                os.remove(base + ".compiling")
+            except OSError:
+                pass
+    print(f"kernels compiled in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""A fresh machine: un-jitted at once, compiled in the background, the same results either way."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from cae import CAE
+from cae.datasets import make_paper2d, stationary_stream
+from conftest import ROOT
+
+SWITCH = r"""
+import json, sys, numpy as np
+from cae import CAE, _jit
+X = np.load(sys.argv[1])
+m = CAE()
+m.learn_many(X[:1500])                       # the first call starts the background compilation
+before = _jit.status()
+state = _jit.wait(900)                       # then the compiled kernel takes over, mid-stream
+m.learn_many(X[1500:])
+m.save(sys.argv[2])
+print(json.dumps({"before": before, "after": state, "compiled": _jit.compiled()}))
+"""
+
+
+def test_a_run_that_starts_unjitted_and_finishes_compiled_is_the_same(tmp_path):
+    X = stationary_stream(make_paper2d(n_per_class=600, seed=3), seed=3).X
+    np.save(tmp_path / "X.npy", X)
+    env = dict(os.environ, CAE_EXPLORER_CACHE=str(tmp_path / "empty-cache"), CAE_WARMUP_ALGORITHMS="CAE",
+               CAE_JIT="auto")
+    env.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", SWITCH, str(tmp_path / "X.npy"), str(tmp_path / "m.npz")],
+                         env=env, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout.strip().splitlines()[-1])
+    assert info == {"before": "preparing", "after": "compiled", "compiled": True}
+    assert any(p.name.endswith(".ready") for p in (tmp_path / "empty-cache").iterdir())
+    switched = CAE.load(tmp_path / "m.npz")
+    whole = CAE().fit(X)  # compiled throughout (this test process)
+    np.testing.assert_array_equal(switched.nodes_, whole.nodes_)
+    np.testing.assert_array_equal(switched.edges_, whole.edges_)
+    np.testing.assert_array_equal(switched.win_counts_, whole.win_counts_)
+    assert switched.threshold_ == whole.threshold_ and switched.n_samples_seen_ == whole.n_samples_seen_
+
+
+def test_the_cache_folder_is_writable_and_documented(tmp_path, monkeypatch):
+    from cae import _jit
+
+    monkeypatch.setenv("CAE_EXPLORER_CACHE", str(tmp_path / "c"))
+    assert _jit.cache_dir() == str(tmp_path / "c")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    monkeypatch.setenv("CAE_EXPLORER_CACHE", str(ro / "sub"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    d = _jit.cache_dir()
+    assert os.access(d, os.W_OK) and (os.geteuid() == 0 or d == str(tmp_path / "xdg" / "cae-explorer" / "numba"))
+    assert "CAE_EXPLORER_CACHE" in _jit.__doc__ and "read-only site-packages" in _jit.__doc__
+
+
+def test_the_test_session_runs_compiled():
+    from cae import _jit
+
+    assert _jit.status() == "compiled"
+    CAE().fit(np.random.default_rng(0).random((50, 2)))
+    import cae._kernel as k
+
+    assert type(k.run).__name__ == "CPUDispatcher"
