@@ -7,7 +7,8 @@ import streamlit as st
 
 from cae import viz
 from cae.datasets import (
-    class_incremental_stream, make_circles2d, make_moons2d, make_paper2d, nonstationary_stream, stationary_stream,
+    DRIFT_STREAMS, class_incremental_stream, make_circles2d, make_drift_stream, make_moons2d, make_paper2d,
+    nonstationary_stream, stationary_stream,
 )
 from cae.lesson import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
 from cae.playground import Playground
@@ -49,6 +50,7 @@ SOURCES = {
     "paper2d-st": "Paper 2-D · stationary (random order)",
     "moons": "Two moons · class by class",
     "circles": "Two circles · class by class",
+    **{f"drift-{k}": f"Drift · {title}" for k, (title, _) in DRIFT_STREAMS.items()},
 }
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 PRESET_PAPER = dict(DEFAULT_CFG)
@@ -59,6 +61,8 @@ def make_stream(cfg):
     if src.startswith("paper2d"):
         data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
         return nonstationary_stream(data, seed=seed) if src == "paper2d-ns" else stationary_stream(data, seed=seed)
+    if src.startswith("drift-"):  # n class samples per class present (two at a time): 2n in all
+        return make_drift_stream(src[len("drift-"):], n=2 * n, noise_fraction=noise, seed=seed)
     maker = make_moons2d if src == "moons" else make_circles2d
     return class_incremental_stream(maker(n=2 * n, noise_fraction=noise, seed=seed), seed=seed)
 

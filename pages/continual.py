@@ -6,7 +6,10 @@ import streamlit as st
 from cae import viz
 from cae import workbench as wb
 from cae.csvio import scale
-from cae.datasets import Dataset, class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
+from cae.datasets import (
+    DRIFT_STREAMS, Dataset, class_incremental_stream, load_builtin, make_drift_stream, make_paper2d,
+    nonstationary_stream,
+)
 
 from cae.lesson import continual_query, parse_continual
 from pages._ui import algorithm_picker, ensure_entrypoint, lesson_link, show_notices, slow_hint  # noqa: E402
@@ -46,8 +49,9 @@ st.caption("Train on one class after another and watch whether what was learned 
            "R[i, j] is the score on the data of stages 1…i after training through stage j; AI averages the score "
            "after each stage, BWT compares the end with the earlier stages (negative means forgetting).")
 
-src = st.radio("Stream", ["paper", "builtin", "upload"], horizontal=True, key="w_cl_src",
+src = st.radio("Stream", ["paper", "builtin", "drift", "upload"], horizontal=True, key="w_cl_src",
                format_func={"paper": "Paper 2-D stream #1 → #6", "builtin": "A built-in labelled dataset",
+                            "drift": "A drifting or recurring stream",
                             "upload": "My uploaded CSV (label column)"}.get)
 c = st.columns(3)
 seed = int(c[2].number_input("Seed", 0, 10**6, 0, key="w_cl_seed"))
@@ -55,6 +59,11 @@ if src == "paper":
     n = c[0].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cl_n")
     noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_noise")
     data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
+elif src == "drift":
+    kind = c[0].selectbox("Stream", list(DRIFT_STREAMS), format_func=lambda k: DRIFT_STREAMS[k][0],
+                          key="w_cl_drift")
+    noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_drift_noise")
+    data = None
 elif src == "builtin":
     name = c[0].selectbox("Dataset", ["iris", "wine", "breast_cancer", "digits"], key="w_cl_builtin")
     how = c[1].radio("Scaling", ["minmax", "zscore", "none"], key="w_cl_scaling", horizontal=True)
@@ -68,21 +77,28 @@ else:
     sel = res["sel"]
     data = Dataset(name="upload", X=sel.X, y=sel.y, class_names=list(sel.label_names), feature_names=sel.features)
 
-classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
-names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
 link_name = "paper" if src == "paper" else (name if src == "builtin" else None)
-order_key = _order_key(link_name) if link_name else "w_cl_order_upload"
-order = st.multiselect("Class order (one stage per class, in the order chosen)", classes, default=classes,
-                       format_func=names.get, key=order_key)
-if not order:
-    st.warning("Choose at least one class.")
-    st.stop()
-if src == "paper":
-    stream = nonstationary_stream(data, order=order, seed=seed)
+if src == "drift":  # its stages are the stream's own: the order is part of the story
+    stream = make_drift_stream(kind, noise_fraction=noise, seed=seed)
+    data = Dataset(name=stream.dataset, X=stream.X, y=stream.y, class_names=stream.class_names,
+                   feature_names=["x0", "x1"], noise_label=stream.noise_label)
+    order = list(range(len(stream.stage_starts)))
+    st.caption(f"{len(stream):,} samples in {len(stream.stage_names)} stages: " + " → ".join(stream.stage_names))
 else:
-    stream = class_incremental_stream(data, order=order, seed=seed)
-st.caption(f"{len(stream):,} samples in {len(order)} stages" +
-           (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
+    classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
+    names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
+    order_key = _order_key(link_name) if link_name else "w_cl_order_upload"
+    order = st.multiselect("Class order (one stage per class, in the order chosen)", classes, default=classes,
+                           format_func=names.get, key=order_key)
+    if not order:
+        st.warning("Choose at least one class.")
+        st.stop()
+    if src == "paper":
+        stream = nonstationary_stream(data, order=order, seed=seed)
+    else:
+        stream = class_incremental_stream(data, order=order, seed=seed)
+    st.caption(f"{len(stream):,} samples in {len(order)} stages" +
+               (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
 if link_name:
     _link = continual_query(link_name, order, seed)
     if _q != _link:

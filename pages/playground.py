@@ -279,6 +279,32 @@ elif not st.session_state.get("w_play", False):
 else:
     st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
 
+if pg.t_max >= 2 and not st.session_state.get("w_play", False):
+    with st.expander("Take this run to slides: an animated HTML file, and the traces as CSV", expanded=False):
+        e = st.columns([3, 1, 1.2])
+        lo_hi = e[0].slider("Steps", 0, pg.t_max, (0, pg.t_max), key="w_export_range",
+                            help="The animation replays the run from the first to the last of these steps.")
+        frames = int(e[1].number_input("Frames", 2, 200, 60, key="w_export_frames"))
+        if e[2].button("Build the animation", key="b_export"):
+            from cae.animation import export_playground
+
+            try:
+                with st.spinner(f"drawing {frames} frames…" + slow_hint()):
+                    st.session_state.export_html = (lo_hi, frames, export_playground(pg, lo_hi[0], lo_hi[1], frames))
+            except ValueError as exc:
+                st.error(f"The animation cannot be built: {exc}")
+        got = st.session_state.get("export_html")
+        if got and got[0] == lo_hi and got[1] == frames:
+            st.download_button("Download the animation (HTML)", got[2], f"cae_run_{lo_hi[0]}-{lo_hi[1]}.html",
+                               "text/html", key="d_export_html", on_click="ignore")
+            st.caption(f"{len(got[2]) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
+                       "button and a slider (one frame per step chosen).")
+        from cae.animation import traces_csv
+
+        st.download_button("Download the traces (CSV)", traces_csv(pg.trace_so_far, pg.columns),
+                           "cae_traces.csv", "text/csv", key="d_traces_csv", on_click="ignore",
+                           help="One row per recorded step: every quantity the traces panel draws.")
+
 q = lesson_out("playground", cfg, pg)
 with st.expander("Lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
