@@ -42,8 +42,10 @@ def home():
                    "Continual Learning*, Neural Computing and Applications 38, 2026.")
         st.markdown(
             "**How to use it**\n"
-            "1. **Playground** — pick a stream, then step, play, scrub back in history. Every internal quantity "
-            "(V, λ, the diversity D, a_max, edge ages) is drawn.\n"
+            "1. **Playground** — pick a stream (the paper's, or a drifting one), then step, play, scrub back in "
+            "history. Every internal quantity (V, λ, the diversity D, a_max, edge ages) is drawn. For class: a quiz "
+            "(predict, then reveal), *place a sample* to ask \"what if a point arrives here?\", a lesson link that "
+            "opens the same view for every student, and an animated export for slides.\n"
             "2. **Explain a step** — any step in words and formulas with its actual numbers: why a node appeared, "
             "why an edge died.\n"
             "3. **Your data** — upload a CSV, learn it, see the clusters (PCA for more than two features), download "
@@ -51,7 +53,8 @@ def home():
             "4. **Continual learning** — one class after another: the R matrix, AI and BWT.\n"
             "5. **Compare algorithms** — the same stream into two to four of the paper's algorithms (CAE, CAEA, "
             "SOINN+, ASOINN, TCA, AutoCloud), side by side, with the paper's parameter settings.\n"
-            "6. **Experiments** — the paper's studies in small: synthetic runs, a λ sweep, a runtime profile.\n")
+            "6. **Experiments** — our reproduction of the paper's tables beside the published numbers (marks, "
+            "critical-difference diagrams, λ validity), and small studies to run here.\n")
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
             st.session_state.pg_cfg = dict(PRESET_PAPER)
             for k in [k for k in st.session_state if str(k).startswith("w_")]:

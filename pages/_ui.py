@@ -27,7 +27,7 @@ def kernel_notice():
     from cae import _jit
 
     if _jit.prepare() == "preparing":
-        st.sidebar.caption("⏳ Preparing the fast kernel — once per machine, in the background (about a minute). "
+        st.sidebar.caption(":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
                            "Until it is ready everything works, but long runs are about 100× slower.")
 
 

@@ -33,30 +33,38 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+def _start_server(env=None):
+    """A fresh `streamlit run app.py`; returns (process, url) once it answers its health check."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
             if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
-                break
+                return proc, url
         except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield url
+            time.sleep(0.2)
+    proc.kill()
+    pytest.fail("streamlit did not become healthy: " + proc.stdout.read().decode(errors="replace")[-2000:])
+
+
+def _stop(proc):
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc, url = _start_server()
+    yield url
+    _stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +248,7 @@ def test_direct_link_to_a_page_on_a_fresh_server(browser):
                 time.sleep(0.5)
         ctx, page = _page(browser)
         page.goto(url + "/compare")
-        page.get_by_role("heading", name="CAE beside CAEA").wait_for()
+        page.get_by_role("heading", name="Compare algorithms").wait_for()
         _wait_idle(page)
         nav = page.locator("[data-testid='stSidebarNav']").inner_text()
         assert "Playground" in nav and "Your data" in nav and "ui" not in nav.split()
@@ -259,4 +267,233 @@ def test_experiments_page(server, browser):
     page.locator(".js-plotly-plot").first.wait_for()
     _wait_idle(page)
     _shot(page, "13_experiments")
+    ctx.close()
+
+
+# ------------------------------------------------------------------ a fresh machine
+def test_first_load_on_a_fresh_server_with_an_empty_cache(browser, tmp_path, capsys):
+    """The time until the home figure is visible, with no compiled kernel anywhere (printed, not asserted)."""
+    cache = tmp_path / "empty-cache"
+    env = dict(os.environ, CAE_EXPLORER_CACHE=str(cache), CAE_JIT="auto")
+    env.pop("NUMBA_CACHE_DIR", None)
+    t0 = time.perf_counter()
+    proc, url = _start_server(env)
+    try:
+        ctx, page = _page(browser)
+        page.goto(url)
+        page.locator(".js-plotly-plot").first.wait_for()
+        page.wait_for_function("() => { const d = document.querySelector('.js-plotly-plot');"
+                               " return d && d._fullData && d._fullData.length > 2 }", timeout=60000)
+        seconds = time.perf_counter() - t0
+        page.get_by_text("Preparing the fast kernel").first.wait_for()
+        _shot(page, "00_first_load_empty_cache")
+        with capsys.disabled():
+            print(f"\n[first load] fresh server, empty kernel cache: the home figure was visible after "
+                  f"{seconds:.1f} s (server start included)")
+        (SHOTS.parent / "first_load_seconds.txt").write_text(f"{seconds:.2f}\n")
+        ctx.close()
+    finally:
+        _stop(proc)
+        for lock in cache.glob("*.compiling"):  # the background compilation outlives the server: stop it
+            try:
+                os.kill(int(lock.read_text().strip()), 15)
+            except (OSError, ValueError):
+                pass
+
+
+# ------------------------------------------------------------------ the paper's algorithms
+def test_compare_page_with_all_six(server, browser):
+    ctx, page = _page(browser)
+    page.goto(server + "/compare")
+    page.get_by_role("heading", name="Compare algorithms").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Run to end", exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("9,900 of 9,900 samples").wait_for()
+    assert page.locator(".js-plotly-plot").count() >= 5  # four networks and the traces
+    _shot(page, "14_compare_cae_caea_soinn_tca")
+    box = page.locator("[data-testid='stMultiSelect'] input").first
+    box.click()
+    for _ in range(2):
+        box.press("Backspace")
+    _wait_idle(page)
+    for name in ("ASOINN", "AutoCloud"):
+        box.click()
+        box.fill(name)
+        box.press("Enter")
+        _wait_idle(page)
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Run to end", exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("9,900 of 9,900 samples").wait_for()
+    page.get_by_text("AutoCloud has no nodes or edges").first.wait_for()
+    _shot(page, "15_compare_asoinn_autocloud")
+    page.mouse.wheel(0, 1800)
+    page.wait_for_timeout(500)
+    _shot(page, "16_compare_metrics_traces")
+    ctx.close()
+
+
+def test_against_the_paper_view(server, browser):
+    if not (ROOT / "results" / "paper_comparison.csv").exists():
+        pytest.skip("results/paper_comparison.csv is not there (python -m cae.experiments paper)")
+    ctx, page = _page(browser)
+    page.goto(server + "/experiments")
+    _wait_idle(page)
+    page.get_by_text("Friedman test and Nemenyi critical difference").wait_for()
+    _shot(page, "17_against_the_paper")
+    page.mouse.wheel(0, 1500)
+    page.wait_for_timeout(600)
+    _shot(page, "18_against_the_paper_heatmap")
+    page.mouse.wheel(0, 1600)
+    page.wait_for_timeout(600)
+    _shot(page, "19_critical_difference")
+    page.mouse.wheel(0, 1600)
+    page.wait_for_timeout(600)
+    _shot(page, "20_lambda_validity")
+    ctx.close()
+
+
+# ------------------------------------------------------------------ teaching
+def test_lesson_link_on_a_fresh_server(browser):
+    from cae.lesson import PLAYGROUND_DEFAULTS
+    from cae.playground import Playground
+    from pages._ui import algo_params, make_stream
+
+    cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500, "seed": 3}
+    ref = Playground(make_stream(cfg), **algo_params(cfg))
+    ref.step(1500)
+    proc, url = _start_server()
+    try:
+        ctx, page = _page(browser)
+        page.goto(url + "/playground?stream=paper2d-ns&n=500&noise=0.1&seed=3&algo=CAE&t=1500&win=500")
+        page.get_by_role("heading", name="Playground").wait_for()
+        _wait_idle(page)
+        assert _metric(page, "Samples seen") == "1,500 / 3,300"
+        assert _metric(page, "#nodes") == str(len(ref.model.nodes_))
+        page.get_by_text(f"{len(ref.model.nodes_):,} nodes · {len(ref.model.edges_):,} edges").wait_for()
+        _shot(page, "21_lesson_link")
+        page.get_by_text("Lesson link: this exact view").click()
+        page.wait_for_timeout(400)
+        assert "t=1500" in page.locator("[data-testid='stCode']").first.inner_text()
+        ctx.close()
+        ctx, page = _page(browser)  # a hostile link: a notice, the rest of the page as usual
+        page.goto(url + "/playground?stream=mars&n=abc&t=-4&" + "x" * 300 + "=1")
+        page.get_by_text("Some values in this link could not be used").wait_for()
+        _shot(page, "22_lesson_link_hostile")
+        ctx.close()
+    finally:
+        _stop(proc)
+
+
+def test_quiz_and_place_a_sample(server, browser):
+    from cae.lesson import PLAYGROUND_DEFAULTS
+    from cae.explain import QUIZ_CHOICES
+    from cae.playground import Playground
+    from pages._ui import algo_params, make_stream
+
+    cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500}
+    ref = Playground(make_stream(cfg), **algo_params(cfg))
+    ref.step(700)
+    truth = ref.model.snapshot().learn_one(ref.stream.X[700])
+    ctx, page = _page(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=700&quiz=1")
+    page.get_by_text("what will CAE do?").wait_for()
+    _wait_idle(page)
+    _shot(page, "23_quiz_before")
+    page.get_by_text(QUIZ_CHOICES[truth.case]).click()
+    if truth.edges_deleted:
+        page.get_by_text("An edge will be deleted").click()
+    if truth.swept_ids:
+        page.get_by_text("A node will be deleted").click()
+    _wait_idle(page)
+    page.get_by_role("button", name="Reveal", exact=True).click()
+    page.get_by_text("Right!").wait_for()
+    _wait_idle(page)
+    _shot(page, "24_quiz_revealed")
+    ctx.close()
+    ctx, page = _page(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=800")
+    _wait_idle(page)
+    page.get_by_text("Place a sample: what if a point arrives here?").click()
+    lo, hi = ref.stream.X.min(axis=0), ref.stream.X.max(axis=0)
+    square = f"{lo[0] + 0.1 * (hi[0] - lo[0]):.2f}, {lo[1] + 0.7 * (hi[1] - lo[1]):.2f}"  # on the left blob
+    page.get_by_role("button", name=square, exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("It resonates with").wait_for()
+    page.get_by_text("Place a sample: what if a point arrives here?").scroll_into_view_if_needed()
+    page.mouse.wheel(0, 500)
+    page.wait_for_timeout(500)
+    _shot(page, "25_place_a_sample_preview")
+    page.get_by_role("button", name="Feed it as the next sample").click()
+    page.get_by_text("1 sample(s) placed by hand").wait_for()
+    _wait_idle(page)
+    assert "place=800" in page.url
+    page.mouse.wheel(0, -5000)
+    page.wait_for_timeout(400)
+    _shot(page, "26_place_a_sample_fed")
+    ctx.close()
+
+
+def test_animation_export_opens_offline(server, browser, tmp_path):
+    ctx, page = _page(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=250&t=1650")
+    _wait_idle(page)
+    page.get_by_text("Take this run to slides").click()
+    page.get_by_role("button", name="Build the animation").click()
+    _wait_idle(page)
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Download the animation (HTML)").click()
+    html = tmp_path / "run.html"
+    html.write_bytes(Path(dl.value.path()).read_bytes())
+    assert b'src="https://cdn.plot.ly' not in html.read_bytes()  # plotly.js inline (and the context is offline)
+    ctx.close()
+    ctx = browser.new_context(viewport={"width": 1300, "height": 900}, offline=True)
+    anim = ctx.new_page()
+    anim.goto(html.as_uri())
+    anim.locator(".js-plotly-plot .slider-container").first.wait_for()
+    anim.get_by_text("▶ Play").first.click()
+    anim.wait_for_timeout(2500)
+    _shot(anim, "27_animation_offline")
+    ctx.close()
+
+
+def test_explain_jumps_back_with_wrapped_formulas(server, browser):
+    ctx, page = _page(browser)
+    page.goto(server + "/explain?stream=paper2d-ns&n=500&t=3000")
+    _wait_idle(page)
+    page.get_by_role("button", name="◀").nth(2).click()  # the previous Case III
+    _wait_idle(page)
+    page.get_by_text("Case III — s1 and its neighbours learn").first.wait_for()
+    page.locator(".katex-display").nth(3).scroll_into_view_if_needed()
+    page.wait_for_timeout(400)
+    _shot(page, "28_explain_previous_case3")
+    ctx.close()
+
+
+def test_upload_a_saved_model(server, browser, tmp_path):
+    import numpy as np
+
+    from cae import CAE
+    from cae.datasets import sample_frame
+
+    df = sample_frame("blobs3d_sample.csv")  # the sample the page offers first
+    model = CAE().fit(df[["x", "y", "z"]])
+    model.save(tmp_path / "m.npz")
+    ctx, page = _page(browser)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    page.get_by_role("button", name="Use this sample").click()
+    _wait_idle(page)
+    page.get_by_text("A saved model (.npz from this page)").click()
+    _wait_idle(page)
+    page.locator("input[type=file]").nth(1).set_input_files(str(tmp_path / "m.npz"))
+    page.get_by_text("A CAE model:").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Label", exact=True).click()
+    page.get_by_text("Rows labelled").wait_for()
+    _wait_idle(page)
+    assert _metric(page, "#nodes") == str(len(model.nodes_))
+    assert int(np.asarray(model.nodes_).shape[0]) > 0
+    _shot(page, "29_upload_saved_model")
     ctx.close()
