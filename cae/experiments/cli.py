@@ -123,23 +123,34 @@ def do_compare(results, paper, out_md=None, figures_dir=None, quiet=False):
         pd.concat(rows).to_csv(out_md.parent / "statistics.csv", index=False, float_format="%.10g")
     figdir = Path(figures_dir) if figures_dir else out_md.parent / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
+    figures.write_plotlyjs(figdir)  # one copy of plotly.js for every page of the folder (offline)
     for table in df["table"].unique():
         slug = table.replace(" ", "_").replace("(", "").replace(")", "").replace(",", "")
-        (figdir / f"heatmap_{slug}.html").write_bytes(figures.standalone_html(figures.comparison_heatmap(df, table)))
+        fig = figures.comparison_heatmap(df, table)
+        (figdir / f"heatmap_{slug}.html").write_bytes(figures.standalone_html(fig, "directory"))
     for source, res in (("ours", stat), ("paper", stat_paper)):
         for name, r in res.items():
             slug = name.split(" (")[0].replace(" ", "_")
             fig = figures.cd_diagram(r, f"{name} — {source}")
-            (figdir / f"cd_{slug}_{source}.html").write_bytes(figures.standalone_html(fig))
+            (figdir / f"cd_{slug}_{source}.html").write_bytes(figures.standalone_html(fig, "directory"))
     lam = results / "lambda_validity.csv"
     if lam.exists():
         ldf = pd.read_csv(lam)
         for env in ldf["environment"].unique():
             (figdir / f"lambda_validity_{env}.html").write_bytes(
-                figures.standalone_html(figures.lambda_validity_figure(ldf, env)))
+                figures.standalone_html(figures.lambda_validity_figure(ldf, env), "directory"))
     if not quiet:
         print(f"wrote {out_md}, {out_md.with_suffix('.csv')}, statistics and figures in {figdir}")
     return df
+
+
+def readme_text(results):
+    """The README's generated block: the real-world stationary columns of every algorithm beside the paper's."""
+    path = Path(results) / "paper_comparison.csv"
+    if not path.exists():
+        raise SystemExit(f"no {path}: run `python -m cae.experiments paper` (or compare) first")
+    df = pd.read_csv(path).fillna({"mark": "", "mark_abs": "", "note": "", "stage": ""})
+    return cmp.readme_sections(df) + "\n"
 
 
 def do_paper(a):
@@ -262,6 +273,8 @@ def _parser():
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--dask", default=None, metavar="ADDRESS")
     p.add_argument("--quiet", action="store_true")
+    p = sub.add_parser("readme", help="print the README's generated comparison (from RESULTS/paper_comparison.csv)")
+    p.add_argument("--results", default="results")
     p = sub.add_parser("compare", help="our results beside the paper's, with marks, statistics and figures")
     p.add_argument("--results", default="results")
     p.add_argument("--paper", default=str(DEFAULT_PAPER))
@@ -274,6 +287,9 @@ def main(argv=None):
     a = _parser().parse_args(argv)
     if a.cmd == "compare":
         do_compare(a.results, a.paper, a.out, quiet=a.quiet)
+        return 0
+    if a.cmd == "readme":
+        print(readme_text(a.results), end="")
         return 0
     if a.cmd == "paper":
         return do_paper(a)

@@ -26,7 +26,8 @@ import pandas as pd
 from . import stats as st
 from .runner import fmt_mean_std, markdown_table
 
-__all__ = ["build_comparison", "comparison_markdown", "readme_table", "statistics", "summary_counts", "METRICS", "mark"]
+__all__ = ["build_comparison", "comparison_markdown", "readme_table", "readme_sections", "algorithm_column",
+           "statistics", "summary_counts", "METRICS", "mark"]
 
 METRICS = {"NMI": "nmi", "ARI": "ari", "n_nodes": "n_nodes", "n_clusters": "n_clusters",
            "AI-NMI": "ai_nmi", "AI-ARI": "ai_ari", "BWT-NMI": "bwt_nmi", "BWT-ARI": "bwt_ari"}
@@ -244,6 +245,43 @@ def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header="")
                              f"{a} {v:.2f}" for a, v in pr["avg_ranks"].items())})
         out.append(markdown_table(pd.DataFrame(rows)))
     return "\n".join(out) + "\n"
+
+
+def algorithm_column(df, algorithm, table="real-world stationary",
+                     metrics=("NMI", "ARI", "n_nodes", "n_clusters")):
+    """One algorithm's column of a paper table beside ours: datasets × metrics, ``ours (paper) mark``.
+
+    Returns ``(markdown, counts)`` with counts of ✓, ~ and ✗ over the cells.
+    """
+    part = df[(df["table"] == table) & (df["algorithm"] == algorithm)]
+    rows, counts = [], {"✓": 0, "~": 0, "✗": 0}
+    names = {"n_nodes": "#nodes", "n_clusters": "#clusters"}
+    for ds, pd_ in part.groupby("dataset", sort=False):
+        row = {"dataset": ds}
+        for m in metrics:
+            r = pd_[pd_["metric"] == m]
+            if not len(r):
+                row[names.get(m, m)] = ""
+                continue
+            r = r.iloc[0]
+            if r.mark in counts:
+                counts[r.mark] += 1
+            paper = _fmt(r.paper_mean, m) + ("" if np.isnan(r.paper_std) else f" ± {_fmt(r.paper_std, m)}")
+            row[names.get(m, m)] = f"{_fmt(r.ours_mean, m)} ({paper}) {r.mark}".strip()
+        rows.append(row)
+    return markdown_table(pd.DataFrame(rows)), counts
+
+
+def readme_sections(df, table="real-world stationary"):
+    """The README's generated part: for every algorithm, the paper's column of ``table`` beside ours."""
+    out = []
+    algos = [a for a in ALGORITHM_ORDER if a in set(df.loc[df["table"] == table, "algorithm"])]
+    for a in algos:
+        md, c = algorithm_column(df, a, table)
+        n = sum(c.values())
+        out.append(f"**{a}** — {c['✓']} of {n} cells within the paper's ±1 std ({c['~']} within 2, {c['✗']} beyond)\n")
+        out.append(md)
+    return "\n".join(out)
 
 
 def readme_table(df, table="real-world stationary", metric="NMI"):

@@ -15,12 +15,31 @@ from plotly.subplots import make_subplots
 from .compare import ALGORITHM_ORDER
 from .stats import cliques
 
-__all__ = ["lambda_validity_figure", "comparison_heatmap", "cd_diagram", "standalone_html"]
+__all__ = ["lambda_validity_figure", "comparison_heatmap", "cd_diagram", "standalone_html", "write_plotlyjs"]
 
 
-def standalone_html(fig):
-    """The figure as one self-contained HTML page (plotly.js inlined: opens offline)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")
+def standalone_html(fig, plotlyjs="inline"):
+    """The figure as an HTML page that opens offline.
+
+    ``plotlyjs="inline"`` puts plotly.js in the page (one self-contained file, about 4.8 MB);
+    ``"directory"`` refers to a ``plotly.min.js`` beside the page (see :func:`write_plotlyjs`), which
+    keeps a folder of many figures small.
+    """
+    return fig.to_html(include_plotlyjs=True if plotlyjs == "inline" else "directory", full_html=True).encode("utf-8")
+
+
+def write_plotlyjs(folder):
+    """Write ``plotly.min.js`` (the version plotly ships) into ``folder``, for pages made with
+    ``standalone_html(fig, "directory")``."""
+    from pathlib import Path
+
+    from plotly.offline import get_plotlyjs
+
+    path = Path(folder) / "plotly.min.js"
+    js = get_plotlyjs()
+    if not path.exists() or path.read_text(encoding="utf-8") != js:
+        path.write_text(js, encoding="utf-8")
+    return path
 
 
 def lambda_validity_figure(df, environment="stationary", cols=4, height_per_row=230):
