@@ -72,7 +72,7 @@ def home():
 import pages._ui as _ui  # noqa: E402
 
 _ui.ENTRYPOINT_SEEN = True
-_ui.kernel_notice()  # starts compiling the fast kernels in the background on a fresh machine
+_ui.kernel_notice()
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
@@ -83,3 +83,9 @@ pages = [
     st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
 ]
 st.navigation(pages).run()
+
+# Only now, with the page on its way to the browser: on a fresh machine, start compiling the fast
+# kernels in the background (once per machine; until then everything runs un-jitted).
+from cae import _jit  # noqa: E402
+
+_jit.prepare()

@@ -23,10 +23,10 @@ ENTRYPOINT_SEEN = False
 
 
 def kernel_notice():
-    """Start preparing the compiled kernels (once per machine, in the background) and say so while it runs."""
+    """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out)."""
     from cae import _jit
 
-    if _jit.prepare() == "preparing":
+    if _jit.status() == "preparing":
         st.sidebar.caption(":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
                            "Until it is ready everything works, but long runs are about 100× slower.")
 
