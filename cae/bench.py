@@ -6,6 +6,11 @@ labelling pass that ``fit`` does for ``labels_``. The peak memory of a fit is
 measured with tracemalloc (NumPy allocations, including any copy of the input
 and the labels_ array). Timings are the best
 of ``--repeat`` runs after a warm-up (numba compiles once, then caches).
+
+``--algorithms`` also times every registered algorithm (CAE, CAEA, SOINN+,
+ASOINN, TCA, AutoCloud) with the paper's parameters on the 2-D paper stream
+(20,000 samples) and, when ``../shared/datasets`` is there, on Letter
+(20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
 """
 
 import argparse
@@ -59,7 +64,14 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
     ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
+    ap.add_argument("--algorithms", action="store_true", help="also time every registered algorithm")
+    ap.add_argument("--cold", action="store_true",
+                    help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache")
+    ap.add_argument("--datasets", default=str(default_skin.parent), help="the paper's datasets (Letter, Skin)")
     args = ap.parse_args(argv)
+    if args.cold:
+        cold()
+        return
     CAE().fit(np.random.default_rng(0).random((300, 2)))  # compile / load the cached kernel
     print(f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} {'peak MB':>8s}")
     for name, X in workloads(args.skin):
@@ -71,9 +83,42 @@ def main(argv=None):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} {peak / 2**20:8.1f}")
+    if args.algorithms:
+        print()
+        algorithms(args.datasets, repeat=max(1, min(args.repeat, 3)))
     if args.frames:
         print()
         frames()
+
+
+def algorithm_workloads(folder):
+    """(name, paper dataset key, X) of the streams every algorithm is timed on."""
+    from .experiments.protocol import load_dataset
+
+    yield "2-D paper stream, 20k", "synthetic", stationary_stream(make_paper2d(seed=0), seed=0).X[:20000]
+    for stem, label in (("letter", "Letter 20,000 x 16"), ("skin", "Skin 245,057 x 3")):
+        path = Path(folder) / f"{stem}.csv"
+        if path.exists():
+            d = load_dataset(str(path), "minmax")
+            yield label, d.name, d.X[np.random.default_rng(0).permutation(len(d.X))]
+        else:
+            print(f"({path} is absent: {label} skipped)")
+
+
+def algorithms(folder, repeat=3):
+    """Every registered algorithm, the paper's stationary parameters, learn time per sample."""
+    from .registry import ALGORITHMS
+
+    print(f"{'algorithm':10s} {'workload':24s} {'learn us/sample':>16s} {'total s':>9s} {'nodes':>7s} {'clusters':>9s}")
+    for name, key, X in algorithm_workloads(folder):
+        for algo, spec in ALGORITHMS.items():
+            params = spec.paper_setting(key, "stationary") if spec.params else {}
+            spec.make(**params).learn_many(X[:300])  # compile / load the cached kernel
+            best = best_of(lambda: spec.make(**params).learn_many(X), repeat)
+            model = spec.make(**params).learn_many(X)
+            nodes = len(model.nodes_) if spec.kind == "network" else f"{len(model.nodes_)}c"
+            print(f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best:9.3f} {nodes!s:>7s} "
+                  f"{model.n_clusters_:9d}")
 
 
 
@@ -110,6 +155,59 @@ def frames(argv=None):
             rows.append((t1 - t0, t2 - t1, t3 - t2, len(js)))
         a = np.median(np.array(rows), axis=0)
         print(f"{n:14d} {a[0] * 1e3:9.1f} {a[1] * 1e3:10.1f} {a[2] * 1e3:8.1f} {(a[0] + a[1] + a[2]) * 1e3:9.1f} {a[3] / 1024:6.0f}")
+
+
+
+_FIRST_FIT = """
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+from cae import CAE, _jit
+from cae.datasets import make_paper2d, stationary_stream
+X = stationary_stream(make_paper2d(seed=0), seed=0).X[:2000]
+t1 = time.perf_counter()
+CAE().fit(X)
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "fit": t2 - t1, "status": _jit.status()}))
+"""
+
+
+def _fresh_process(env):
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FIRST_FIT], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def cold():
+    """The first ``CAE().fit`` of 2,000 samples in fresh processes: an empty cache (the background
+    compilation starts), plain Python, and the cache the background process then wrote."""
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, CAE_EXPLORER_CACHE=tmp, CAE_JIT="auto")
+        env.pop("NUMBA_CACHE_DIR", None)
+        t0 = time.perf_counter()
+        empty = _fresh_process(env)
+        plain = _fresh_process(dict(env, CAE_JIT="off"))
+        marker = None
+        while marker is None and time.perf_counter() - t0 < 1800:
+            marker = next((p for p in Path(tmp).glob("*.ready")), None)
+            time.sleep(0.5)
+        compile_s = time.perf_counter() - t0
+        warm = _fresh_process(env)
+        print("first CAE().fit of 2,000 samples in a fresh process (seconds; import of cae and numpy apart)")
+        print(f"{'empty cache (starts compiling)':34s} fit {empty['fit']:6.2f}   import {empty['import']:5.2f}   "
+              f"[{empty['status']}]")
+        print(f"{'un-jitted (CAE_JIT=off)':34s} fit {plain['fit']:6.2f}   import {plain['import']:5.2f}")
+        print(f"{'warm cache (after the compilation)':34s} fit {warm['fit']:6.2f}   import {warm['import']:5.2f}   "
+              f"[{warm['status']}]")
+        print(f"background compilation of every kernel: {compile_s:.0f} s"
+              + ("" if marker else " (did not finish)"))
+        print(f"empty cache / un-jitted: {empty['fit'] / plain['fit']:.2f}x")
 
 
 if __name__ == "__main__":

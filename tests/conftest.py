@@ -38,3 +38,36 @@ def pytest_sessionstart(session):
             import warnings
 
             warnings.warn(f"the compiled kernels are not in use ({state}): the tests run un-jitted, slowly")
+
+
+def model_file_parts(model):
+    """The members of a model's ``.npz`` file (name -> bytes), to tamper with in tests."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    model.save(buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
+def rewrite_model_file(parts, meta=None, arrays=None):
+    """A model file from ``parts`` with the metadata (a dict) or some ``state_`` arrays replaced."""
+    import io
+    import json
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for n, data in parts.items():
+            b = io.BytesIO()
+            key = n[len("state_"):-4]
+            if n == "meta_json.npy" and meta is not None:
+                np.save(b, np.array(json.dumps(meta)))
+                data = b.getvalue()
+            elif arrays and key in arrays:
+                np.save(b, arrays[key])
+                data = b.getvalue()
+            z.writestr(n, data)
+    out.seek(0)
+    return out

@@ -18,7 +18,7 @@ from cae import ModelFileError
 from cae.baselines import _autocloud_kernel as K_
 from cae.baselines.autocloud import AutoCloud, CloudState
 from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT, shared_path
+from conftest import ROOT, shared_path, rewrite_model_file
 from oracles.autocloud_reference import AutoCloudReference, Cloud
 
 
@@ -290,20 +290,6 @@ def test_capacity_growth_changes_nothing():
     np.testing.assert_array_equal(small.IM[:C, :C], big.IM[:C, :C])
 
 
-def _rewrite(parts, meta=None, arrays=None):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for n, data in parts.items():
-            b = io.BytesIO()
-            if n == "meta_json.npy" and meta is not None:
-                np.save(b, np.array(json.dumps(meta)))
-                data = b.getvalue()
-            elif arrays and n[len("state_"):-4] in arrays:
-                np.save(b, arrays[n[len("state_"):-4]])
-                data = b.getvalue()
-            z.writestr(n, data)
-    out.seek(0)
-    return out
 
 
 def test_bad_model_files():
@@ -317,7 +303,7 @@ def test_bad_model_files():
     for change, msg in (({"params": {"m": -1}}, "invalid parameters"), ({"params": {"m": 2.0}}, "differs"),
                         ({"algorithm": "CAE"}, "holds a CAE model")):
         with pytest.raises(ModelFileError, match=msg):
-            AutoCloud.load(_rewrite(parts, meta={**meta, **change}))
+            AutoCloud.load(rewrite_model_file(parts, meta={**meta, **change}))
     state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
     C = state["n"].shape[0]
     assert C >= 3
@@ -325,7 +311,7 @@ def test_bad_model_files():
     def tampered(name, fn):
         arr = state[name].copy()
         fn(arr)
-        return _rewrite(parts, arrays={name: arr})
+        return rewrite_model_file(parts, arrays={name: arr})
 
     for name, fn, msg in (
         ("n", lambda a: a.__setitem__(0, 0), "support n below 1"),
@@ -342,7 +328,7 @@ def test_bad_model_files():
         with pytest.raises(ModelFileError, match=msg):
             AutoCloud.load(tampered(name, fn))
     with pytest.raises(ModelFileError, match="intersection matrix"):
-        AutoCloud.load(_rewrite(parts, arrays={"IM": state["IM"][:-1, :-1].copy()}))
+        AutoCloud.load(rewrite_model_file(parts, arrays={"IM": state["IM"][:-1, :-1].copy()}))
 
 
 # ------------------------------------------------------- the network view etc.

@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
 from cae import CAE, ModelFileError
-from conftest import FIXTURES, ROOT, load_golden_input
+from conftest import FIXTURES, ROOT, load_golden_input, rewrite_model_file
 
 G0 = FIXTURES / "g0_mixture2d"
 
@@ -269,7 +269,7 @@ def test_bad_model_files(tmp_path):
                         ({"algorithm": "SOINN+"}, "holds a SOINN\\+ model"),
                         ({"feature_names": ["a"]}, "feature names")):
         with pytest.raises(ModelFileError, match=msg):
-            CAE.load(_rewrite(parts, meta={**meta, **change}))
+            CAE.load(rewrite_model_file(parts, meta={**meta, **change}))
     # values that pass the shape checks but cannot be a CAE state
     state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
     from cae import _kernel as K_
@@ -277,7 +277,7 @@ def test_bad_model_files(tmp_path):
     def tampered(name, fn):
         arr = state[name].copy()
         fn(arr)
-        return _rewrite(parts, arrays={name: arr})
+        return rewrite_model_file(parts, arrays={name: arr})
 
     for name, fn, msg in (
         ("M", lambda a: a.__setitem__(0, 0), "win count"),
@@ -291,21 +291,6 @@ def test_bad_model_files(tmp_path):
             CAE.load(tampered(name, fn))
 
 
-def _rewrite(parts, meta=None, arrays=None):
-    """A copy of a model file's zip members with the metadata or some arrays replaced."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for n, data in parts.items():
-            b = io.BytesIO()
-            if n == "meta_json.npy" and meta is not None:
-                np.save(b, np.array(json.dumps(meta)))
-                data = b.getvalue()
-            elif arrays and n[len("state_"):-4] in arrays:
-                np.save(b, arrays[n[len("state_"):-4]])
-                data = b.getvalue()
-            z.writestr(n, data)
-    out.seek(0)
-    return out
 
 
 def test_version_1_model_files_still_load():
@@ -318,7 +303,7 @@ def test_version_1_model_files_still_load():
         parts = {n: z.read(n) for n in z.namelist()}
     v1 = {"format": "cae-explorer-model", "version": 1, "deletion_interval": 40, "max_edge_age": None,
           "n_features": 2, "feature_names": None}
-    old = CAE.load(_rewrite(parts, meta=v1))
+    old = CAE.load(rewrite_model_file(parts, meta=v1))
     assert old.deletion_interval == 40
     assert_same_model(old.partial_fit(X[600:]), CAE(deletion_interval=40).fit(X))
 

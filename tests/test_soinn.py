@@ -6,7 +6,6 @@ import math
 import os
 import subprocess
 import sys
-import zipfile
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from cae.baselines import _soinn_kernel as K_
 from cae.baselines.asoinn import ASOINN
 from cae.baselines.soinn_plus import SOINNPlus
 from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT
+from conftest import ROOT, model_file_parts, rewrite_model_file
 from oracles.soinn_reference import SoinnPlusReference, matlab_iqr, matlab_median, matlab_prctile
 
 MAD = 1.4826022185056018  # -1/(sqrt(2) erfcinv(3/2)), MATLAB isoutlier's scaled-MAD factor
@@ -261,32 +260,13 @@ def test_save_load_resumes_bit_identically(tmp_path, make):
     assert type(cae.load_model(path)) is type(whole)
 
 
-def _parts(model):
-    buf = io.BytesIO()
-    model.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
-        return {n: z.read(n) for n in z.namelist()}
 
 
-def _rewrite(parts, meta=None, arrays=None):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for n, data in parts.items():
-            b = io.BytesIO()
-            if n == "meta_json.npy" and meta is not None:
-                np.save(b, np.array(json.dumps(meta)))
-                data = b.getvalue()
-            elif arrays and n[len("state_"):-4] in arrays:
-                np.save(b, arrays[n[len("state_"):-4]])
-                data = b.getvalue()
-            z.writestr(n, data)
-    out.seek(0)
-    return out
 
 
 def test_tampered_model_files_are_refused():
     X = STREAMS["paper2d-stationary"][:600]
-    plus, legacy = _parts(SOINNPlus().fit(X)), _parts(ASOINN(50, 10).fit(X))
+    plus, legacy = model_file_parts(SOINNPlus().fit(X)), model_file_parts(ASOINN(50, 10).fit(X))
     meta_plus = json.loads(str(np.load(io.BytesIO(plus["meta_json.npy"]))[()]))
     meta_legacy = json.loads(str(np.load(io.BytesIO(legacy["meta_json.npy"]))[()]))
 
@@ -296,7 +276,7 @@ def test_tampered_model_files_are_refused():
     def tampered(parts, name, fn):
         arr = state(parts, name)
         fn(arr)
-        return _rewrite(parts, arrays={name: arr})
+        return rewrite_model_file(parts, arrays={name: arr})
 
     for parts, cls, name, fn, msg in (
         (plus, SOINNPlus, "M", lambda a: a.__setitem__(0, 0), "win count"),
@@ -315,11 +295,11 @@ def test_tampered_model_files_are_refused():
         with pytest.raises(ModelFileError, match=msg):
             cls.load(tampered(parts, name, fn))
     with pytest.raises(ModelFileError, match="invalid parameters"):
-        ASOINN.load(_rewrite(legacy, meta={**meta_legacy, "params": {"deletion_interval": 0, "max_edge_age": 10}}))
+        ASOINN.load(rewrite_model_file(legacy, meta={**meta_legacy, "params": {"deletion_interval": 0, "max_edge_age": 10}}))
     with pytest.raises(ModelFileError, match="holds a SOINN\\+ model"):
-        ASOINN.load(_rewrite(plus, meta=meta_plus))
+        ASOINN.load(rewrite_model_file(plus, meta=meta_plus))
     with pytest.raises(ModelFileError, match="legacy mode"):  # a SOINN+ state passed off as ASOINN
-        ASOINN.load(_rewrite(plus, meta={**meta_plus, "algorithm": "ASOINN",
+        ASOINN.load(rewrite_model_file(plus, meta={**meta_plus, "algorithm": "ASOINN",
                                          "params": {"deletion_interval": 1, "max_edge_age": 5}}))
 
 

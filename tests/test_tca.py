@@ -6,7 +6,6 @@ import math
 import os
 import subprocess
 import sys
-import zipfile
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from cae._graph import connect
 from cae.baselines import _tca_kernel as K_
 from cae.baselines.tca import TCA
 from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT
+from conftest import ROOT, model_file_parts, rewrite_model_file
 from oracles.tca_reference import ReferenceTCA
 
 
@@ -361,41 +360,21 @@ def test_save_load_resumes_bit_identically(tmp_path, cut):
     np.testing.assert_array_equal(plain.labels_, again.labels_)
 
 
-def _parts(model):
-    buf = io.BytesIO()
-    model.save(buf)
-    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
-        return {n: z.read(n) for n in z.namelist()}
 
 
-def _rewrite(parts, meta=None, arrays=None):
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for n, data in parts.items():
-            b = io.BytesIO()
-            key = n[len("state_"):-4]
-            if n == "meta_json.npy" and meta is not None:
-                np.save(b, np.array(json.dumps(meta)))
-                data = b.getvalue()
-            elif arrays and key in arrays:
-                np.save(b, arrays[key])
-                data = b.getvalue()
-            z.writestr(n, data)
-    out.seek(0)
-    return out
 
 
 def test_bad_model_files():
     m = TCA(100, 0.3).learn_many(STREAM[:700])
-    parts = _parts(m)
+    parts = model_file_parts(m)
     meta = json.loads(str(np.load(io.BytesIO(parts["meta_json.npy"]))[()]))
     state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
-    assert TCA.load(_rewrite(parts)).n_samples_seen_ == 700
+    assert TCA.load(rewrite_model_file(parts)).n_samples_seen_ == 700
 
     def tampered(name, fn):
         arr = state[name].copy()
         fn(arr)
-        return _rewrite(parts, arrays={name: arr})
+        return rewrite_model_file(parts, arrays={name: arr})
 
     for name, fn, msg in (
         ("C", lambda a: a.__setitem__(0, 0.0), "node count below 1"),
@@ -422,9 +401,9 @@ def test_bad_model_files():
                         ({"params": {"reconstruction_interval": 100, "sigma_init": 0.2}}, "parameters"),
                         ({"algorithm": "CAE"}, "holds a CAE model")):
         with pytest.raises(ModelFileError, match=msg):
-            TCA.load(_rewrite(parts, meta={**meta, **change}))
+            TCA.load(rewrite_model_file(parts, meta={**meta, **change}))
     with pytest.raises(ModelFileError, match="holds a TCA model"):
-        cae.CAE.load(_rewrite(parts))
+        cae.CAE.load(rewrite_model_file(parts))
 
 
 # ------------------------------------------------------------ without numba
