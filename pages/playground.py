@@ -135,7 +135,7 @@ def quiz_panel():
                    "The star is the next sample. No threshold V is set yet.")
     with right:
         st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
-        answer = st.radio("Prediction", list(QUIZ_CHOICES), format_func=QUIZ_CHOICES.get, key=f"w_quiz_case",
+        answer = st.radio("Prediction", list(QUIZ_CHOICES), format_func=QUIZ_CHOICES.get, key="w_quiz_case",
                           label_visibility="collapsed")
         edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
         node = st.checkbox("A node will be deleted (isolated-node sweep)", key="w_quiz_node")
