@@ -128,8 +128,9 @@ def _sources_digest():
     for name in KERNEL_MODULES:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin and os.path.exists(spec.origin):
+            # numba keys its cache by the source file's path: another install needs its own marker
             with open(spec.origin, "rb") as f:
-                h.update(name.encode() + b"\0" + f.read())
+                h.update(name.encode() + b"\0" + os.path.abspath(spec.origin).encode() + b"\0" + f.read())
     return h.hexdigest()[:20]
 
 
