@@ -22,11 +22,27 @@ def _home_picture():
     return viz.network_figure(model, seen=s.X, bounds=((0, 1), (0, 1)), height=430)
 
 
+def _placeholder_picture():
+    """Empty axes while the picture is drawn: sent first, so that the browser loads Plotly meanwhile."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(layout=dict(height=430, plot_bgcolor="white", margin=dict(l=10, r=10, t=10, b=10),
+                                xaxis=dict(range=[0, 1], showgrid=True, gridcolor="#eee"),
+                                yaxis=dict(range=[0, 1], showgrid=True, gridcolor="#eee")))
+    fig.add_annotation(x=0.5, y=0.5, text="drawing a trained network…", showarrow=False, font=dict(color="#888"))
+    return fig
+
+
 def home():
     from pages._ui import PRESET_PAPER
 
     st.title("CAE Explorer")
     left, right = st.columns([1.1, 1])
+    with right:
+        slot = st.empty()
+        slot.plotly_chart(_placeholder_picture(), key="home_fig_placeholder", config={"displaylogo": False})
+        st.caption("CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, "
+                   "edges by age.")
     with left:
         st.markdown(
             "**CAE** (CIM-based ART with Edge) clusters a stream one sample at a time. It grows a network of "
@@ -63,10 +79,7 @@ def home():
             st.switch_page("pages/playground.py")
         st.caption("The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
                    "the parameter-free CAE.")
-    with right:
-        st.plotly_chart(_home_picture(), key="home_fig", config={"displaylogo": False})
-        st.caption("CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, "
-                   "edges by age.")
+    slot.plotly_chart(_home_picture(), key="home_fig", config={"displaylogo": False})
 
 
 import pages._ui as _ui  # noqa: E402

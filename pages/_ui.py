@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from cae import viz
+# Only light modules here (no scikit-learn): app.py imports this before the home page is drawn. The
+# pages import cae.viz, cae.playground and cae.registry where they use them.
 from cae.datasets import (
     DRIFT_STREAMS, class_incremental_stream, make_circles2d, make_drift_stream, make_moons2d, make_paper2d,
     nonstationary_stream, stationary_stream,
 )
 from cae.lesson import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
-from cae.playground import Playground
-from cae.registry import ALGORITHMS
 
 # Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
 # server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
@@ -103,6 +102,8 @@ def get_playground(cfg):
     """This session's playground, rebuilt when the data or algorithm settings change."""
     key = cfg_key(cfg)
     if st.session_state.get("pg_key") != key or "pg" not in st.session_state:
+        from cae.playground import Playground
+
         st.session_state.pg = Playground(make_stream(cfg), **algo_params(cfg))
         st.session_state.pg_key = key
         st.session_state.pop("traces_fig", None)
@@ -126,6 +127,8 @@ def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth
     idx = np.linspace(0, t - 1, min(t, 5000)).round().astype(int) if t else np.zeros(0, int)
     if current is None and t:
         current = X[t - 1]
+    from cae import viz
+
     return viz.network_figure(model, X[idx], X[max(0, t - window):t], current,
                               pg.record if record is None else (record or None), bounds=bounds_of(X),
                               show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height,
@@ -143,6 +146,8 @@ def render_blocks(blocks):
             st.dataframe(content, hide_index=True)
         elif kind == "heatmap":
             st.caption("The diversity matrix R of the nodes so far")
+            from cae import viz
+
             st.plotly_chart(viz.diversity_heatmap(content), key="diversity_heatmap")
 
 
@@ -152,6 +157,8 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
     With ``dataset`` (a paper dataset name or file stem, or "synthetic"), a
     *Paper's setting* button fills in the paper's grid-searched values for it.
     """
+    from cae.registry import ALGORITHMS
+
     box = st if container is None else container
     names = list(ALGORITHMS)
     algo = box.selectbox("Algorithm", names, index=names.index(default), key=f"w_{prefix}_algo",
