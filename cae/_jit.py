@@ -179,6 +179,8 @@ def status():
         return "compiled"
     if MODE == "off" or _failed:
         return "python"
+    if os.path.exists(_marker()):  # ready: the next call into a kernel switches
+        return "compiled"
     return "preparing"
 
 
@@ -263,11 +265,11 @@ def prepare(wait_seconds=0.0):
 
 def wait(timeout=600.0):
     """Block until the compiled kernels are in use (or numba turns out unusable, or the timeout)."""
-    deadline = time.monotonic() + timeout
     global _next_check
-    while status() == "preparing" and time.monotonic() < deadline:
+    deadline = time.monotonic() + timeout
+    while True:
         _next_check = 0.0
         ensure()
-        if status() == "preparing":
-            time.sleep(0.1)
-    return status()
+        if compiled() or MODE != "auto" or _failed or time.monotonic() >= deadline:
+            return status()
+        time.sleep(0.1)

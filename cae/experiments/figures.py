@@ -75,7 +75,7 @@ def lambda_validity_figure(df, environment="stationary", cols=4, height_per_row=
                                                f"{est['nmi'].mean():.3f}"),
                           row=r, col=c, secondary_y=False)
         fig.update_yaxes(range=[0, 1], row=r, col=c, secondary_y=False, title_text="NMI" if c == 1 else None)
-        fig.update_yaxes(row=r, col=c, secondary_y=True, showgrid=False,
+        fig.update_yaxes(row=r, col=c, secondary_y=True, showgrid=False, rangemode="tozero",
                          title_text="#clusters" if c == cols else None)
         fig.update_xaxes(title_text="λ" if r == rows else None, row=r, col=c)
     fig.update_layout(height=height_per_row * rows + 120, plot_bgcolor="white", bargap=0.1,
