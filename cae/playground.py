@@ -299,7 +299,7 @@ class Playground:
         idx = self.seen(max_points)
         out = {"samples seen": self.t, "nodes": 0, "clusters": 0, "NMI": np.nan, "ARI": np.nan,
                "stage": self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
-               "metric sample": len(idx), "noise scored": bool(score_noise)}
+               "metric sample": len(idx), "noise scored": bool(score_noise), "thinned": len(idx) < self.t}
         if self.t == 0 or not hasattr(self.model, "network_"):
             return out
         out["nodes"] = len(self.model.nodes_)

@@ -187,7 +187,7 @@ def live():
         noise_note = ("; the noise counts as a class of its own" if score_noise else
                       "; the uniform noise is learned but not scored, as in the paper")
         st.caption("NMI/ARI against the true labels of the data seen so far"
-                   + (f" ({m['metric sample']:,} of them, evenly sampled)" if m["metric sample"] < m["samples seen"] else "")
+                   + (f" (an even sample of them, {m['metric sample']:,} scored)" if m["thinned"] else "")
                    + (noise_note if pg.stream.noise_label is not None else "") + ".")
         if pg.t:
             st.caption(f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "
