@@ -11,13 +11,16 @@ def _home_picture():
     while the kernels are still being compiled), or learned here if the file is missing."""
     from pathlib import Path
 
-    from cae import CAE, ModelFileError, viz
+    from cae import viz
+    from cae._storage import ModelFileError
     from cae.datasets import HOME_MODEL, home_stream
 
     s = home_stream()
-    try:
-        model = CAE.load(Path(__file__).resolve().parent / "sample_data" / HOME_MODEL)
+    try:  # read with NumPy alone: the picture does not wait for scikit-learn to import
+        model = viz.saved_network(Path(__file__).resolve().parent / "sample_data" / HOME_MODEL)
     except (OSError, ModelFileError):
+        from cae import CAE
+
         model = CAE().fit(s.X)
     return viz.network_figure(model, seen=s.X, bounds=((0, 1), (0, 1)), height=430)
 

@@ -288,16 +288,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     def _edges(self):
         net = self._net()
-        K = net.K
-        deg = net.deg[:K]
-        valid = np.arange(net.nbr.shape[1])[None, :] < deg[:, None]
-        i = np.nonzero(valid)[0]
-        j = net.nbr[:K][valid]
-        a = net.age[:K][valid]
-        keep = i < j
-        i, j, a = i[keep], j[keep], a[keep]
-        order = np.lexsort((j, i))
-        return np.column_stack([i[order], j[order]]).astype(np.int64), a[order].astype(np.int64)
+        return _graph.edge_list(net.nbr, net.deg, net.age, net.K)
 
     @property
     def edges_(self):
@@ -311,9 +302,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     def _components(self):
         net = self._net()
-        labels = np.zeros(max(net.K, 1), dtype=np.int64)
-        n = _graph.components(net.nbr, net.deg, net.K, labels)
-        return labels[: net.K].copy(), int(n)
+        return _graph.component_labels(net.nbr, net.deg, net.K)
 
     @property
     def node_labels_(self):

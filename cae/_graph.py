@@ -140,3 +140,24 @@ def compact_graph(nbr, age, deg, newrow, K):
                 dropped += 1
         deg[r] = n
     return dropped
+
+
+# ---- views of a network (plain NumPy, outside the kernels) -----------------------
+def edge_list(nbr, deg, age, K):
+    """The edges of a network as ``(E x 2 rows i < j, sorted; ages)`` from its neighbour lists."""
+    deg = deg[:K]
+    valid = np.arange(nbr.shape[1])[None, :] < deg[:, None]
+    i = np.nonzero(valid)[0]
+    j = nbr[:K][valid]
+    a = age[:K][valid]
+    keep = i < j
+    i, j, a = i[keep], j[keep], a[keep]
+    order = np.lexsort((j, i))
+    return np.column_stack([i[order], j[order]]).astype(np.int64), a[order].astype(np.int64)
+
+
+def component_labels(nbr, deg, K):
+    """``(labels of the K nodes, number of components)``: connected components by smallest row."""
+    labels = np.zeros(max(K, 1), dtype=np.int64)
+    n = components(nbr, deg, K, labels)
+    return labels[:K].copy(), int(n)

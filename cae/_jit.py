@@ -118,19 +118,21 @@ def jit(func):
 # ------------------------------------------------------------------ the cache and its marker
 def _sources_digest():
     h = hashlib.sha256()
-    try:
-        import numba
+    try:  # the installed version, without importing numba (a second on a cold start)
+        from importlib.metadata import version
 
-        h.update(numba.__version__.encode())
-    except ImportError:  # pragma: no cover
+        h.update(version("numba").encode())
+    except Exception:  # noqa: BLE001  (no metadata: the sources still name the cache)
         pass
     h.update(sys.version.encode())
+    here = os.path.dirname(os.path.abspath(__file__))
     for name in KERNEL_MODULES:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.origin and os.path.exists(spec.origin):
+        # the files, found without importing their packages (cae.baselines would load scikit-learn)
+        path = os.path.join(here, *name.split(".")[1:]) + ".py"
+        if os.path.exists(path):
             # numba keys its cache by the source file's path: another install needs its own marker
-            with open(spec.origin, "rb") as f:
-                h.update(name.encode() + b"\0" + os.path.abspath(spec.origin).encode() + b"\0" + f.read())
+            with open(path, "rb") as f:
+                h.update(name.encode() + b"\0" + path.encode() + b"\0" + f.read())
     return h.hexdigest()[:20]
 
 

@@ -86,6 +86,31 @@ def vigilance_boundary(center, sigma, threshold, dims=(0, 1), n_angles=96, r_max
     return _f32(center[dims[0]] + r * c), _f32(center[dims[1]] + r * s)
 
 
+def saved_network(path):
+    """The drawable parts of a saved CAE model, read with NumPy alone — no scikit-learn.
+
+    Returns an object with ``network_``, ``nodes_``, ``node_ids_``, ``win_counts_``, ``sigmas_``,
+    ``edges_``, ``edge_ages_``, ``node_labels_`` and ``n_clusters_``, the same values as
+    ``cae.CAE.load(path)`` has (a test checks), for :func:`network_figure` on a first page that must
+    not wait for scikit-learn to import (the app's home picture).
+    """
+    from types import SimpleNamespace
+
+    from ._graph import component_labels, edge_list
+    from ._state import Network
+    from ._storage import ModelFileError, read_npz
+
+    meta, arrays = read_npz(path)
+    if meta["algorithm"] != "CAE":
+        raise ModelFileError(f"this file holds a {meta['algorithm']} model, not a CAE model")
+    net = Network.from_arrays(arrays, meta)
+    K = net.K
+    edges, ages = edge_list(net.nbr, net.deg, net.age, K)
+    labels, n = component_labels(net.nbr, net.deg, K)
+    return SimpleNamespace(network_=net, nodes_=net.Y[:K], node_ids_=net.ids[:K], win_counts_=net.M[:K],
+                           sigmas_=net.sig[:K], edges_=edges, edge_ages_=ages, node_labels_=labels, n_clusters_=n)
+
+
 def network_figure(model=None, seen=None, recent=None, current=None, record=None, bounds=None,
                    show_vigilance=False, show_bandwidth=False, deleted=None, dims=(0, 1),
                    height=560, title=None, highlight=None, current_name="current sample"):

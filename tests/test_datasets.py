@@ -105,3 +105,10 @@ def test_home_model_is_the_model_the_stream_gives():
     np.testing.assert_array_equal(stored.nodes_, fresh.nodes_)
     np.testing.assert_array_equal(stored.edges_, fresh.edges_)
     assert stored.n_samples_seen_ == len(home_stream()) == 9900
+    # the home page reads it with NumPy alone: the same drawable state
+    from cae.viz import saved_network
+
+    view = saved_network(ROOT / "sample_data" / HOME_MODEL)
+    for name in ("nodes_", "node_ids_", "win_counts_", "sigmas_", "edges_", "edge_ages_", "node_labels_"):
+        np.testing.assert_array_equal(getattr(view, name), getattr(stored, name), err_msg=name)
+    assert view.n_clusters_ == stored.n_clusters_
