@@ -299,3 +299,15 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
     rows = at.dataframe[1].value
     assert set(rows["algorithm"]) == {"AutoCloud", "SOINN+", "TCA", "CAE"}
     assert not at.exception and any("critical difference" in c.value for c in at.caption)
+
+
+def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
+    """No ../shared: the quick reproduction still runs every study; the comparison is skipped, and said so."""
+    out = tmp_path / "results"
+    assert ex.main(["paper", "--quick", "--datasets", str(folder), "--paper", str(tmp_path / "no-paper"),
+                    "--out", str(out), "--algorithms", "CAE,SOINN+,TCA", "--quiet"]) == 0
+    info = json.loads((out / "paper_run.json").read_text())
+    assert info["quick"] and not info["compared_with_paper"]
+    rw = pd.read_csv(out / "realworld_stationary.csv")
+    assert set(rw["algorithm"]) == {"CAE", "SOINN+", "TCA"} and rw["run"].nunique() == 2
+    assert not (out / "paper_comparison.md").exists()
