@@ -25,3 +25,19 @@ def test_ci_runs_the_readme_test_command():
     ci_cmd = [line for line in ci.splitlines() if "pytest" in line and not line.lstrip().startswith("#")]
     assert len(ci_cmd) == 1
     assert ci_cmd[0].replace(" -q", "") == test_cmd
+
+
+def test_readme_comparison_is_generated_from_results():
+    """The README's per-algorithm columns beside the paper's are generated from results/, never typed."""
+    import pytest
+
+    from cae.experiments.cli import readme_text
+
+    if not (ROOT / "results" / "paper_comparison.csv").exists():
+        pytest.skip("results/paper_comparison.csv is not there")
+    text = (ROOT / "README.md").read_text()
+    begin = "<!-- generated: python -m cae.experiments readme --results results -->\n"
+    end = "<!-- end of generated -->"
+    assert begin in text and end in text
+    block = text.split(begin, 1)[1].split(end, 1)[0]
+    assert block.strip() == readme_text(ROOT / "results").strip()
