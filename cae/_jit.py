@@ -130,9 +130,11 @@ def _sources_digest():
         # the files, found without importing their packages (cae.baselines would load scikit-learn)
         path = os.path.join(here, *name.split(".")[1:]) + ".py"
         if os.path.exists(path):
-            # numba keys its cache by the source file's path: another install needs its own marker
+            # numba keys its cache by the source file's path and checks its modification time: another
+            # install, or the same files written again, needs its own marker
             with open(path, "rb") as f:
-                h.update(name.encode() + b"\0" + path.encode() + b"\0" + f.read())
+                h.update(name.encode() + b"\0" + path.encode() + b"\0" + repr(os.path.getmtime(path)).encode()
+                         + b"\0" + f.read())
     return h.hexdigest()[:20]
 
 
