@@ -103,7 +103,8 @@ for r in range(0, len(items), per_row):
                 st.caption("AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
                            "spread (a circle of radius √variance).")
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
-st.dataframe(ls.metrics(score_noise=score_noise).round(4), hide_index=True)
+table = ls.metrics(score_noise=score_noise).round(4)
+st.dataframe(table.astype(object).where(table.notna(), "—"), hide_index=True)  # "—": no such quantity
 st.caption("NMI/ARI on the samples seen so far" + (", the noise counted as a class of its own." if score_noise else
                                                   ", the uniform noise learned but not scored (as in the paper).")
            + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA.")
