@@ -264,6 +264,11 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         a.flags.writeable = False
         return a
 
+    def _rows(self, name):
+        """A read-only view of the live rows of one of the state's per-node arrays."""
+        net = self._net()
+        return self._ro(getattr(net, name)[: net.K])
+
     def _net(self):
         try:
             return self.__dict__["network_"]
@@ -273,13 +278,11 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     @property
     def nodes_(self):
-        net = self._net()
-        return self._ro(net.Y[: net.K])
+        return self._rows("Y")
 
     @property
     def node_ids_(self):
-        net = self._net()
-        return self._ro(net.ids[: net.K])
+        return self._rows("ids")
 
     @property
     def n_samples_seen_(self):

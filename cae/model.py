@@ -313,11 +313,11 @@ class CAE(StreamingClusterer):
 
     @property
     def sigmas_(self):
-        return self._ro(self._net().sig[: self._net().K])
+        return self._rows("sig")
 
     @property
     def win_counts_(self):
-        return self._ro(self._net().M[: self._net().K])
+        return self._rows("M")
 
     @property
     def threshold_(self):

@@ -445,13 +445,11 @@ class AutoCloud(StreamingClusterer):
 
     @property
     def cloud_variances_(self):
-        net = self._net()
-        return self._ro(net.var[: net.K])
+        return self._rows("var")
 
     @property
     def cloud_support_(self):
-        net = self._net()
-        return self._ro(net.n[: net.K])
+        return self._rows("n")
 
     @property
     def cloud_ids_(self):

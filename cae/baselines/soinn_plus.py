@@ -424,20 +424,17 @@ class _SoinnBase(StreamingClusterer):
     @property
     def win_counts_(self):
         """Win count M of each node (1 at creation)."""
-        net = self._net()
-        return self._ro(net.M[: net.K])
+        return self._rows("M")
 
     @property
     def last_win_steps_(self):
         """The step t at which each node last won (or was created): the reference's ``winTS``."""
-        net = self._net()
-        return self._ro(net.win_ts[: net.K])
+        return self._rows("win_ts")
 
     @property
     def creation_steps_(self):
         """The step t at which each node was created (``nodeTS``)."""
-        net = self._net()
-        return self._ro(net.born[: net.K])
+        return self._rows("born")
 
     @property
     def unutilities_(self):

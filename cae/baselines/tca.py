@@ -534,23 +534,19 @@ class TCA(StreamingClusterer):
     # ------------------------------------------------------------ fitted state
     @property
     def sigmas_(self):
-        net = self._net()
-        return self._ro(net.sig[: net.K])
+        return self._rows("sig")
 
     @property
     def win_counts_(self):
-        net = self._net()
-        return self._ro(net.C[: net.K])
+        return self._rows("C")
 
     @property
     def diligences_(self):
-        net = self._net()
-        return self._ro(net.dil[: net.K])
+        return self._rows("dil")
 
     @property
     def err_cims_(self):
-        net = self._net()
-        return self._ro(net.err[: net.K])
+        return self._rows("err")
 
     @property
     def new_edged_(self):
