@@ -104,7 +104,7 @@ if link_name:
     if _q != _link:
         st.query_params.from_dict(_link)
     st.session_state.lesson_synced_continual = _link
-    with st.expander("Lesson link: this stream and class order", expanded=False):
+    with st.expander("Copy lesson link: this stream and class order", expanded=False):
         st.code(lesson_link(_link, "continual"), language=None)
 
 paper_name = "synthetic" if src == "paper" else (name if src == "builtin" else None)

@@ -82,6 +82,6 @@ with right:
                "the dotted region is where CIM to s1 is at most V.")
 
 q = lesson_out("explain", cfg, pg, t=t)
-with st.expander("Lesson link to this step", expanded=False):
+with st.expander("Copy lesson link to this step", expanded=False):
     st.code(lesson_link(q, "explain"), language=None)
     st.caption("Opens this page on the same stream, learned up to this step, explained.")

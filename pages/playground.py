@@ -306,7 +306,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
                            help="One row per recorded step: every quantity the traces panel draws.")
 
 q = lesson_out("playground", cfg, pg)
-with st.expander("Lesson link: this exact view, for your students", expanded=False):
+with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
     st.caption("Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
                "same stream at the same step with the same view; the parameters are readable and editable: "

@@ -388,7 +388,7 @@ def test_lesson_link_on_a_fresh_server(browser):
         assert _metric(page, "#nodes") == str(len(ref.model.nodes_))
         page.get_by_text(f"{len(ref.model.nodes_):,} nodes · {len(ref.model.edges_):,} edges").wait_for()
         _shot(page, "21_lesson_link")
-        page.get_by_text("Lesson link: this exact view").click()
+        page.get_by_text("Copy lesson link: this exact view").click()
         page.wait_for_timeout(400)
         assert "t=1500" in page.locator("[data-testid='stCode']").first.inner_text()
         ctx.close()
