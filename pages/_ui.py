@@ -206,6 +206,25 @@ def _query():
     return {k: st.query_params.get(k) for k in st.query_params.keys()}
 
 
+def link_is_new(page, q):
+    """True if the URL's query is a link to apply: not empty, and not one this session wrote itself.
+
+    The browser sends its URL with every rerun; a click that leaves before the browser has taken
+    the URL of the previous run arrives with an older query this page wrote. Comparing with the
+    last query only would take that for a new link and wind the run back to it.
+    """
+    return bool(q) and q not in st.session_state.get(f"lesson_written_{page}", [])
+
+
+def remember_link(page, q):
+    """Note a query as this session's own (the last 200 per page)."""
+    written = st.session_state.setdefault(f"lesson_written_{page}", [])
+    if q in written:
+        written.remove(q)
+    written.append(q)
+    del written[:-200]
+
+
 def lesson_in(page):
     """Apply a lesson link's query parameters if they are new (a link just opened, or the URL edited).
 
@@ -213,7 +232,7 @@ def lesson_in(page):
     for :func:`lesson_apply`. Returns the notices about values that had to be dropped or clamped.
     """
     q = _query()
-    if not q or q == st.session_state.get(f"lesson_synced_{page}"):
+    if not link_is_new(page, q):
         return []
     state, notices = parse_playground(q, streams=list(SOURCES))
     cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
@@ -224,7 +243,7 @@ def lesson_in(page):
         if name in state["view"]:
             st.session_state[key] = state["view"][name]
     st.session_state.lesson_pending = {"t": state["t"], "place": state["place"]}
-    st.session_state[f"lesson_synced_{page}"] = q
+    remember_link(page, q)
     st.session_state.lesson_applied = True
     return notices
 
@@ -272,7 +291,7 @@ def lesson_out(page, cfg, pg, t=None):
     q = playground_query(cfg, view_state(), pg.t if t is None else t, placed)
     if _query() != q:
         st.query_params.from_dict(q)
-    st.session_state[f"lesson_synced_{page}"] = q
+    remember_link(page, q)
     return q
 
 

@@ -12,7 +12,9 @@ from cae.datasets import (
 )
 
 from cae.lesson import continual_query, parse_continual
-from pages._ui import algorithm_picker, ensure_entrypoint, lesson_link, show_notices, slow_hint  # noqa: E402
+from pages._ui import (  # noqa: E402
+    algorithm_picker, ensure_entrypoint, lesson_link, link_is_new, remember_link, show_notices, slow_hint,
+)
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -30,7 +32,7 @@ def _order_key(stream):
 
 _q = {k: st.query_params.get(k) for k in st.query_params.keys()}
 _notices = []
-if _q and _q != st.session_state.get("lesson_synced_continual"):
+if link_is_new("continual", _q):
     _state, _notices = parse_continual(_q, LINK_SOURCES, _classes_of)
     _stream = _state.get("stream")
     if _stream is not None:
@@ -41,7 +43,7 @@ if _q and _q != st.session_state.get("lesson_synced_continual"):
         st.session_state.w_cl_seed = _state["seed"]
     if "order" in _state:
         st.session_state[_order_key(_stream or "paper")] = _state["order"]
-    st.session_state.lesson_synced_continual = _q
+    remember_link("continual", _q)
 
 st.title("Continual learning")
 show_notices(_notices)
@@ -103,7 +105,7 @@ if link_name:
     _link = continual_query(link_name, order, seed)
     if _q != _link:
         st.query_params.from_dict(_link)
-    st.session_state.lesson_synced_continual = _link
+    remember_link("continual", _link)
     with st.expander("Copy lesson link: this stream and class order", expanded=False):
         st.code(lesson_link(_link, "continual"), language=None)
 
