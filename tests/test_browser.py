@@ -102,6 +102,37 @@ def _metric(page, label):
     return m.locator("[data-testid='stMetricValue']").inner_text()
 
 
+def _seen(page):
+    return int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
+
+
+def _settled_seen(page, quiet_ms=1500, timeout_ms=30000):
+    """The 'Samples seen' count once it has not changed for quiet_ms (fails if it never settles)."""
+    waited, last, still = 0, _seen(page), 0
+    while still < quiet_ms:
+        assert waited < timeout_ms, f"'Samples seen' still changing after {timeout_ms} ms (last {last})"
+        page.wait_for_timeout(250)
+        waited += 250
+        now = _seen(page)
+        still = still + 250 if now == last else 0
+        last = now
+    return last
+
+
+def _scroll_to(page, locator, tries=5):
+    """Scroll an element into view; a rerun that redraws it in between is waited out and tried again."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for i in range(tries):
+        try:
+            locator.scroll_into_view_if_needed(timeout=10000)
+            return
+        except PlaywrightError:
+            if i == tries - 1:
+                raise
+            _wait_idle(page)
+
+
 def _shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
@@ -145,9 +176,10 @@ def test_playground_step_play_scrub(server, browser):
         page.wait_for_timeout(600)
     assert not play.is_checked()
     _wait_idle(page)
-    page.wait_for_timeout(800)
-    seen = int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
+    # a frame already on its way when Play went off may still land: read the count once it has settled
+    seen = _settled_seen(page)
     assert seen > 101
+    assert not play.is_checked()
     _shot(page, "03_playground_after_play")
     # scrub back with the keyboard on the history slider
     handle = page.locator("[data-testid='stSlider']").filter(has_text="History").get_by_role("slider")
@@ -155,7 +187,7 @@ def test_playground_step_play_scrub(server, browser):
     for _ in range(3):
         handle.press("Home")
     _wait_idle(page)
-    back = int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
+    back = _settled_seen(page)
     assert back < seen
     page.mouse.wheel(0, 1400)
     page.wait_for_timeout(500)
@@ -335,10 +367,11 @@ def test_compare_page_with_all_six(server, browser):
     _wait_idle(page)
     page.get_by_text("9,900 of 9,900 samples").wait_for()
     page.get_by_text("AutoCloud has no nodes or edges").first.wait_for()
-    page.get_by_text("AutoCloud has no nodes or edges").first.scroll_into_view_if_needed()
+    _wait_idle(page)
+    _scroll_to(page, page.get_by_text("AutoCloud has no nodes or edges").first)
     page.wait_for_timeout(500)
     _shot(page, "15_compare_asoinn_autocloud")
-    page.get_by_text("Score the noise as a class").scroll_into_view_if_needed()
+    _scroll_to(page, page.get_by_text("Score the noise as a class"))
     page.wait_for_timeout(500)
     _shot(page, "16_compare_metrics_traces")
     ctx.close()
@@ -356,14 +389,14 @@ def test_against_the_paper_view(server, browser):
     _wait_idle(page)
     page.wait_for_timeout(1500)
     _shot(page, "17_against_the_paper")
-    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    _scroll_to(page, page.locator(".js-plotly-plot").first)
     page.wait_for_timeout(600)
     _shot(page, "18_against_the_paper_heatmap")
-    page.get_by_text("Friedman test and Nemenyi critical difference").scroll_into_view_if_needed()
+    _scroll_to(page, page.get_by_text("Friedman test and Nemenyi critical difference"))
     page.mouse.move(5, 5)
     page.wait_for_timeout(600)
     _shot(page, "19_critical_difference")
-    page.get_by_text("Validity of the number of active nodes", exact=True).scroll_into_view_if_needed()
+    _scroll_to(page, page.get_by_text("Validity of the number of active nodes", exact=True))
     page.wait_for_timeout(800)
     _shot(page, "20_lambda_validity")
     ctx.close()
@@ -436,7 +469,7 @@ def test_quiz_and_place_a_sample(server, browser):
     page.get_by_role("button", name=square, exact=True).click()
     _wait_idle(page)
     page.get_by_text("It resonates with").wait_for()
-    page.get_by_text("Place a sample: what if a point arrives here?").scroll_into_view_if_needed()
+    _scroll_to(page, page.get_by_text("Place a sample: what if a point arrives here?"))
     page.mouse.wheel(0, 500)
     page.wait_for_timeout(500)
     _shot(page, "25_place_a_sample_preview")
@@ -480,7 +513,7 @@ def test_explain_jumps_back_with_wrapped_formulas(server, browser):
     page.get_by_role("button", name="◀").nth(2).click()  # the previous Case III
     _wait_idle(page)
     page.get_by_text("Case III — s1 and its neighbours learn").first.wait_for()
-    page.locator(".katex-display").nth(3).scroll_into_view_if_needed()
+    _scroll_to(page, page.locator(".katex-display").nth(3))
     page.wait_for_timeout(400)
     _shot(page, "28_explain_previous_case3")
     ctx.close()
