@@ -100,3 +100,45 @@ def test_diversity_heatmap():
 def test_empty_model_figure():
     fig = viz.network_figure(CAE(), seen=np.zeros((0, 2)))
     assert len(fig.data) == 0
+
+
+def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
+    import xml.etree.ElementTree as ET
+
+    from cae.datasets import HOME_MODEL, home_stream
+    from conftest import ROOT
+
+    model = viz.saved_network(ROOT / "sample_data" / HOME_MODEL)
+    X = home_stream().X
+    svg = viz.network_svg(model, seen=X, bounds=((0, 1), (0, 1)), max_points=2000, title="a <home> picture")
+    root = ET.fromstring(svg)  # well-formed, the title escaped
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.find(f"{ns}title").text == "a <home> picture"
+    groups = root.findall(f"{ns}g")
+    data, edges, nodes = (g.findall(f"{ns}circle") or g.findall(f"{ns}line") for g in groups)
+    assert len(data) == 2000 and len(edges) == len(model.edges_) and len(nodes) == len(model.nodes_)
+    assert [c.get("fill") for c in nodes] == viz.cluster_colors(model.node_labels_)
+    # equal aspect in the unit square: a node at (x, y) is drawn at ox + x*s, top - y*s
+    xs = np.array([float(c.get("cx")) for c in nodes])
+    ys = np.array([float(c.get("cy")) for c in nodes])
+    sx = np.polyfit(model.nodes_[:, 0], xs, 1)[0]
+    sy = np.polyfit(model.nodes_[:, 1], ys, 1)[0]
+    assert sx > 0 and sy == pytest.approx(-sx, rel=1e-3)
+    # the oldest edge gets the last colour of the age scale, the youngest the first
+    oldest, youngest = int(np.argmax(model.edge_ages_)), int(np.argmin(model.edge_ages_))
+    stops = [s.get("stop-color") for s in root.iter(f"{ns}stop")]
+    assert edges[youngest].get("stroke") == stops[0]
+    assert edges[oldest].get("stroke") != stops[0]
+    assert f"{len(model.nodes_):,} nodes · {len(model.edges_):,} edges · {model.n_clusters_:,} clusters" in svg
+
+
+def test_network_svg_of_an_empty_or_edgeless_network():
+    from types import SimpleNamespace
+
+    empty = SimpleNamespace(nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int),
+                            win_counts_=np.zeros(0))
+    assert viz.network_svg(empty).count("<circle") == 0
+    tca_like = SimpleNamespace(nodes_=np.array([[0.0, 0.0], [2.0, 1.0]]), edges_=np.array([[0, 1]]),
+                               node_labels_=np.array([0, 0]), win_counts_=np.array([1, 1]), n_clusters_=1)
+    svg = viz.network_svg(tca_like)  # edges without ages: one grey, no age scale
+    assert 'stroke="#555"' in svg and "edge age" not in svg
