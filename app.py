@@ -5,10 +5,17 @@ import streamlit as st
 st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide")
 
 
+HOME_ALT = "CAE after one pass over the paper's 2-D data: nodes coloured by cluster, edges by age"
+
+
 @st.cache_resource(show_spinner=False)
 def _home_picture():
-    """CAE after one pass over the home stream: the stored model (drawn at once on a fresh install,
-    while the kernels are still being compiled), or learned here if the file is missing."""
+    """CAE after one pass over the home stream, as SVG: the stored model (drawn at once on a fresh install,
+    while the kernels are still being compiled), or learned here if the file is missing.
+
+    SVG rather than a Plotly chart: the browser shows it with the page, without first loading the
+    charting library (about 2 s on a classroom laptop); the Playground has the interactive view.
+    """
     from pathlib import Path
 
     from cae import viz
@@ -22,18 +29,7 @@ def _home_picture():
         from cae import CAE
 
         model = CAE().fit(s.X)
-    return viz.network_figure(model, seen=s.X, bounds=((0, 1), (0, 1)), height=430)
-
-
-def _placeholder_picture():
-    """Empty axes while the picture is drawn: sent first, so that the browser loads Plotly meanwhile."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure(layout=dict(height=430, plot_bgcolor="white", margin=dict(l=10, r=10, t=10, b=10),
-                                xaxis=dict(range=[0, 1], showgrid=True, gridcolor="#eee"),
-                                yaxis=dict(range=[0, 1], showgrid=True, gridcolor="#eee")))
-    fig.add_annotation(x=0.5, y=0.5, text="drawing a trained network…", showarrow=False, font=dict(color="#888"))
-    return fig
+    return viz.network_svg(model, seen=s.X, bounds=((0, 1), (0, 1)), width=480, height=500, title=HOME_ALT)
 
 
 def home():
@@ -42,8 +38,7 @@ def home():
     st.title("CAE Explorer")
     left, right = st.columns([1.1, 1])
     with right:
-        slot = st.empty()
-        slot.plotly_chart(_placeholder_picture(), key="home_fig_placeholder", config={"displaylogo": False})
+        st.image(_home_picture(), width="stretch", alt=HOME_ALT)
         st.caption("CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, "
                    "edges by age.")
     with left:
@@ -82,7 +77,18 @@ def home():
             st.switch_page("pages/playground.py")
         st.caption("The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
                    "the parameter-free CAE.")
-    slot.plotly_chart(_home_picture(), key="home_fig", config={"displaylogo": False})
+    _load_charts_in_the_background()
+
+
+def _load_charts_in_the_background():
+    """An empty chart the reader never sees, after everything else: the browser loads the charting
+    library (about 2 s on a classroom laptop) while the home page is being read, not after the click."""
+    import plotly.graph_objects as go
+
+    with st.container(key="chart_warmup"):
+        st.plotly_chart(go.Figure(layout=dict(height=10, width=10)), key="home_chart_warmup",
+                        config={"staticPlot": True})
+    st.html("<style>.st-key-chart_warmup { display: none; }</style>")
 
 
 import pages._ui as _ui  # noqa: E402
@@ -105,3 +111,6 @@ st.navigation(pages).run()
 from cae import _jit  # noqa: E402
 
 _jit.prepare()
+# And, the page being out, import what the other pages need (scikit-learn above all, about 1 s on a
+# classroom laptop) while the home page is read, not after the first click; a no-op on later runs.
+import cae.playground  # noqa: E402, F401
