@@ -111,13 +111,14 @@ def saved_network(path):
                            sigmas_=net.sig[:K], edges_=edges, edge_ages_=ages, node_labels_=labels, n_clusters_=n)
 
 
-def _age_colors(ages):
-    """A Viridis colour per edge age, in the same bands as :func:`network_figure` (for the SVG picture)."""
+def _age_bands(ages):
+    """Edge ages in (at most) N_AGE_BANDS geometric bands: (band index per edge, band starts, colour per band,
+    largest age). Band k holds ages from starts[k] up to the next start; the last one everything above."""
     amax = max(int(ages.max()) if len(ages) else 1, 2)
     bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
     colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
     band = np.clip(np.searchsorted(bands, ages, side="right") - 1, 0, len(colors) - 1)
-    return [colors[b] for b in band], amax
+    return band, bands[:-1], colors, amax
 
 
 def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points=3000, title=None):
@@ -184,7 +185,11 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
     edges = np.asarray(model.edges_, dtype=int).reshape(-1, 2)
     if len(edges) and len(P):
         ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
-        colors, amax = _age_colors(ages) if len(ages) == len(edges) else (["#555"] * len(edges), None)
+        if len(ages) == len(edges):
+            band, _, band_colors, amax = _age_bands(ages)
+            colors = [band_colors[b] for b in band]
+        else:
+            colors, amax = ["#555"] * len(edges), None
         X, Y = sx(P[:, 0]), sy(P[:, 1])
         out.append('<g stroke-width="1.6" stroke-linecap="round">' + "".join(
             f'<line x1="{X[a]:.1f}" y1="{Y[a]:.1f}" x2="{X[b]:.1f}" y2="{Y[b]:.1f}" stroke="{c}"/>'
@@ -251,16 +256,14 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
             traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color="#555", width=1.4),
                                name="edges", hoverinfo="skip", showlegend=False))
         else:
-            amax = max(int(ages.max()) if len(ages) else 1, 2)
-            bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
-            colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
-            for k in range(len(bands) - 1):
-                sel = (ages >= bands[k]) & (ages < bands[k + 1]) if k < len(bands) - 2 else ages >= bands[k]
+            band, starts, colors, amax = _age_bands(ages)
+            for k in range(len(colors)):
+                sel = band == k
                 if not sel.any():
                     continue
                 x, y = _segments(P, edges[sel])
                 traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
-                                   name=f"edges age {bands[k]}+", hoverinfo="skip", showlegend=False))
+                                   name=f"edges age {starts[k]}+", hoverinfo="skip", showlegend=False))
             if len(ages):
                 traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False,
                                    hoverinfo="skip",

@@ -142,3 +142,24 @@ def test_network_svg_of_an_empty_or_edgeless_network():
                                node_labels_=np.array([0, 0]), win_counts_=np.array([1, 1]), n_clusters_=1)
     svg = viz.network_svg(tca_like)  # edges without ages: one grey, no age scale
     assert 'stroke="#555"' in svg and "edge age" not in svg
+
+
+def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included():
+    from types import SimpleNamespace
+
+    ages = np.array([0, 1, 3, 7, 20, 50])
+    P = np.array([[k, (k % 2) * 1.0] for k in range(7)], dtype=float)
+    net = SimpleNamespace(network_=None, nodes_=P, node_ids_=np.arange(7), edges_=np.array([[k, k + 1] for k in range(6)]),
+                          edge_ages_=ages, node_labels_=np.zeros(7, int), win_counts_=np.ones(7), n_clusters_=1)
+    fig = viz.network_figure(net)
+    plotly_colour = {}
+    for tr in fig.data:
+        if tr.mode == "lines" and tr.name.startswith("edges age"):
+            xs = np.asarray(tr.x, dtype=float)
+            for x0 in xs[::3]:  # each edge is start, end, NaN: the start's x is the edge number here
+                plotly_colour[int(x0)] = tr.line.color
+    assert sorted(plotly_colour) == list(range(6))  # every edge drawn, the age-0 one too
+    svg = viz.network_svg(net)
+    strokes = [chunk.split('stroke="')[1].split('"')[0] for chunk in svg.split("<line ")[1:]]
+    assert strokes == [plotly_colour[k] for k in range(6)]
+    assert strokes[0] == strokes[1] != strokes[-1]  # ages 0 and 1 share the first band; 50 is in the last
