@@ -89,8 +89,14 @@ def _page(browser):
 
 
 def _wait_idle(page):
-    """Wait until Streamlit has finished running the script."""
-    page.wait_for_timeout(400)
+    """Wait until Streamlit has finished running the script.
+
+    The app root's ``data-test-script-state`` turns to ``rerunRequested`` as soon as a widget sends its
+    rerun, then ``running``, then ``notRunning`` (the status widget shows "Running" only for longer runs).
+    """
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
+                           timeout=60000)
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
                            " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
                            timeout=60000)
@@ -111,6 +117,16 @@ def _wait_home_picture(page):
 
 def _seen(page):
     return int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
+
+
+def _wait_seen(page, n, timeout_ms=60000):
+    """Until 'Samples seen' shows n (a loaded machine can take a while to start the rerun); then idle."""
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('[data-testid=\"stMetric\"]')].some(m => m.innerText.includes('Samples seen')"
+        " && m.querySelector('[data-testid=\"stMetricValue\"]').innerText.split('/')[0].replace(/,/g, '').trim() === String(n))",
+        arg=n, timeout=timeout_ms)
+    _wait_idle(page)
+    assert _seen(page) == n
 
 
 def _settled_seen(page, quiet_ms=1500, timeout_ms=30000):
@@ -168,11 +184,9 @@ def test_playground_step_play_scrub(server, browser):
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     page.get_by_role("button", name="Step 1", exact=True).click()
-    _wait_idle(page)
-    assert _metric(page, "Samples seen").startswith("1 /")
+    _wait_seen(page, 1)
     page.get_by_role("button", name="Step N", exact=True).click()
-    _wait_idle(page)
-    assert _metric(page, "Samples seen").startswith("101 /")
+    _wait_seen(page, 101)
     assert int(_metric(page, "#nodes")) > 1
     _shot(page, "02_playground_step")
     # play for a second or two
