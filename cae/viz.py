@@ -111,6 +111,12 @@ def saved_network(path):
                            sigmas_=net.sig[:K], edges_=edges, edge_ages_=ages, node_labels_=labels, n_clusters_=n)
 
 
+def _node_sizes(win_counts):
+    """Marker diameter (px) of each node: 6 to 16 by the square root of its win count M."""
+    M = np.asarray(win_counts, dtype=float)
+    return 6 + 10 * np.sqrt(M / max(M.max(), 1))
+
+
 def _age_bands(ages):
     """Edge ages in (at most) N_AGE_BANDS geometric bands: (band index per edge, band starts, colour per band,
     largest age). Band k holds ages from starts[k] up to the next start; the last one everything above."""
@@ -183,6 +189,7 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
         out.append('<g fill="rgb(120,120,120)" fill-opacity="0.3">'
                    + "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y)) + "</g>")
     edges = np.asarray(model.edges_, dtype=int).reshape(-1, 2)
+    NX, NY = sx(P[:, 0]), sy(P[:, 1])  # the nodes on screen
     if len(edges) and len(P):
         ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
         if len(ages) == len(edges):
@@ -190,9 +197,8 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
             colors = [band_colors[b] for b in band]
         else:
             colors, amax = ["#555"] * len(edges), None
-        X, Y = sx(P[:, 0]), sy(P[:, 1])
         out.append('<g stroke-width="1.6" stroke-linecap="round">' + "".join(
-            f'<line x1="{X[a]:.1f}" y1="{Y[a]:.1f}" x2="{X[b]:.1f}" y2="{Y[b]:.1f}" stroke="{c}"/>'
+            f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
             for (a, b), c in zip(edges, colors)) + "</g>")
         if amax is not None:  # the edge-age scale, as the Plotly view's colour bar
             stops = "".join(f'<stop offset="{f:.2f}" stop-color="{c}"/>'
@@ -204,12 +210,10 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
                        f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
                        f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>')
     if len(P):
-        M = np.asarray(model.win_counts_, dtype=float)
-        radius = (6 + 10 * np.sqrt(M / max(M.max(), 1))) / 2
-        X, Y = sx(P[:, 0]), sy(P[:, 1])
+        radius = _node_sizes(model.win_counts_) / 2
         out.append('<g stroke="white" stroke-width="0.8">' + "".join(
             f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
-            for a, b, r, c in zip(X, Y, radius, cluster_colors(model.node_labels_))) + "</g>")
+            for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))) + "</g>")
         out.append(f'<text x="10" y="{height - legend_h + 17}" fill="#444">{len(P):,} nodes · {len(edges):,} edges · '
                    f'{int(getattr(model, "n_clusters_", len(np.unique(model.node_labels_)))):,} clusters</text>')
     out.append("</svg>")
@@ -281,7 +285,7 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
             traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="bandwidth σ",
                                line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
         M = np.asarray(model.win_counts_, dtype=float)
-        size = 6 + 10 * np.sqrt(M / max(M.max(), 1))
+        size = _node_sizes(M)
         ids = np.asarray(model.node_ids_)
         what = "cloud" if clouds else "node"
         hover = [f"{what} {n} · cluster {c} · {'n' if clouds else 'M'}={m:g}" for n, c, m in zip(ids, labels, M)]
