@@ -18,22 +18,22 @@ def _home_picture():
     """
     from pathlib import Path
 
-    from cae import viz
+    from cae.app import figures
     from cae._storage import ModelFileError
-    from cae.datasets import HOME_MODEL, home_stream
+    from cae.data import HOME_MODEL, home_stream
 
     s = home_stream()
     try:  # read with NumPy alone: the picture does not wait for scikit-learn to import
-        model = viz.saved_network(Path(__file__).resolve().parent / "sample_data" / HOME_MODEL)
+        model = figures.saved_network(Path(__file__).resolve().parent / "sample_data" / HOME_MODEL)
     except (OSError, ModelFileError):
         from cae import CAE
 
         model = CAE().fit(s.X)
-    return viz.network_svg(model, seen=s.X, bounds=((0, 1), (0, 1)), width=480, height=500, title=HOME_ALT)
+    return figures.network_svg(model, seen=s.X, bounds=((0, 1), (0, 1)), width=480, height=500, title=HOME_ALT)
 
 
 def home():
-    from pages._ui import PRESET_PAPER
+    from pages._playground_session import PRESET_PAPER
 
     st.title("CAE Explorer")
     left, right = st.columns([1.1, 1])
@@ -91,10 +91,10 @@ def _load_charts_in_the_background():
     st.html("<style>.st-key-chart_warmup { display: none; }</style>")
 
 
-import pages._ui as _ui  # noqa: E402
+import pages._common as _common  # noqa: E402
 
-_ui.ENTRYPOINT_SEEN = True
-_ui.kernel_notice()
+_common.ENTRYPOINT_SEEN = True
+_common.kernel_notice()
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),
     st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
@@ -113,4 +113,4 @@ from cae import _jit  # noqa: E402
 _jit.prepare()
 # And, the page being out, import what the other pages need (scikit-learn above all, about 1 s on a
 # classroom laptop) while the home page is read, not after the first click; a no-op on later runs.
-import cae.playground  # noqa: E402, F401
+import cae.app.stepper  # noqa: E402, F401

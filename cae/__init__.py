@@ -6,20 +6,28 @@ Theory-based Topological Clustering Algorithm Capable of Continual Learning", Ne
 Applications 38, 2026.
 
 The names below are imported when first used (``from cae import CAE`` works as usual), so that the
-light modules — ``cae.datasets``, ``cae.lesson``, ``cae.viz`` — load without scikit-learn, and the
+light modules — ``cae.data``, ``cae.app.lesson_links``, ``cae.app.figures`` — load without scikit-learn, and the
 app's first page appears sooner.
 """
 
 import importlib
 
-__all__ = ["CAE", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "StepRecord", "ModelFileError", "load_model"]
+__all__ = ["CAE", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "CAEStepRecord", "StepRecord", "ModelFileError",
+           "load_model"]
 __version__ = "0.2.0"
 
-_WHERE = {"CAE": ".model", "StepRecord": ".model", "ModelFileError": "._storage", "load_model": "._base",
-          "SOINNPlus": ".baselines", "ASOINN": ".baselines", "TCA": ".baselines", "AutoCloud": ".baselines"}
+_WHERE = {name: ".algorithms" for name in ("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud",
+                                           "load_model")}
+_WHERE["ModelFileError"] = "._storage"
+#: names kept for code written before the algorithms moved into cae.algorithms
+_ALIASES = {"StepRecord": "CAEStepRecord"}
 
 
 def __getattr__(name):
+    if name in _ALIASES:
+        value = __getattr__(_ALIASES[name])
+        globals()[name] = value
+        return value
     if name in _WHERE:
         value = getattr(importlib.import_module(_WHERE[name], __name__), name)
         globals()[name] = value

@@ -30,10 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _graph, _jit
 from ._storage import ModelFileError, read_npz, save_npz
 
-__all__ = ["StreamingClusterer", "load_model", "ESTIMATORS"]
-
-#: algorithm name in the model file -> estimator class (filled as classes are defined)
-ESTIMATORS: dict = {}
+__all__ = ["StreamingClusterer"]
 
 _MAX_ABS = 1e150
 
@@ -57,11 +54,6 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
     _State = None
     #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
     _edge_ages = True
-
-    def __init_subclass__(cls, **kw):
-        super().__init_subclass__(**kw)
-        if cls.algorithm:
-            ESTIMATORS[cls.algorithm] = cls
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -381,7 +373,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     @classmethod
     def load(cls, path):
-        """Load a model written by :meth:`save` (by this class; see :func:`load_model` for any).
+        """Load a model written by :meth:`save` (by this class; see :func:`cae.load_model` for any).
 
         Raises
         ------
@@ -408,20 +400,3 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
         model._version = 0
         return model
-
-
-def load_model(path):
-    """Load a model file of any algorithm (CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud).
-
-    Raises
-    ------
-    ModelFileError
-        If the file is not a valid model file, or names an unknown algorithm.
-    """
-    from . import baselines  # noqa: F401  (registers the baselines' classes)
-
-    meta, arrays = read_npz(path)
-    cls = ESTIMATORS.get(meta["algorithm"])
-    if cls is None:
-        raise ModelFileError(f"model file names an unknown algorithm {meta['algorithm']!r}")
-    return cls._from_file(meta, arrays)

@@ -1,6 +1,6 @@
 """The one switch between numba-compiled and plain-Python kernels, and how the compiled ones arrive.
 
-Every kernel module (:mod:`cae._graph`, :mod:`cae._kernel`, the baselines' ``_*_kernel``
+Every kernel module (:mod:`cae._graph`, :mod:`cae.algorithms._cae_kernel`, the baselines' ``_*_kernel``
 modules) decorates its functions with :func:`jit`. The same source runs in two ways with
 bit-identical results: as plain Python, or compiled by numba. There is never a second
 implementation.
@@ -52,8 +52,8 @@ if not HAVE_NUMBA:
     MODE = "off"
 
 #: the kernel modules (their sources name the cache the background process builds)
-KERNEL_MODULES = ("cae._jit", "cae._graph", "cae._kernel", "cae.baselines._soinn_kernel",
-                  "cae.baselines._tca_kernel", "cae.baselines._autocloud_kernel")
+KERNEL_MODULES = ("cae._jit", "cae._graph", "cae.algorithms._cae_kernel", "cae.algorithms._soinn_kernel",
+                  "cae.algorithms._tca_kernel", "cae.algorithms._autocloud_kernel")
 STALE_LOCK_SECONDS = 20 * 60
 
 _FUNCS = []  # every function decorated with jit, in definition order
@@ -127,7 +127,7 @@ def _sources_digest():
     h.update(sys.version.encode())
     here = os.path.dirname(os.path.abspath(__file__))
     for name in KERNEL_MODULES:
-        # the files, found without importing their packages (cae.baselines would load scikit-learn)
+        # the files, found without importing their packages (cae.algorithms would load scikit-learn)
         path = os.path.join(here, *name.split(".")[1:]) + ".py"
         if os.path.exists(path):
             # numba keys its cache by the source file's path and checks its modification time: another

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from . import CAE
-from .datasets import make_blobs3d, make_paper2d, stationary_stream
+from .data import make_blobs3d, make_paper2d, stationary_stream
 
 
 def _mixture(n, d, seed):
@@ -128,12 +128,12 @@ def frames(argv=None):
     Measured at a network of at least 500 nodes with 5,000 drawn points (the
     data-seen layer's cap), with the vigilance region and bandwidths on.
     """
-    from .datasets import make_paper2d, stationary_stream
-    from .playground import Playground
-    from .viz import network_figure
+    from .data import make_paper2d, stationary_stream
+    from .app.stepper import Stepper
+    from .app.figures import network_figure
 
     stream = stationary_stream(make_paper2d(n_per_class=15000, seed=0), seed=0)
-    pg = Playground(stream, deletion_interval=1200, max_edge_age=60)
+    pg = Stepper(stream, deletion_interval=1200, max_edge_age=60)
     while pg.t == 0 or len(pg.model.nodes_) < 500:
         pg.step(2000)
     X = stream.X
@@ -163,7 +163,7 @@ import json, time
 t0 = time.perf_counter()
 import numpy as np
 from cae import CAE, _jit
-from cae.datasets import make_paper2d, stationary_stream
+from cae.data import make_paper2d, stationary_stream
 X = stationary_stream(make_paper2d(seed=0), seed=0).X[:2000]
 t1 = time.perf_counter()
 CAE().fit(X)

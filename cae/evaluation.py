@@ -9,11 +9,14 @@ Examples
 (0.85, -0.4)
 """
 
+from dataclasses import dataclass, field
+
 import numpy as np
+import pandas as pd
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 __all__ = ["nmi", "ari", "average_incremental", "backward_transfer", "clustering_scores", "continual_metrics",
-           "CONVENTIONS"]
+           "CONVENTIONS", "ContinualResult", "continual_run"]
 
 #: the two ways of computing AI and BWT (see :func:`continual_metrics`)
 CONVENTIONS = ("paper", "text")
@@ -103,3 +106,107 @@ def continual_metrics(R, single_class=None, convention="paper"):
     C = len(M)
     bwt = 0.0 if C == 1 else float(M[-1] - np.mean(M[:-1]))
     return float(np.mean(M)), bwt
+
+
+# ---------------------------------------------------------------- class-incremental runs
+@dataclass
+class ContinualResult:
+    """A class-incremental run: metrics after each stage.
+
+    ``R_nmi[i, j]`` (i <= j) is the NMI on the data of stages 1..i after training
+    through stage j (NaN below the diagonal); likewise ``R_ari``. ``per_stage_*[k, j]``
+    is the score on stage k alone after stage j. ``single_class[i]`` says whether
+    the data of stages 1..i hold one class. ``ai_nmi``/``bwt_nmi``/... follow the
+    paper's text; :meth:`scores` gives either convention (see
+    :func:`cae.evaluation.continual_metrics`).
+    """
+
+    stage_names: list
+    R_nmi: np.ndarray
+    R_ari: np.ndarray
+    per_stage_nmi: np.ndarray
+    per_stage_ari: np.ndarray
+    n_nodes: list
+    n_clusters: list
+    snapshots: list = field(repr=False)
+    single_class: list = field(default_factory=list)
+    noise_scored: bool = False
+
+    def scores(self, convention="paper"):
+        """``{"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari"}`` under a convention ("paper" or "text")."""
+        out = {}
+        for m, R in (("nmi", self.R_nmi), ("ari", self.R_ari)):
+            out[f"ai_{m}"], out[f"bwt_{m}"] = continual_metrics(R, self.single_class or None, convention)
+        return out
+
+    @property
+    def ai_nmi(self):
+        return average_incremental(self.R_nmi)
+
+    @property
+    def ai_ari(self):
+        return average_incremental(self.R_ari)
+
+    @property
+    def bwt_nmi(self):
+        return backward_transfer(self.R_nmi)
+
+    @property
+    def bwt_ari(self):
+        return backward_transfer(self.R_ari)
+
+    def table(self):
+        rows = []
+        for j, name in enumerate(self.stage_names):
+            rows.append({"after stage": name, "NMI (stages so far)": self.R_nmi[j, j], "ARI (stages so far)": self.R_ari[j, j],
+                         "#nodes": self.n_nodes[j], "#clusters": self.n_clusters[j]})
+        return pd.DataFrame(rows)
+
+
+def continual_run(stream, model=None, progress=None, score_noise=False):
+    """Train stage by stage and score every stage-prefix after every stage (the paper's AI and BWT).
+
+    Each stage is one batch (``model.end_batch()`` after it). Samples with the
+    stream's noise label are learned but not scored unless ``score_noise``.
+
+    Examples
+    --------
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> res = continual_run(nonstationary_stream(make_paper2d(200, seed=0), order=[0, 3, 4], seed=0))
+    >>> res.R_nmi.shape, round(res.ai_nmi, 2) == round(float(np.mean(np.diag(res.R_nmi))), 2)
+    ((3, 3), True)
+    """
+    if model is None:
+        from .algorithms import CAE
+
+        model = CAE()
+    starts, ends = stream.stage_starts, stream.stage_ends
+    C = len(starts)
+    R_nmi = np.full((C, C), np.nan)
+    R_ari = np.full((C, C), np.nan)
+    ps_nmi = np.full((C, C), np.nan)
+    ps_ari = np.full((C, C), np.nan)
+    n_nodes, n_clusters, snaps = [], [], []
+    scored = np.ones(len(stream), dtype=bool)
+    if not score_noise and stream.noise_label is not None:
+        scored = stream.y != stream.noise_label
+    single = [len(np.unique(stream.y[: ends[i]][scored[: ends[i]]])) == 1 for i in range(C)]
+    for j in range(C):
+        model.learn_many(stream.X[starts[j]:ends[j]])
+        model.end_batch()
+        pred_all = model.predict(stream.X[: ends[j]]) if len(model.nodes_) else np.full(ends[j], -1)
+        y_all = stream.y[: ends[j]]
+        for i in range(j + 1):
+            sl = np.flatnonzero(scored[: ends[i]])
+            R_nmi[i, j] = nmi(y_all[sl], pred_all[sl])
+            R_ari[i, j] = ari(y_all[sl], pred_all[sl])
+            sk = starts[i] + np.flatnonzero(scored[starts[i]:ends[i]])
+            ps_nmi[i, j] = nmi(y_all[sk], pred_all[sk])
+            ps_ari[i, j] = ari(y_all[sk], pred_all[sk])
+        n_nodes.append(len(model.nodes_))
+        n_clusters.append(model.n_clusters_)
+        snaps.append(model.snapshot())
+        if progress is not None:
+            progress((j + 1) / C)
+    return ContinualResult(list(stream.stage_names), R_nmi, R_ari, ps_nmi, ps_ari, n_nodes, n_clusters, snaps,
+                           single_class=single, noise_scored=bool(score_noise))

@@ -100,10 +100,10 @@ class Algorithm:
 
 _LAM = dict(symbol="λ", kind="int", low=4, high=5000, step=10)
 ALGORITHMS = {
-    "CAE": Algorithm("CAE", "parameter-free: V, λ and a_max estimated from the stream", "cae.model:CAE",
+    "CAE": Algorithm("CAE", "parameter-free: V, λ and a_max estimated from the stream", "cae.algorithms.cae:CAE",
                      family="ART"),
     "CAEA": Algorithm(
-        "CAEA", "CAE with λ and a_max given (the paper's tuned ART baseline)", "cae.model:CAE",
+        "CAEA", "CAE with λ and a_max given (the paper's tuned ART baseline)", "cae.algorithms.cae:CAE",
         params=(Param("deletion_interval", label="λ (deletion interval; n_active = λ/2)", default=80,
                       help="Isolated nodes are removed every λ samples, and λ/2 nodes set the threshold V.",
                       **_LAM),
@@ -111,10 +111,10 @@ ALGORITHMS = {
                       "An edge of the winner older than a_max is deleted.")),
         family="ART"),
     "SOINN+": Algorithm("SOINN+", "parameter-free GNG-style network with trust-based linking (Wiwatcharakoses "
-                        "& Berrar 2020)", "cae.baselines.soinn_plus:SOINNPlus", family="SOINN"),
+                        "& Berrar 2020)", "cae.algorithms.soinn_plus:SOINNPlus", family="SOINN"),
     "ASOINN": Algorithm(
         "ASOINN", "adjusted SOINN (Shen & Hasegawa 2008): fixed node-deletion cycle and edge-age limit",
-        "cae.baselines.asoinn:ASOINN",
+        "cae.algorithms.asoinn:ASOINN",
         params=(Param("deletion_interval", label="λ (node-deletion cycle)", default=300,
                       help="Every λ samples, nodes without edges are deleted.", **_LAM),
                 Param("max_edge_age", "a_max", "a_max (maximum edge age)", "float", 1, 1000, 50, 1,
@@ -122,7 +122,7 @@ ALGORITHMS = {
         family="SOINN"),
     "TCA": Algorithm(
         "TCA", "topological CIM-based ART (Masuyama et al. 2019): bandwidth adapted by diligence",
-        "cae.baselines.tca:TCA",
+        "cae.algorithms.tca:TCA",
         params=(Param("reconstruction_interval", label="λ (topology construction cycle)", default=200,
                       help="Every λ samples, isolated and unreliable nodes and crossing edges are deleted.",
                       **_LAM),
@@ -131,7 +131,7 @@ ALGORITHMS = {
         family="ART"),
     "AutoCloud": Algorithm(
         "AutoCloud", "evolving fuzzy data clouds (Bezerra et al. 2020): no nodes or edges", 
-        "cae.baselines.autocloud:AutoCloud",
+        "cae.algorithms.autocloud:AutoCloud",
         params=(Param("m", "m", "m (typicality threshold)", "float", 0.1, 10.0, 1.0, 0.5,
                       "A sample joins a cloud when its eccentricity is within (m² + 1) / (2n)."),),
         family="clouds", kind="clouds"),

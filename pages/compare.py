@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from cae import viz
-from cae import workbench as wb
+from cae.app import figures
+from cae.app.lockstep import Lockstep
+from cae.app.streams import SOURCES, make_stream
 from cae.registry import ALGORITHMS
-from pages._ui import SOURCES, make_stream, network_view, slow_hint
+from pages._common import ensure_entrypoint, slow_hint
+from pages._playground_session import network_view
 
-from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -70,7 +71,7 @@ cfg = dict(source=src, n_per_class=n, noise=noise, seed=seed)
 key = (tuple(sorted(cfg.items())), tuple((labels[a], a) for a in chosen))
 if st.session_state.get("cmp_key") != key:
     try:
-        st.session_state.cmp = wb.Lockstep(make_stream(cfg), {labels[a]: (a, runs[a]) for a in chosen})
+        st.session_state.cmp = Lockstep(make_stream(cfg), {labels[a]: (a, runs[a]) for a in chosen})
     except ValueError as exc:
         st.error(f"These settings cannot be used: {exc}")
         st.stop()
@@ -110,5 +111,5 @@ st.caption("NMI/ARI on the samples seen so far" + (", the noise counted as a cla
            + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA.")
 if ls.t:
     series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
-    st.plotly_chart(viz.compare_figure(series, ("#nodes (AutoCloud: #clouds)", "#clusters"),
+    st.plotly_chart(figures.compare_figure(series, ("#nodes (AutoCloud: #clouds)", "#clusters"),
                                        stage_starts=ls.stream.stage_starts, height=460), key="cmp_traces")

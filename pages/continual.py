@@ -3,18 +3,17 @@
 import numpy as np
 import streamlit as st
 
-from cae import viz
-from cae import workbench as wb
-from cae.csvio import scale
-from cae.datasets import (
+from cae.app import figures
+from cae.data import (
     DRIFT_STREAMS, Dataset, class_incremental_stream, load_builtin, make_drift_stream, make_paper2d,
     nonstationary_stream,
 )
-
-from cae.lesson import continual_query, parse_continual
-from pages._ui import (  # noqa: E402
-    algorithm_picker, ensure_entrypoint, lesson_link, link_is_new, remember_link, show_notices, slow_hint,
-)
+from cae.data.csvio import scale
+from cae.app.lesson_links import continual_query, parse_continual
+from cae.evaluation import continual_run
+from cae.registry import make_algorithm
+from pages._common import algorithm_picker, ensure_entrypoint, show_notices, slow_hint
+from pages._playground_session import lesson_link, link_is_new, remember_link
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -118,8 +117,8 @@ if data.noise_label is not None:
 key = (src, stream.fingerprint(), algo, tuple(sorted(params.items())), score_noise)
 if st.button("Run", type="primary", key="b_cl_run"):
     bar = st.progress(0.0, text="training stage by stage…" + slow_hint())
-    model = wb.make_algorithm(algo, **params)
-    st.session_state.cl_result = (key, wb.continual_run(stream, model=model, progress=lambda f: bar.progress(f),
+    model = make_algorithm(algo, **params)
+    st.session_state.cl_result = (key, continual_run(stream, model=model, progress=lambda f: bar.progress(f),
                                                         score_noise=score_noise), stream)
     bar.empty()
 got = st.session_state.get("cl_result")
@@ -150,10 +149,10 @@ labels = [f"{k + 1}: {s}" for k, s in enumerate(res.stage_names)]
 h = st.columns(2)
 with h[0]:
     st.markdown(f"**R — {which} on stages 1…i (rows) after stage j (columns)**")
-    st.plotly_chart(viz.matrix_heatmap(R, labels, labels, title=which, zmin=0, zmax=1), key="cl_R")
+    st.plotly_chart(figures.matrix_heatmap(R, labels, labels, title=which, zmin=0, zmax=1), key="cl_R")
 with h[1]:
     st.markdown(f"**{which} on each stage alone (rows) after stage j (columns)**")
-    st.plotly_chart(viz.matrix_heatmap(P, labels, labels, title=which, zmin=0, zmax=1), key="cl_P")
+    st.plotly_chart(figures.matrix_heatmap(P, labels, labels, title=which, zmin=0, zmax=1), key="cl_P")
 
 st.subheader("The network after each stage")
 X = stream.X
@@ -174,7 +173,7 @@ cols = st.columns(per_row)
 for k, (snap, name) in enumerate(zip(res.snapshots, res.stage_names)):
     end = stream.stage_ends[k]
     idx = np.linspace(0, end - 1, min(end, 2000)).round().astype(int)
-    fig = viz.projected_network_figure(project(snap.nodes_), snap.edges_, snap.node_labels_, snap.win_counts_,
+    fig = figures.projected_network_figure(project(snap.nodes_), snap.edges_, snap.node_labels_, snap.win_counts_,
                                        data_2d=Xv[idx], axis_titles=titles, height=320)
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])

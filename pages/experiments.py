@@ -7,13 +7,13 @@ import pandas as pd
 import streamlit as st
 
 from cae import experiments as ex
-from cae import viz
-from cae.datasets import load_builtin
-from cae.experiments import compare as cmp
+from cae.app import figures as app_figures
+from cae.data import load_builtin
+from cae.experiments import against_paper
 from cae.experiments import figures
 from cae.registry import ALGORITHMS
 
-from pages._ui import ensure_entrypoint
+from pages._common import ensure_entrypoint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -70,7 +70,7 @@ with tabs[0]:
                        + (" (a quick run)" if meta.get("quick") else "") + ".")
         st.markdown("Marks: **✓** within the paper's ±1 std, **~** within 2, **✗** beyond; AI/BWT rows also by "
                     "absolute difference (✓ within 0.03); **n/e**: the paper's protocol does not explain its number.")
-        summary = cmp.summary_counts(df)
+        summary = against_paper.summary_counts(df)
         st.dataframe(summary, hide_index=True, key="ex_cmp_summary")
         tables = list(dict.fromkeys(df["table"]))
         c = st.columns(3)
@@ -78,7 +78,7 @@ with tabs[0]:
         part = df[df["table"] == table]
         metric_opts = list(dict.fromkeys(part["metric"]))
         metrics = c[1].multiselect("Metrics", metric_opts, default=metric_opts, key=f"w_ex_cmp_metrics_{table}")
-        algo_opts = [a for a in cmp.ALGORITHM_ORDER if a in set(part["algorithm"])]
+        algo_opts = [a for a in against_paper.ALGORITHM_ORDER if a in set(part["algorithm"])]
         algos = c[2].multiselect("Algorithms", algo_opts, default=algo_opts, key=f"w_ex_cmp_algos_{table}")
         shown = part[part["metric"].isin(metrics) & part["algorithm"].isin(algos)]
         st.dataframe(shown.drop(columns=["table"]).round(4), hide_index=True, key="ex_cmp_rows")
@@ -89,7 +89,7 @@ with tabs[0]:
             st.plotly_chart(fig, key="ex_cmp_heatmap")
             _download(fig, f"heatmap_{table}", "d_ex_heatmap")
         st.subheader("Friedman test and Nemenyi critical difference")
-        ours, theirs = cmp.statistics(df, "ours"), cmp.statistics(df, "paper")
+        ours, theirs = against_paper.statistics(df, "ours"), against_paper.statistics(df, "paper")
         if not ours:
             st.info("Not enough algorithms or datasets in these results for the Friedman test.")
         else:
@@ -135,8 +135,8 @@ with tabs[1]:
         env_done, n_done, df = got
         df = df.assign(group=df["algorithm"] + " · " + df["stage"])
         ref = ex.PAPER_SYNTHETIC_STATIONARY if env_done == "stationary" and n_done == 15000 else None
-        st.plotly_chart(viz.bars_with_std(df, "group", ["nmi", "ari"], reference=ref), key="ex_syn_q")
-        st.plotly_chart(viz.bars_with_std(df, "group", ["n_nodes", "n_clusters"], reference=ref), key="ex_syn_n")
+        st.plotly_chart(app_figures.bars_with_std(df, "group", ["nmi", "ari"], reference=ref), key="ex_syn_q")
+        st.plotly_chart(app_figures.bars_with_std(df, "group", ["n_nodes", "n_clusters"], reference=ref), key="ex_syn_n")
         st.dataframe(df.drop(columns=["group"]).round(4), hide_index=True)
         st.caption("The uniform noise is learned but not scored, as in the paper. "
                    + ("The dashed lines: the paper's CAE, stationary, 15 runs of 15,000 points per distribution."
@@ -170,5 +170,5 @@ with tabs[3]:
         st.session_state.ex_rt = _run(ex.runtime_job, [(load_builtin(k), 0, 0) for k in names], "datasets")
     if "ex_rt" in st.session_state:
         df = st.session_state.ex_rt
-        st.plotly_chart(viz.runtime_figure(df), key="ex_rt_fig")
+        st.plotly_chart(app_figures.runtime_figure(df), key="ex_rt_fig")
         st.dataframe(df.round(4), hide_index=True)

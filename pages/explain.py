@@ -2,13 +2,11 @@
 
 import streamlit as st
 
-from cae.explain import explain_step, headline
-from pages._ui import (
-    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
-    sidebar_config,
+from cae.app.explanations import explain_step, headline
+from pages._common import ensure_entrypoint, render_blocks, show_notices
+from pages._playground_session import (
+    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, sidebar_config,
 )
-
-from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 

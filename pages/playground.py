@@ -6,14 +6,12 @@ import time
 import numpy as np
 import streamlit as st
 
-from cae import viz
-from cae.explain import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
-from pages._ui import (
-    slow_hint, get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, render_blocks, show_notices,
-    sidebar_config,
+from cae.app import figures
+from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
+from pages._common import ensure_entrypoint, render_blocks, show_notices, slow_hint
+from pages._playground_session import (
+    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, sidebar_config,
 )
-
-from pages._ui import ensure_entrypoint  # noqa: E402
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -201,7 +199,7 @@ def live():
     tick = st.session_state.get("tick", 0) + 1
     st.session_state.tick = tick
     if "traces_fig" not in st.session_state or not playing or tick % 4 == 0:
-        st.session_state.traces_fig = viz.traces_figure(pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names,
+        st.session_state.traces_fig = figures.traces_figure(pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names,
                                                         pg.events, t_now=pg.t)
     st.subheader("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
@@ -273,7 +271,7 @@ lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_lay
 if not pg.t:
     st.caption("Nothing learned yet.")
 elif not st.session_state.get("w_play", False):
-    st.plotly_chart(viz.topology_figure(pg.model, layout=lay), key="topology_fig")
+    st.plotly_chart(figures.topology_figure(pg.model, layout=lay), key="topology_fig")
     st.caption("Components (clusters) and the bridges between them are easier to see here than in data space. "
                "Colours match the main view.")
 else:
@@ -286,7 +284,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
                             help="The animation replays the run from the first to the last of these steps.")
         frames = int(e[1].number_input("Frames", 2, 200, 60, key="w_export_frames"))
         if e[2].button("Build the animation", key="b_export"):
-            from cae.animation import export_playground
+            from cae.app.slides import export_playground
 
             try:
                 with st.spinner(f"drawing {frames} frames…" + slow_hint()):
@@ -299,7 +297,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
                                "text/html", key="d_export_html", on_click="ignore")
             st.caption(f"{len(got[2]) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
                        "button and a slider (one frame per step chosen).")
-        from cae.animation import traces_csv
+        from cae.app.slides import traces_csv
 
         st.download_button("Download the traces (CSV)", traces_csv(pg.trace_so_far, pg.columns),
                            "cae_traces.csv", "text/csv", key="d_traces_csv", on_click="ignore",

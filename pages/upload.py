@@ -7,13 +7,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from cae import viz
-from cae import workbench as wb
+from cae.app import figures
+from cae.app import your_data
 from cae import ModelFileError, load_model
-from cae.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
+from cae.data.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 
-from pages._ui import algorithm_picker, ensure_entrypoint, slow_hint  # noqa: E402
+from cae.registry import make_algorithm
+from pages._common import algorithm_picker, ensure_entrypoint, slow_hint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -65,7 +66,7 @@ st.subheader("Columns and scaling")
 LABEL_NAMES = ["label", "labels", "class", "target", "species", "category"]  # in order of preference
 by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_columns}
 guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
-fkey = wb.data_hash(data)[:10] + report.delimiter + report.decimal + str(report.header)  # new file, new widgets
+fkey = your_data.data_hash(data)[:10] + report.delimiter + report.decimal + str(report.header)  # new file, new widgets
 cc = st.columns([2, 1, 1])
 features = cc[0].multiselect("Features", table.numeric_columns,
                              default=[c for c in table.numeric_columns if c != guess], key=f"w_features_{fkey}")
@@ -97,7 +98,7 @@ if source == "new":
     model_key = (algo, tuple(sorted(params.items())))
 
     def new_model():
-        return wb.make_algorithm(algo, **params)
+        return make_algorithm(algo, **params)
 else:
     mfile = a[0].file_uploader("Model file", type=["npz"], key="w_up_model",
                                help="A model downloaded from this page (or saved with model.save). Loading checks "
@@ -129,7 +130,7 @@ else:
                       format_func={"label": "label these rows", "learn": "continue learning with these rows"}.get)
     st.caption("The model does not know how its data were scaled: choose the same scaling as when it was trained "
                "(the run configuration JSON downloaded with it says which).")
-    model_key = ("file", wb.data_hash(mbytes), mode)
+    model_key = ("file", your_data.data_hash(mbytes), mode)
 
     def new_model():
         return loaded.snapshot()
@@ -138,7 +139,7 @@ shuffle = a[1].checkbox("Present rows in random order", key="w_shuffle",
                              "The paper presents the rows in a random order.")
 seed = int(a[1].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
 order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
-run_key = (wb.data_hash(data), tuple(sel.features), label, scaling, model_key, seed,
+run_key = (your_data.data_hash(data), tuple(sel.features), label, scaling, model_key, seed,
            report.delimiter, report.decimal, report.header)
 
 b = st.columns([1, 1, 4])
@@ -160,7 +161,7 @@ else:
             res["learned"] = int(round(f * len(sel.X)))
             bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
 
-        wb.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
+        your_data.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
         bar.empty()
 
 res = st.session_state.get("up_result")
@@ -203,44 +204,44 @@ with tabs[0]:
     elif d == 2:
         Xv, Nv, titles = rsel.X, np.asarray(model.nodes_), tuple(rsel.features)
     else:
-        Xp, Np, evr = wb.pca_view(rsel.X, np.asarray(model.nodes_))
+        Xp, Np, evr = your_data.pca_view(rsel.X, np.asarray(model.nodes_))
         axes = [f"PC{k + 1} ({100 * v:.0f} %)" for k, v in enumerate(evr)]
         p = st.columns(2)
         i = p[0].selectbox("Horizontal axis", range(len(axes)), format_func=axes.__getitem__, key="w_pc_x")
         j = p[1].selectbox("Vertical axis", range(len(axes)), index=1, format_func=axes.__getitem__, key="w_pc_y")
         Xv, Nv, titles = Xp[:, [i, j]], Np[:, [i, j]], (axes[i], axes[j])
         st.caption("A PCA of the data (fitted on the data; the nodes are projected by the same PCA).")
-    st.plotly_chart(viz.projected_network_figure(Nv, model.edges_, model.node_labels_, model.win_counts_,
+    st.plotly_chart(figures.projected_network_figure(Nv, model.edges_, model.node_labels_, model.win_counts_,
                                                  data_2d=Xv[show], data_labels=labels[show],
                                                  axis_titles=titles), key="up_view")
 with tabs[1]:
     lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_up_layout")
-    st.plotly_chart(viz.topology_figure(model, layout=lay), key="up_topology")
+    st.plotly_chart(figures.topology_figure(model, layout=lay), key="up_topology")
 with tabs[2]:
-    st.dataframe(wb.cluster_table(model, rsel.X, labels, rsel.features), hide_index=True)
+    st.dataframe(your_data.cluster_table(model, rsel.X, labels, rsel.features), hide_index=True)
 with tabs[3]:
     if rsel.y is None:
         st.info("Choose a label column to compare the clusters with it.")
     else:
-        ct = wb.contingency_table(rsel.y, labels, rsel.label_names)
-        st.plotly_chart(viz.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
+        ct = your_data.contingency_table(rsel.y, labels, rsel.label_names)
+        st.plotly_chart(figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
                         key="up_contingency")
         st.caption(f"Rows: the file's labels; columns: {algo}'s clusters.")
 with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
     dl = st.columns(3)
-    dl[0].download_button("Labels per row (CSV)", wb.labels_csv(table.lines[rsel.row_index], labels, label_values),
+    dl[0].download_button("Labels per row (CSV)", your_data.labels_csv(table.lines[rsel.row_index], labels, label_values),
                           f"{stem}_labels.csv", "text/csv", key="d_labels", on_click="ignore")
-    dl[1].download_button("Nodes (CSV)", wb.nodes_csv(model, rsel.features), f"{stem}_nodes.csv", "text/csv",
+    dl[1].download_button("Nodes (CSV)", your_data.nodes_csv(model, rsel.features), f"{stem}_nodes.csv", "text/csv",
                           key="d_nodes", on_click="ignore")
-    dl[2].download_button("Edges (CSV)", wb.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore")
-    dl[0].download_button("Graph (GraphML)", wb.graphml_bytes(model), f"{stem}_graph.graphml",
+    dl[2].download_button("Edges (CSV)", your_data.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore")
+    dl[0].download_button("Graph (GraphML)", your_data.graphml_bytes(model), f"{stem}_graph.graphml",
                           "application/xml", key="d_graphml", on_click="ignore")
-    dl[1].download_button("Model (.npz)", wb.model_bytes(model), f"{stem}_{algo.replace('+', 'plus')}_model.npz",
+    dl[1].download_button("Model (.npz)", your_data.model_bytes(model), f"{stem}_{algo.replace('+', 'plus')}_model.npz",
                           "application/octet-stream", key="d_model", on_click="ignore")
     dl[2].download_button("Run configuration (JSON)",
-                          wb.run_config(wb.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
+                          your_data.run_config(your_data.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
                                         params, seed, res["learned"], report),
                           f"{stem}_run.json", "application/json", key="d_config", on_click="ignore")
     st.caption("Labels: `line` is the row's line in the file (the header is line 1); rows dropped "

@@ -122,6 +122,9 @@ def test_model_files_name_their_algorithm(name, tmp_path):
     m.save(tmp_path / "m.npz")
     loaded = cae.load_model(tmp_path / "m.npz")
     assert type(loaded).__name__ == type(m).__name__ and loaded.algorithm == m.algorithm
-    other = next(cls for a, cls in cae._base.ESTIMATORS.items() if a != m.algorithm)
+    from cae.algorithms import MODEL_FILE_NAMES, estimator_class
+
+    assert estimator_class(m.algorithm) is type(m)
+    other = next(estimator_class(a) for a in MODEL_FILE_NAMES if a != m.algorithm)
     with pytest.raises(cae.ModelFileError, match=re.escape(f"holds a {m.algorithm} model")):
         other.load(tmp_path / "m.npz")

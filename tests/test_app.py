@@ -159,7 +159,7 @@ def test_explain_page_jumps_both_ways():
 
 def test_long_formulas_are_broken_into_lines():
     """A 16-feature winner update: every number is on a line of at most four numbers (nothing clipped)."""
-    from cae.explain import explain_step
+    from cae.app.explanations import explain_step
 
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(c, 0.02, (400, 16)) for c in (0.3, 0.7)])[rng.permutation(800)]

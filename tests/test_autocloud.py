@@ -15,9 +15,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
 from cae import ModelFileError
-from cae.baselines import _autocloud_kernel as K_
-from cae.baselines.autocloud import AutoCloud, CloudState
-from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
+from cae.algorithms import _autocloud_kernel as kernel
+from cae.algorithms.autocloud import AutoCloud, CloudState
+from cae.data import make_paper2d, nonstationary_stream, stationary_stream
 from conftest import ROOT, shared_path, rewrite_model_file
 from oracles.autocloud_reference import AutoCloudReference, Cloud
 
@@ -125,8 +125,8 @@ def test_merge_rebuilds_counts_like_the_reference():
     state.var[:C] = rng.random(C)
     state.n[:C] = 100
     state.ids[:C] = np.arange(C)
-    state.iscal[K_.I_K] = C
-    state.iscal[K_.I_NEXTID] = C
+    state.iscal[kernel.I_K] = C
+    state.iscal[kernel.I_NEXTID] = C
     ref = AutoCloudReference(1.0)
     ref.cloud_list = []
     for r in range(C):
@@ -137,7 +137,7 @@ def test_merge_rebuilds_counts_like_the_reference():
     ref.intersection_matrix = IM.astype(float)
     ref.merge_clouds()
     assert ref.last_merges == [(1, 4, 60)]
-    newC = K_.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, C, 1, 4,
+    newC = kernel.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, C, 1, 4,
                          state.merge_rec, 0, state.colv, state.rowv)
     assert newC == C - 1
     np.testing.assert_array_equal(state.IM[:newC, :newC], ref.intersection_matrix)
@@ -155,15 +155,15 @@ def test_merging_two_single_sample_clouds_gives_nan_variance_that_accepts_everyt
     state.n[:2] = 1
     state.ids[:2] = [0, 1]
     state.IM[0, 1] = 1
-    state.iscal[K_.I_K] = 2
-    state.iscal[K_.I_NEXTID] = 2
-    C = K_.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, 2, 0, 1,
+    state.iscal[kernel.I_K] = 2
+    state.iscal[kernel.I_NEXTID] = 2
+    C = kernel.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, 2, 0, 1,
                       state.merge_rec, 0, state.colv, state.rowv)
     assert C == 1 and state.n[0] == 1 and math.isnan(state.var[0])
     np.testing.assert_array_equal(state.Y[0], [0.5, 0.5])
     for x in ([0.5, 0.5], [100.0, -3.0]):
-        zeta = K_.tentative(np.array([x]), 0, state.Y, state.var, state.n, 0)[0]
-        assert zeta == 0.5e-4 <= K_.threshold(1.0, 1)
+        zeta = kernel.tentative(np.array([x]), 0, state.Y, state.var, state.n, 0)[0]
+        assert zeta == 0.5e-4 <= kernel.threshold(1.0, 1)
 
 
 # ---------------------------------------------------- faithfulness (the oracle)
@@ -246,7 +246,7 @@ def test_negative_tau_sum_flips_the_membership_argmax():
     x = np.array([[0.05]])
     s = (x[0, 0] - (1.5 * net.Y[1, 0] - 0.5 * x[0, 0])) ** 2
     net.var[1] = s / 3 - 1.0  # var' = 3/2 var - s/2 = -3/2: ksi = -1/2 + s/3, tau far below 0
-    tau = np.array([1 - K_.tentative(x, 0, net.Y, net.var, net.n, c)[0] for c in range(2)])
+    tau = np.array([1 - kernel.tentative(x, 0, net.Y, net.var, net.n, c)[0] for c in range(2)])
     assert tau[0] > 0 > tau[0] + tau[1]
     assert model.predict(x)[0] == 1  # the most eccentric cloud has the "highest membership"
     np.testing.assert_allclose(model.memberships(x)[0], tau / tau.sum())
@@ -319,8 +319,8 @@ def test_bad_model_files():
         ("var", lambda a: a.__setitem__(1, np.inf), "variance"),
         ("Y", lambda a: a.__setitem__((0, 0), np.nan), "not finite"),
         ("ids", lambda a: a.__setitem__(1, a[0]), "ids"),
-        ("fscal", lambda a: a.__setitem__(K_.F_M, 0.0), "m = 0.0"),
-        ("iscal", lambda a: a.__setitem__(K_.I_E, 3), "edge"),
+        ("fscal", lambda a: a.__setitem__(kernel.F_M, 0.0), "m = 0.0"),
+        ("iscal", lambda a: a.__setitem__(kernel.I_E, 3), "edge"),
         ("IM", lambda a: a.__setitem__((1, 0), 2), "below the diagonal"),
         ("IM", lambda a: a.__setitem__((0, 1), 10**6), "merge condition"),
         ("IM", lambda a: a.__setitem__((0, 1), -1), "negative"),
@@ -365,7 +365,7 @@ def test_learn_traced_matches_learn_many_and_records():
     recs = [c.learn_one(x) for x in X]
     _same(a, b)
     _same(a, c)
-    assert tuple(tr.columns) == a.trace_columns == K_.TRACE_COLUMNS
+    assert tuple(tr.columns) == a.trace_columns == kernel.TRACE_COLUMNS
     for col in ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept"):
         assert col in tr.columns
     np.testing.assert_array_equal(tr["t"], np.arange(1, len(X) + 1))
@@ -398,9 +398,9 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     np.save(tmp_path / "X.npy", X)
     code = (
         "import numpy as np\n"
-        "from cae.baselines import _autocloud_kernel as k\n"
+        "from cae.algorithms import _autocloud_kernel as k\n"
         "from cae._jit import HAVE_NUMBA\n"
-        "from cae.baselines.autocloud import AutoCloud\n"
+        "from cae.algorithms.autocloud import AutoCloud\n"
         "assert not HAVE_NUMBA\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         f"AutoCloud().fit(X).save({str(out)!r})\n"

@@ -426,12 +426,13 @@ def test_against_the_paper_view(server, browser):
 
 # ------------------------------------------------------------------ teaching
 def test_lesson_link_on_a_fresh_server(browser):
-    from cae.lesson import PLAYGROUND_DEFAULTS
-    from cae.playground import Playground
-    from pages._ui import algo_params, make_stream
+    from cae.app.lesson_links import PLAYGROUND_DEFAULTS
+    from cae.app.stepper import Stepper
+    from cae.app.streams import make_stream
+    from pages._playground_session import algo_params
 
     cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500, "seed": 3}
-    ref = Playground(make_stream(cfg), **algo_params(cfg))
+    ref = Stepper(make_stream(cfg), **algo_params(cfg))
     ref.step(1500)
     proc, url = _start_server()
     try:
@@ -457,13 +458,14 @@ def test_lesson_link_on_a_fresh_server(browser):
 
 
 def test_quiz_and_place_a_sample(server, browser):
-    from cae.lesson import PLAYGROUND_DEFAULTS
-    from cae.explain import QUIZ_CHOICES
-    from cae.playground import Playground
-    from pages._ui import algo_params, make_stream
+    from cae.app.lesson_links import PLAYGROUND_DEFAULTS
+    from cae.app.explanations import QUIZ_CHOICES
+    from cae.app.stepper import Stepper
+    from cae.app.streams import make_stream
+    from pages._playground_session import algo_params
 
     cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500}
-    ref = Playground(make_stream(cfg), **algo_params(cfg))
+    ref = Stepper(make_stream(cfg), **algo_params(cfg))
     ref.step(700)
     truth = ref.model.snapshot().learn_one(ref.stream.X[700])
     ctx, page = _page(browser)
@@ -545,7 +547,7 @@ def test_upload_a_saved_model(server, browser, tmp_path):
     import numpy as np
 
     from cae import CAE
-    from cae.datasets import sample_frame
+    from cae.data import sample_frame
 
     df = sample_frame("blobs3d_sample.csv")  # the sample the page offers first
     model = CAE().fit(df[["x", "y", "z"]])

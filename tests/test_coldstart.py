@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from cae import CAE
-from cae.datasets import make_paper2d, stationary_stream
+from cae.data import make_paper2d, stationary_stream
 from conftest import ROOT
 
 SWITCH = r"""
@@ -66,6 +66,6 @@ def test_the_test_session_runs_compiled():
 
     assert _jit.status() == "compiled"
     CAE().fit(np.random.default_rng(0).random((50, 2)))
-    import cae._kernel as k
+    import cae.algorithms._cae_kernel as k
 
     assert type(k.run).__name__ == "CPUDispatcher"

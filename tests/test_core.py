@@ -272,7 +272,7 @@ def test_bad_model_files(tmp_path):
             CAE.load(rewrite_model_file(parts, meta={**meta, **change}))
     # values that pass the shape checks but cannot be a CAE state
     state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
-    from cae import _kernel as K_
+    from cae.algorithms import _cae_kernel as kernel
 
     def tampered(name, fn):
         arr = state[name].copy()
@@ -282,7 +282,7 @@ def test_bad_model_files(tmp_path):
     for name, fn, msg in (
         ("M", lambda a: a.__setitem__(0, 0), "win count"),
         ("sig", lambda a: a.__setitem__(0, -0.5), "bandwidth"),
-        ("fscal", lambda a: a.__setitem__(K_.F_V, np.inf), "threshold"),
+        ("fscal", lambda a: a.__setitem__(kernel.F_V, np.inf), "threshold"),
         ("Y", lambda a: a.__setitem__((0, 0), np.nan), "not finite"),
         ("ids", lambda a: a.__setitem__(1, a[0]), "ids"),
         ("age", lambda a: a.__setitem__((0, 0), 0), "inconsistent"),
@@ -315,7 +315,7 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     X = X[:1500]
     out = tmp_path / "plain.npz"
     code = (
-        "import numpy as np, cae, cae._kernel as k\n"
+        "import numpy as np, cae, cae.algorithms._cae_kernel as k\n"
         "assert not k.HAVE_NUMBA\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         "m = cae.CAE().fit(X)\n"
@@ -324,5 +324,5 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     np.save(tmp_path / "X.npy", X)
     env = dict(os.environ, CAE_DISABLE_NUMBA="1")
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
-    assert cae._kernel.HAVE_NUMBA
+    assert cae.algorithms._cae_kernel.HAVE_NUMBA
     assert_same_model(CAE().fit(X), CAE.load(out))

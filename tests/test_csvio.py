@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cae.csvio import (
+from cae.data.csvio import (
     CSVLoadError, Limits, escape_markdown, range_warning, read_csv, scale, safe_csv_cell, to_safe_csv,
 )
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cae.datasets import (
+from cae.data import (
     BUILTINS, NOISE_LABEL, class_incremental_stream, load_builtin, load_labelled_csv, make_paper2d,
     nonstationary_stream, stationary_stream,
 )
@@ -86,7 +86,7 @@ def test_real_world_datasets_load():
 
 
 def test_sample_data_files_are_reproducible():
-    from cae.datasets import SAMPLE_FILES, sample_frame
+    from cae.data import SAMPLE_FILES, sample_frame
     from conftest import ROOT
 
     for name in SAMPLE_FILES:
@@ -97,7 +97,7 @@ def test_sample_data_files_are_reproducible():
 def test_home_model_is_the_model_the_stream_gives():
     """The home picture's stored model is exactly CAE after one pass over the home stream."""
     from cae import CAE
-    from cae.datasets import HOME_MODEL, home_stream
+    from cae.data import HOME_MODEL, home_stream
     from conftest import ROOT
 
     stored = CAE.load(ROOT / "sample_data" / HOME_MODEL)
@@ -106,7 +106,7 @@ def test_home_model_is_the_model_the_stream_gives():
     np.testing.assert_array_equal(stored.edges_, fresh.edges_)
     assert stored.n_samples_seen_ == len(home_stream()) == 9900
     # the home page reads it with NumPy alone: the same drawable state
-    from cae.viz import saved_network
+    from cae.app.figures import saved_network
 
     view = saved_network(ROOT / "sample_data" / HOME_MODEL)
     for name in ("nodes_", "node_ids_", "win_counts_", "sigmas_", "edges_", "edge_ages_", "node_labels_"):

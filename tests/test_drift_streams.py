@@ -1,4 +1,4 @@
-"""The drifting and recurring streams of cae.datasets (gradual drift, sudden switch, recurring, appear/disappear)."""
+"""The drifting and recurring streams of cae.data (gradual drift, sudden switch, recurring, appear/disappear)."""
 
 import math
 
@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from cae import CAE
-from cae.datasets import (
+from cae.data import (
     DRIFT_STREAMS, Stream, appear_disappear_stream, gradual_drift_stream, make_drift_stream, recurring_stream,
     sudden_switch_stream,
 )
-from cae.playground import Playground
-from cae.workbench import continual_run
+from cae.app.stepper import Stepper
+from cae.evaluation import continual_run
 
 KEYS = ["gradual", "switch", "recurring", "appear"]
 # with the defaults (n=3000, 10 % noise): the exact stage starts, stage classes and class names
@@ -216,7 +216,7 @@ def test_recurring_class_is_still_known():
 
 
 def test_playground_steps_through_a_drift_stream():
-    pg = Playground(make_drift_stream("appear", n=600, seed=0))
+    pg = Stepper(make_drift_stream("appear", n=600, seed=0))
     pg.run_to_end()
     m = pg.live_metrics()
     assert pg.finished and m["stage"] == "second half" and m["clusters"] >= 2 and np.isfinite(m["NMI"])

@@ -9,8 +9,8 @@ from sklearn.datasets import load_iris, load_wine
 
 from cae import CAE
 from cae import experiments as ex
-from cae import workbench as wb
-from cae.experiments import compare as cmp
+from cae.evaluation import continual_run
+from cae.experiments import against_paper as cmp
 from cae.experiments import stats
 from conftest import shared_path
 
@@ -49,7 +49,7 @@ def test_synthetic_stationary_reproducible(tmp_path):
 
 
 def test_synthetic_noise_is_learned_but_not_scored():
-    from cae.datasets import NOISE_LABEL, make_paper2d, stationary_stream
+    from cae.data import NOISE_LABEL, make_paper2d, stationary_stream
     from cae.evaluation import nmi
 
     row = ex.synthetic_job("stationary", 0, 5, n_per_class=500)[0]
@@ -96,7 +96,7 @@ def test_realworld_both_environments(tmp_path, folder):
 
 
 def test_realworld_job_matches_a_hand_run(folder):
-    from cae.datasets import class_incremental_stream
+    from cae.data import class_incremental_stream
     from cae.evaluation import continual_metrics
 
     row = ex.realworld_job(str(folder / "iris.csv"), "nonstationary", 1, 4)[0]
@@ -104,7 +104,7 @@ def test_realworld_job_matches_a_hand_run(folder):
     order = [int(c) for c in np.random.default_rng(5).permutation([0, 1, 2])]
     assert row["class_order"] == " ".join(map(str, order))
     s = class_incremental_stream(d, order=order, seed=5)
-    res = wb.continual_run(s, model=CAE())
+    res = continual_run(s, model=CAE())
     assert (row["ai_nmi"], row["bwt_nmi"]) == pytest.approx(continual_metrics(res.R_nmi, [True, False, False]))
 
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from cae import CAE
-from cae.datasets import make_paper2d, nonstationary_stream
+from cae.data import make_paper2d, nonstationary_stream
 from cae.evaluation import ari, average_incremental, backward_transfer, nmi
-from cae.playground import Playground
+from cae.app.stepper import Stepper
 
 
 def test_nmi_ari_by_hand():
@@ -34,7 +34,7 @@ def test_ai_bwt_by_hand():
 
 @pytest.fixture()
 def pg():
-    return Playground(nonstationary_stream(make_paper2d(300, seed=1), seed=1), snapshot_every=100)
+    return Stepper(nonstationary_stream(make_paper2d(300, seed=1), seed=1), snapshot_every=100)
 
 
 def test_rewind_equals_a_fresh_run(pg):
@@ -69,7 +69,7 @@ def test_find_step_and_events(pg):
 
 
 def pg_col(name):
-    from cae.playground import TRACE_COLUMNS
+    from cae.app.stepper import TRACE_COLUMNS
 
     return TRACE_COLUMNS.index(name)
 
@@ -124,7 +124,7 @@ def test_fork_replaces_later_snapshots(pg):
     pg.go_to(150)
     pg.fork(max_edge_age=2)
     pg.step(350)
-    fresh = Playground(pg.stream, snapshot_every=100)
+    fresh = Stepper(pg.stream, snapshot_every=100)
     fresh.step(150)
     fresh.fork(max_edge_age=2)
     fresh.step(350)

@@ -13,10 +13,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
 from cae import ModelFileError
-from cae.baselines import _soinn_kernel as K_
-from cae.baselines.asoinn import ASOINN
-from cae.baselines.soinn_plus import SOINNPlus
-from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
+from cae.algorithms import _soinn_kernel as kernel
+from cae.algorithms.asoinn import ASOINN
+from cae.algorithms.soinn_plus import SOINNPlus
+from cae.data import make_paper2d, nonstationary_stream, stationary_stream
 from conftest import ROOT, model_file_parts, rewrite_model_file
 from oracles.soinn_reference import SoinnPlusReference, matlab_iqr, matlab_median, matlab_prctile
 
@@ -62,17 +62,17 @@ def test_order_statistics_are_matlabs():
     }
     for vals, (p75, p25) in cases.items():
         buf = np.array(vals, dtype=np.int64)
-        assert K_.prctile(buf.copy(), len(buf), 75.0) == matlab_prctile(vals, 75) == p75
-        assert K_.prctile(buf.copy(), len(buf), 25.0) == matlab_prctile(vals, 25) == p25
+        assert kernel.prctile(buf.copy(), len(buf), 75.0) == matlab_prctile(vals, 75) == p75
+        assert kernel.prctile(buf.copy(), len(buf), 25.0) == matlab_prctile(vals, 25) == p25
         assert matlab_iqr(vals) == p75 - p25
     for vals, med in (((0.0, 2.0), 1.0), ((1.0, 2.0), 1.5), ((-1.0, 3.0), 1.0), ((3.0, 1.0, 2.0), 2.0), ((), None)):
-        got = K_.median(np.array(vals, dtype=float), len(vals))
+        got = kernel.median(np.array(vals, dtype=float), len(vals))
         assert (math.isnan(got) and med is None) or got == matlab_median(vals) == med
     rng = np.random.default_rng(0)
     for n in (1, 2, 3, 10, 100, 1000):
         v = rng.integers(0, 6, n)  # many ties
         for k in (0, n // 3, n - 1):
-            assert K_.kth_smallest(v.copy(), n, k) == np.sort(v)[k]
+            assert kernel.kth_smallest(v.copy(), n, k) == np.sort(v)[k]
 
 
 # ----------------------------------------------------------- hand-checked steps
@@ -280,17 +280,17 @@ def test_tampered_model_files_are_refused():
 
     for parts, cls, name, fn, msg in (
         (plus, SOINNPlus, "M", lambda a: a.__setitem__(0, 0), "win count"),
-        (plus, SOINNPlus, "fscal", lambda a: a.__setitem__(K_.F_VAR1, -1.0), "running statistic"),
-        (plus, SOINNPlus, "fscal", lambda a: a.__setitem__(K_.F_EDGE_AVG, np.nan), "running statistic"),
+        (plus, SOINNPlus, "fscal", lambda a: a.__setitem__(kernel.F_VAR1, -1.0), "running statistic"),
+        (plus, SOINNPlus, "fscal", lambda a: a.__setitem__(kernel.F_EDGE_AVG, np.nan), "running statistic"),
         (plus, SOINNPlus, "win_ts", lambda a: a.__setitem__(0, 10**6), "last-win"),
         (plus, SOINNPlus, "ids", lambda a: a.__setitem__(1, a[0]), "ids"),
-        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(K_.I_MODE, K_.MODE_LEGACY), "SOINN\\+ mode"),
-        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(K_.I_EDGEDEL, -3), "negative counter"),
+        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_MODE, kernel.MODE_LEGACY), "SOINN\\+ mode"),
+        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_EDGEDEL, -3), "negative counter"),
         (plus, SOINNPlus, "age", lambda a: a.__setitem__((0, 0), 0), "inconsistent"),
         (plus, SOINNPlus, "Y", lambda a: a.__setitem__((0, 0), np.inf), "not finite"),
-        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(K_.I_LAMBDA, 7), "disagree"),
-        (legacy, ASOINN, "fscal", lambda a: a.__setitem__(K_.F_AMAX, -2.0), "disagree"),
-        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(K_.I_MODE, K_.MODE_PLUS), "legacy mode"),
+        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(kernel.I_LAMBDA, 7), "disagree"),
+        (legacy, ASOINN, "fscal", lambda a: a.__setitem__(kernel.F_AMAX, -2.0), "disagree"),
+        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(kernel.I_MODE, kernel.MODE_PLUS), "legacy mode"),
     ):
         with pytest.raises(ModelFileError, match=msg):
             cls.load(tampered(parts, name, fn))
@@ -364,15 +364,15 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     np.save(tmp_path / "X.npy", X)
     code = (
         "import numpy as np\n"
-        "import cae.baselines._soinn_kernel as k\n"
-        "from cae.baselines.soinn_plus import SOINNPlus\n"
-        "from cae.baselines.asoinn import ASOINN\n"
+        "import cae.algorithms._soinn_kernel as k\n"
+        "from cae.algorithms.soinn_plus import SOINNPlus\n"
+        "from cae.algorithms.asoinn import ASOINN\n"
         "assert not k.HAVE_NUMBA\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         f"SOINNPlus().fit(X).save({str(tmp_path / 'plus.npz')!r})\n"
         f"ASOINN(20, 3).fit(X).save({str(tmp_path / 'legacy.npz')!r})\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, CAE_DISABLE_NUMBA="1"), cwd=ROOT)
-    assert K_.HAVE_NUMBA
+    assert kernel.HAVE_NUMBA
     assert_same_model(SOINNPlus().fit(X), SOINNPlus.load(tmp_path / "plus.npz"))
     assert_same_model(ASOINN(20, 3).fit(X), ASOINN.load(tmp_path / "legacy.npz"))

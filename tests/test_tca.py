@@ -15,9 +15,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import cae
 from cae import ModelFileError
 from cae._graph import connect
-from cae.baselines import _tca_kernel as K_
-from cae.baselines.tca import TCA
-from cae.datasets import make_paper2d, nonstationary_stream, stationary_stream
+from cae.algorithms import _tca_kernel as kernel
+from cae.algorithms.tca import TCA
+from cae.data import make_paper2d, nonstationary_stream, stationary_stream
 from conftest import ROOT, model_file_parts, rewrite_model_file
 from oracles.tca_reference import ReferenceTCA
 
@@ -133,10 +133,10 @@ def _network(model, positions, counts, sigmas, edges=()):
     net.Y[:K] = positions
     net.C[:K] = counts
     net.sig[:K] = sigmas
-    net.fscal[K_.F_SIGSUM] = K_.row_sum(net.sig, K)
+    net.fscal[kernel.F_SIGSUM] = kernel.row_sum(net.sig, K)
     for a, b in edges:
-        net.iscal[K_.I_MAXDEG] = max(net.iscal[K_.I_MAXDEG], connect(net.nbr, net.age, net.deg, a, b, 1))
-        net.iscal[K_.I_E] += 1
+        net.iscal[kernel.I_MAXDEG] = max(net.iscal[kernel.I_MAXDEG], connect(net.nbr, net.age, net.deg, a, b, 1))
+        net.iscal[kernel.I_E] += 1
     model._version += 1
 
 
@@ -185,15 +185,15 @@ def test_intersection_deletion():
         _network(m, [(0.0, 0.0), B, C, D], [2.0] * 4, [0.2] * 4, edges=[(0, 1), (0, 2), (2, 3)])
         m.network_.err[:4] = 0.0
         m.network_.newedged[0] = 1
-        assert K_.intersects(np.asarray(m.nodes_), 0, 1, 2, 3)
+        assert kernel.intersects(np.asarray(m.nodes_), 0, 1, 2, 3)
         m.end_batch()
         kept = {(0, 1), (0, 2), (2, 3)} - {deleted}
         assert set(map(tuple, np.asarray(m.edges_).tolist())) == kept
         assert len(m.nodes_) == 4 and not m.new_edged_.any()
     # shared end points and parallel segments never cross (the reference's formula gives 0, 1 or NaN)
     P = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [2.0, 2.0]])
-    assert not K_.intersects(P, 0, 1, 1, 2) and not K_.intersects(P, 0, 1, 2, 0)
-    assert not K_.intersects(P, 0, 1, 1, 3) and not K_.intersects(P, 0, 1, 0, 1)
+    assert not kernel.intersects(P, 0, 1, 1, 2) and not kernel.intersects(P, 0, 1, 2, 0)
+    assert not kernel.intersects(P, 0, 1, 1, 3) and not kernel.intersects(P, 0, 1, 0, 1)
 
 
 def test_single_node_and_one_feature_streams():
@@ -290,7 +290,7 @@ def test_fit_is_learn_many_then_end_batch_and_learn_traced_learns_the_same():
     c = TCA(50, 0.2)
     tr = c.learn_traced(X)
     assert_same_model(c.end_batch(), a)
-    assert tuple(tr.columns) == K_.TRACE_COLUMNS == c.trace_columns
+    assert tuple(tr.columns) == kernel.TRACE_COLUMNS == c.trace_columns
     for col in ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept"):
         assert col in tr.columns
     np.testing.assert_array_equal(tr.t, np.arange(1, len(X) + 1))
@@ -380,12 +380,12 @@ def test_bad_model_files():
         ("C", lambda a: a.__setitem__(0, 0.0), "node count below 1"),
         ("sig", lambda a: a.__setitem__(0, -0.1), "bandwidth that is not a positive"),
         ("sig", lambda a: a.__setitem__(0, 0.9), "outside"),
-        ("fscal", lambda a: a.__setitem__(K_.F_SIGSUM, a[K_.F_SIGSUM] + 1e-9), "sum of the bandwidths"),
+        ("fscal", lambda a: a.__setitem__(kernel.F_SIGSUM, a[kernel.F_SIGSUM] + 1e-9), "sum of the bandwidths"),
         ("dil", lambda a: a.__setitem__(0, a[0] + 1), "diligences"),
         ("err", lambda a: a.__setitem__(0, 2.0), "ErrCIM"),
         ("newedged", lambda a: a.__setitem__(0, 5), "new-edge flag"),
-        ("iscal", lambda a: a.__setitem__(K_.I_LAMBDA, 7), "parameters"),
-        ("iscal", lambda a: a.__setitem__(K_.I_K, 0), "inconsistent"),
+        ("iscal", lambda a: a.__setitem__(kernel.I_LAMBDA, 7), "parameters"),
+        ("iscal", lambda a: a.__setitem__(kernel.I_K, 0), "inconsistent"),
         ("ids", lambda a: a.__setitem__(1, a[0]), "ids"),
         ("Y", lambda a: a.__setitem__((0, 0), np.inf), "not finite"),
     ):
@@ -413,11 +413,11 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     out = tmp_path / "plain.npz"
     code = (
         "import numpy as np, cae._jit as j\n"
-        "from cae.baselines.tca import TCA\n"
+        "from cae.algorithms.tca import TCA\n"
         "assert not j.HAVE_NUMBA\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         f"TCA(100, 0.3).fit(X).save({str(out)!r})\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, CAE_DISABLE_NUMBA="1"), cwd=ROOT)
-    assert K_.HAVE_NUMBA
+    assert kernel.HAVE_NUMBA
     assert_same_model(TCA(100, 0.3).fit(X), TCA.load(out))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import compare as cmp
+from . import against_paper as cmp
 from . import figures
 from .protocol import (
     PAPER_SYNTHETIC_STATIONARY, dataset_files, lambda_job, parse_algorithms, realworld_job, runtime_job, synthetic_job,
@@ -169,7 +169,7 @@ def do_paper(a):
         if quick:  # a few small datasets: the paper's quick ones where present, else the two smallest files
             files = [f for f in files if f.stem in QUICK_NAMES] or sorted(files, key=lambda f: f.stat().st_size)[:2]
     elif quick:  # a fresh machine without ../shared: the built-in Iris is the paper's Iris
-        from ..datasets import load_builtin
+        from ..data import load_builtin
 
         files = [load_builtin("iris")]
         print(f"{folder} is absent: the quick run uses the built-in Iris only", file=sys.stderr)

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .compare import ALGORITHM_ORDER
+from .against_paper import ALGORITHM_ORDER
 from .stats import cliques
 
 __all__ = ["lambda_validity_figure", "comparison_heatmap", "cd_diagram", "standalone_html", "write_plotlyjs"]

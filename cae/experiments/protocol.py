@@ -37,16 +37,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..csvio import scale
-from ..datasets import (
+from ..data.csvio import scale
+from ..data import (
     NOISE_LABEL, Dataset, class_incremental_stream, load_labelled_csv, make_paper2d, nonstationary_stream,
     stationary_stream,
 )
 from ..evaluation import ari, nmi
-from ..model import CAE
+from ..algorithms import CAE
 from ..presets import dataset_key
 from ..registry import ALGORITHMS
-from ..workbench import continual_run
+from ..evaluation import continual_run
 
 __all__ = ["variant_label", "parse_algorithms", "make_model", "synthetic_job", "realworld_job", "lambda_job",
            "runtime_job", "load_dataset", "PAPER_SYNTHETIC_STATIONARY"]
@@ -139,7 +139,7 @@ def _read_csv_dataset(path):
 
 
 def load_dataset(source, scaling="minmax"):
-    """A CSV path (features, then ``label``) or a :class:`~cae.datasets.Dataset`, scaled (a copy).
+    """A CSV path (features, then ``label``) or a :class:`~cae.data.Dataset`, scaled (a copy).
 
     The dataset is named by the paper's name where it is one of the paper's (``segment`` ->
     ``Image Segmentation``).

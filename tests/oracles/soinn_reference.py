@@ -14,7 +14,7 @@ values at 100 (i - 0.5)/n. Indices are 0-based here; where the reference adds
 1-based indices (``deleteNodes``) we add ``index + 1``.
 
 Two places where the reference cannot run, handled as our kernel does
-(both marked [fix] in :mod:`cae.baselines.soinn_plus`): ``max`` of an empty
+(both marked [fix] in :mod:`cae.algorithms.soinn_plus`): ``max`` of an empty
 set in the linking rule (we link), and the undefined ``setBond`` (skipped).
 Fields the learning never reads (``trackInput``, ``curNodeTh``) are left out.
 """

@@ -7,7 +7,7 @@ entry per node, a dense adjacency matrix ``edge``, a full stable sort of the CIM
 Indices are 0-based here. :meth:`ReferenceTCA.learn` is the body of the reference's loop over
 samples; :meth:`ReferenceTCA.end_of_call` is what follows the loop.
 
-Nothing here is shared with ``cae.baselines._tca_kernel``; ``tests/test_tca.py`` runs both on the
+Nothing here is shared with ``cae.algorithms._tca_kernel``; ``tests/test_tca.py`` runs both on the
 same streams and compares them after every step. Arithmetic is IEEE float64 with warnings off, as in
 MATLAB (0/0 is NaN, x/0 is +-Inf, and comparisons with NaN are false). Sums (``sum``/``mean``) run in
 index order (``np.cumsum``), the choice the kernel makes too (MATLAB's order for long vectors is not
@@ -15,7 +15,7 @@ documented). ``knnsearch`` is read as: the k smallest squared Euclidean distance
 to the lower index, at most as many as there are nodes.
 
 Where the reference cannot run, this transcription does what the kernel's documented fixes do
-(``cae/baselines/tca.py``, the items marked [fix]):
+(``cae/algorithms/tca.py``, the items marked [fix]):
 
 - the sample number in ``mod(sampleNum, Lambda)`` is cumulative over calls (``self.t``);
 - a resonating candidate that is the last in CIM order has no s2 (the reference reads past the end);

@@ -1,4 +1,4 @@
-"""cae.animation: a run as a self-contained animated HTML file, and a run's trace as CSV."""
+"""cae.app.slides: a run as a self-contained animated HTML file, and a run's trace as CSV."""
 
 import base64
 import io
@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 
 from cae import CAE
-from cae.animation import (
+from cae.app.slides import (
     MAX_FRAMES, Frame, animation_figure, animation_html, build_animation, export_playground, frame_steps, record_frames,
     traces_csv,
 )
-from cae.datasets import make_drift_stream, make_paper2d, nonstationary_stream
-from cae.playground import Playground
+from cae.data import make_drift_stream, make_paper2d, nonstationary_stream
+from cae.app.stepper import Stepper
 from cae.registry import make_algorithm
 
 
@@ -274,7 +274,7 @@ def test_build_animation_from_a_stream_or_an_array():
 
 
 def test_export_playground():
-    pg = Playground(make_drift_stream("recurring", n=800, seed=1), model_factory=lambda: make_algorithm("TCA"))
+    pg = Stepper(make_drift_stream("recurring", n=800, seed=1), model_factory=lambda: make_algorithm("TCA"))
     with pytest.raises(ValueError, match="step it past t_start"):
         export_playground(pg, 0, n_frames=5)
     pg.step(700)
@@ -295,7 +295,7 @@ def test_export_playground():
 
 # ------------------------------------------------------------------- traces
 def test_traces_csv_round_trips():
-    pg = Playground(make_drift_stream("switch", n=500, seed=0))
+    pg = Stepper(make_drift_stream("switch", n=500, seed=0))
     pg.step(400)
     raw = traces_csv(pg.trace_so_far, pg.columns)
     back = pd.read_csv(io.BytesIO(raw))

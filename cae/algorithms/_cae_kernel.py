@@ -7,11 +7,11 @@ ordinary Python and give bit-identical results, only slower. There is no
 second "fast path": :class:`cae.CAE` calls :func:`run`, which loops over rows
 and calls :func:`step`, both for ``fit`` and for ``learn_one``.
 
-State lives in preallocated arrays (see :mod:`cae._state`); the scalars are
+State lives in preallocated arrays (see :mod:`cae.algorithms._cae_network`); the scalars are
 kept in two small arrays ``iscal`` (integers) and ``fscal`` (floats) indexed
 by the constants below. Each step also writes what it did into the record
 scratch buffers ``ri``/``rf`` and a few id lists, which
-:meth:`cae.CAE.learn_one` turns into a :class:`cae.StepRecord`.
+:meth:`cae.CAE.learn_one` turns into a :class:`cae.CAEStepRecord`.
 
 Floating-point conventions follow the authors' reference: CIM is
 ``sqrt(1 - mean_j exp(-(x_j - y_j)**2 / (2 sigma**2)))``; the winner's update
@@ -22,9 +22,9 @@ import math
 
 import numpy as np
 
-from ._graph import (compact_graph, compact_rows, components, connect, find_slot, plan_compaction,  # noqa: F401
+from .._graph import (compact_graph, compact_rows, components, connect, find_slot, plan_compaction,  # noqa: F401
                      remove_slot)
-from ._jit import HAVE_NUMBA, jit  # noqa: F401
+from .._jit import HAVE_NUMBA, jit  # noqa: F401
 
 
 N_INIT = 10  # samples used for sigma_init [ref]
@@ -66,38 +66,38 @@ N_FSCAL = 6
 DIV_LU_MAX = 128
 
 # ---- record scratch (ri / rf) ------------------------------------------------
-R_CASE = 0
-R_S1 = 1
-R_S2 = 2
-R_NEWROW = 3  # row of the created node, -1 if none
-R_NEWID = 4
-R_LAMFIXED = 5  # 1 when lambda was estimated at this step
-R_SETUP = 6  # 1 when the threshold set-up ran at this step
-R_EDGE = 7  # 0 no s1-s2 edge change, 1 created, 2 age reset
-R_NAGED = 8
-R_NDELETED = 9
-R_NSWEPT = 10
-R_NMOVED = 11
-R_S1ID = 12
-R_S2ID = 13
-R_NCLUSTERS = 14  # -1 unless tracking
-R_NALPHA = 15
+RI_CASE = 0
+RI_S1 = 1
+RI_S2 = 2
+RI_NEWROW = 3  # row of the created node, -1 if none
+RI_NEWID = 4
+RI_LAMFIXED = 5  # 1 when lambda was estimated at this step
+RI_SETUP = 6  # 1 when the threshold set-up ran at this step
+RI_EDGE = 7  # 0 no s1-s2 edge change, 1 created, 2 age reset
+RI_NAGED = 8
+RI_NDELETED = 9
+RI_NSWEPT = 10
+RI_NMOVED = 11
+RI_S1ID = 12
+RI_S2ID = 13
+RI_NCLUSTERS = 14  # -1 unless tracking
+RI_NALPHA = 15
 N_RI = 16
 
-Q_V1 = 0
-Q_V2 = 1
-Q_THRESHOLD = 2
-Q_AMAX = 3
-Q_D = 4
-Q_MEDIAN = 5
-Q_Q1 = 6
-Q_Q3 = 7
-Q_ATHR = 8
-Q_RATIO = 9
-Q_NEWSIGMA = 10
-Q_SIGMA = 11  # mean bandwidth used for the winner search
-Q_SIGMA0 = 12  # sigma0 of a threshold set-up
-Q_MEANDEL_BEFORE = 13
+RF_V1 = 0
+RF_V2 = 1
+RF_THRESHOLD = 2
+RF_AMAX = 3
+RF_D = 4
+RF_MEDIAN = 5
+RF_Q1 = 6
+RF_Q3 = 7
+RF_ATHR = 8
+RF_RATIO = 9
+RF_NEWSIGMA = 10
+RF_SIGMA = 11  # mean bandwidth used for the winner search
+RF_SIGMA0 = 12  # sigma0 of a threshold set-up
+RF_MEANDEL_BEFORE = 13
 N_RF = 14
 
 # status codes returned by run()
@@ -397,8 +397,8 @@ def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
         acc += best
     fscal[F_V] = acc / m
     iscal[I_VSET] = 1
-    rf[Q_SIGMA0] = sigma0
-    ri[R_SETUP] = 1
+    rf[RF_SIGMA0] = sigma0
+    ri[RI_SETUP] = 1
 
 
 @jit
@@ -414,8 +414,8 @@ def add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri):
     deg[K] = 0
     iscal[I_K] = K + 1
     iscal[I_SIG_STALE] = 1
-    ri[R_NEWROW] = K
-    ri[R_NEWID] = ids[K]
+    ri[RI_NEWROW] = K
+    ri[RI_NEWID] = ids[K]
     return K
 
 
@@ -433,14 +433,14 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
         ri[i] = 0
     for i in range(rf.shape[0]):
         rf[i] = math.nan
-    ri[R_S1] = -1
-    ri[R_S2] = -1
-    ri[R_NEWROW] = -1
-    ri[R_NEWID] = -1
-    ri[R_S1ID] = -1
-    ri[R_S2ID] = -1
-    ri[R_NCLUSTERS] = -1
-    rf[Q_MEANDEL_BEFORE] = fscal[F_MEANDEL]
+    ri[RI_S1] = -1
+    ri[RI_S2] = -1
+    ri[RI_NEWROW] = -1
+    ri[RI_NEWID] = -1
+    ri[RI_S1ID] = -1
+    ri[RI_S2ID] = -1
+    ri[RI_NCLUSTERS] = -1
+    rf[RF_MEANDEL_BEFORE] = fscal[F_MEANDEL]
 
     # -- sigma_init from the first N_INIT samples of the stream [ref]
     if iscal[I_NFIRST] < N_INIT:
@@ -455,7 +455,7 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
     n_active = iscal[I_NACTIVE]
     initial = iscal[I_VSET] == 0 or K < n_active
     if initial:
-        ri[R_CASE] = 0
+        ri[RI_CASE] = 0
         add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
         K = K + 1
         if iscal[I_VSET] == 0 and iscal[I_FIXED_LAMBDA] == 0 and iscal[I_NACTIVE] == 0:
@@ -463,11 +463,11 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             s0 = fscal[F_SIGINIT]
             if not math.isnan(s0):
                 D = diversity(Y, K, s0, R, iscal, fscal)
-                rf[Q_D] = D
+                rf[RF_D] = D
                 if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
                     iscal[I_NACTIVE] = K
                     iscal[I_LAMBDA] = 2 * K
-                    ri[R_LAMFIXED] = 1
+                    ri[RI_LAMFIXED] = 1
         n_active = iscal[I_NACTIVE]
         if n_active > 0 and K == n_active:
             threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri)
@@ -477,24 +477,24 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             fscal[F_MEANSIG] = mean_sigma(sig, K)
             iscal[I_SIG_STALE] = 0
         sigma = fscal[F_MEANSIG]
-        rf[Q_SIGMA] = sigma
+        rf[RF_SIGMA] = sigma
         s1, v1, s2, v2 = winners(X, xi, Y, K, sigma, dist2, True)
-        ri[R_S1] = s1
-        ri[R_S2] = s2
-        ri[R_S1ID] = ids[s1]
-        ri[R_S2ID] = ids[s2]
-        rf[Q_V1] = v1
-        rf[Q_V2] = v2
+        ri[RI_S1] = s1
+        ri[RI_S2] = s2
+        ri[RI_S1ID] = ids[s1]
+        ri[RI_S2ID] = ids[s2]
+        rf[RF_V1] = v1
+        rf[RF_V2] = v2
         if V < v1:  # Case I: a new node
-            ri[R_CASE] = 1
+            ri[RI_CASE] = 1
             row = add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
             K = K + 1
             order = recency_order(stamp, K)
             sig[row] = silverman(Y, order, min(K, n_active), d)
-            rf[Q_NEWSIGMA] = sig[row]
+            rf[RF_NEWSIGMA] = sig[row]
         else:
             case3 = v2 <= V
-            ri[R_CASE] = 3 if case3 else 2
+            ri[RI_CASE] = 3 if case3 else 2
             # winner update
             moved_ids[0] = ids[s1]
             for j in range(d):
@@ -515,7 +515,7 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                 age[b, q] += 1
                 aged_ids[p] = ids[b]
                 aged_ages[p] = age[s1, p]
-            ri[R_NAGED] = na
+            ri[RI_NAGED] = na
             if case3:
                 for p in range(deg[s1]):
                     b = nbr[s1, p]
@@ -531,15 +531,15 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                     age[s1, p] = 1
                     q = find_slot(nbr, deg, s2, s1)
                     age[s2, q] = 1
-                    ri[R_EDGE] = 2
+                    ri[RI_EDGE] = 2
                 else:
                     iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
                     iscal[I_E] += 1
-                    ri[R_EDGE] = 1
-            ri[R_NMOVED] = nmoved
+                    ri[RI_EDGE] = 1
+            ri[RI_NMOVED] = nmoved
             # edge deletion around s1 (Tukey's hinges [ref])
             n = deg[s1]
-            ri[R_NALPHA] = n
+            ri[RI_NALPHA] = n
             for p in range(n):
                 alpha_ids[p] = ids[nbr[s1, p]]
                 alpha_ages[p] = age[s1, p]
@@ -553,7 +553,7 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                         q -= 1
                     srt[q] = v
                 med = median_sorted(srt, n)
-                rf[Q_MEDIAN] = med
+                rf[RF_MEDIAN] = med
                 nlo = 0
                 while nlo < n and srt[nlo] < med:
                     nlo += 1
@@ -567,18 +567,18 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                     a_thr = q3 + (q3 - q1)
                     ndel = iscal[I_NDEL]
                     ratio = ndel / (ndel + n)
-                    rf[Q_Q1] = q1
-                    rf[Q_Q3] = q3
-                    rf[Q_ATHR] = a_thr
-                    rf[Q_RATIO] = ratio
+                    rf[RF_Q1] = q1
+                    rf[RF_Q3] = q3
+                    rf[RF_ATHR] = a_thr
+                    rf[RF_RATIO] = ratio
                     if math.isnan(fscal[F_FIXED_AMAX]):
                         a_max = fscal[F_MEANDEL] * ratio + a_thr * (1.0 - ratio)
                     else:
                         a_max = fscal[F_FIXED_AMAX]
-                    rf[Q_AMAX] = a_max
+                    rf[RF_AMAX] = a_max
                 elif not math.isnan(fscal[F_FIXED_AMAX]):
                     a_max = fscal[F_FIXED_AMAX]
-                    rf[Q_AMAX] = a_max
+                    rf[RF_AMAX] = a_max
                 else:
                     a_max = math.inf
                 if a_max < math.inf:
@@ -603,7 +603,7 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
                         iscal[I_NDEL] = ndel + nd
                         fscal[F_MEANDEL] = numer / (ndel + nd)
                         iscal[I_E] -= nd
-                    ri[R_NDELETED] = nd
+                    ri[RI_NDELETED] = nd
 
     # -- isolated-node deletion every lambda samples
     lam = iscal[I_LAMBDA]
@@ -629,11 +629,11 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             compact_graph(nbr, age, deg, labels, n_old)
             iscal[I_K] = K
             iscal[I_SIG_STALE] = 1
-        ri[R_NSWEPT] = nsw
+        ri[RI_NSWEPT] = nsw
 
-    rf[Q_THRESHOLD] = fscal[F_V]
+    rf[RF_THRESHOLD] = fscal[F_V]
     if track:
-        ri[R_NCLUSTERS] = components(nbr, deg, K, labels)
+        ri[RI_NCLUSTERS] = components(nbr, deg, K, labels)
     return 0
 
 
@@ -673,24 +673,24 @@ TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "threshold", "
 @jit
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
-    trace[i, 1] = ri[R_CASE]
+    trace[i, 1] = ri[RI_CASE]
     trace[i, 2] = iscal[I_K]
     trace[i, 3] = iscal[I_E]
-    trace[i, 4] = ri[R_NCLUSTERS]
+    trace[i, 4] = ri[RI_NCLUSTERS]
     trace[i, 5] = fscal[F_V]
     trace[i, 6] = iscal[I_LAMBDA] if iscal[I_LAMBDA] > 0 else math.nan
     trace[i, 7] = iscal[I_NACTIVE] if iscal[I_NACTIVE] > 0 else math.nan
-    trace[i, 8] = rf[Q_D]
-    trace[i, 9] = rf[Q_AMAX]
+    trace[i, 8] = rf[RF_D]
+    trace[i, 9] = rf[RF_AMAX]
     trace[i, 10] = fscal[F_MEANDEL]
-    trace[i, 11] = ri[R_NSWEPT]
-    trace[i, 12] = ri[R_SETUP]
-    trace[i, 13] = ri[R_LAMFIXED]
-    trace[i, 14] = ri[R_S1]
-    trace[i, 15] = ri[R_S2]
-    trace[i, 16] = rf[Q_V1]
-    trace[i, 17] = rf[Q_V2]
-    trace[i, 18] = ri[R_NDELETED]
+    trace[i, 11] = ri[RI_NSWEPT]
+    trace[i, 12] = ri[RI_SETUP]
+    trace[i, 13] = ri[RI_LAMFIXED]
+    trace[i, 14] = ri[RI_S1]
+    trace[i, 15] = ri[RI_S2]
+    trace[i, 16] = rf[RF_V1]
+    trace[i, 17] = rf[RF_V2]
+    trace[i, 18] = ri[RI_NDELETED]
 
 
 @jit

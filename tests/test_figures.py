@@ -3,14 +3,15 @@
 import numpy as np
 import pytest
 
-from cae import CAE, viz
-from cae.datasets import make_paper2d, nonstationary_stream
-from cae.playground import TRACE_COLUMNS, Playground
+from cae import CAE
+from cae.app import figures as viz
+from cae.data import make_paper2d, nonstationary_stream
+from cae.app.stepper import TRACE_COLUMNS, Stepper
 
 
 @pytest.fixture(scope="module")
 def pg():
-    p = Playground(nonstationary_stream(make_paper2d(400, seed=0), seed=0))
+    p = Stepper(nonstationary_stream(make_paper2d(400, seed=0), seed=0))
     p.step(1500)
     while p.record.case != 3:
         p.step(1)
@@ -105,7 +106,7 @@ def test_empty_model_figure():
 def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     import xml.etree.ElementTree as ET
 
-    from cae.datasets import HOME_MODEL, home_stream
+    from cae.data import HOME_MODEL, home_stream
     from conftest import ROOT
 
     model = viz.saved_network(ROOT / "sample_data" / HOME_MODEL)

@@ -6,8 +6,8 @@ code; the paper's grid varies exactly λ and a_max, which is the legacy mode
 ``SoinnPlus.m`` (repository ``ChayutDev/SOINNPlus``, commit
 ``0911eb434f5150741c6e8425597194ab0fa96182``; options ``'lambda'``, default
 300, and ``'ageMax'``, default 50). This estimator is that mode: the same
-kernel (:mod:`cae.baselines._soinn_kernel`), state and step record as
-:class:`cae.baselines.soinn_plus.SOINNPlus`, with the two legacy handlers:
+kernel (:mod:`cae.algorithms._soinn_kernel`), state and step record as
+:class:`cae.algorithms.soinn_plus.SOINNPlus`, with the two legacy handlers:
 
 - edge deletion (``deleteOldEdges_Original``): after s1's edges age, every
   edge of s1 whose value exceeds a_max + 1 is deleted (the value is 1 when an
@@ -19,7 +19,7 @@ kernel (:mod:`cae.baselines._soinn_kernel`), state and step record as
 
 Everything else (winners, similarity thresholds, trust-based linking, the
 movement rates) is SOINN+'s. The differences from the reference and its
-quirks are listed in :mod:`cae.baselines.soinn_plus`; those specific to
+quirks are listed in :mod:`cae.algorithms.soinn_plus`; those specific to
 this mode: **[fix]** the reference's edge deletion calls ``setBond``, which
 the class does not define (so it could not run as written), and we skip the
 call, the edge being already removed; **[ref]** the nodes it removes add the
@@ -57,7 +57,7 @@ class ASOINN(_SoinnBase):
     Attributes
     ----------
     nodes_, node_ids_, win_counts_, last_win_steps_, creation_steps_, unutilities_ : ndarray
-        As in :class:`cae.baselines.soinn_plus.SOINNPlus`.
+        As in :class:`cae.algorithms.soinn_plus.SOINNPlus`.
     edges_, edge_ages_, node_labels_, n_clusters_ :
         The graph and its connected components.
     n_links_created_, link_threshold_mean_, link_threshold_m2_ :
@@ -72,7 +72,7 @@ class ASOINN(_SoinnBase):
     Examples
     --------
     >>> import numpy as np
-    >>> from cae.baselines.asoinn import ASOINN
+    >>> from cae.algorithms.asoinn import ASOINN
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 0.05, (300, 2)), rng.normal(1, 0.05, (300, 2))])
     >>> X = X[rng.permutation(len(X))]

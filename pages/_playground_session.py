@@ -1,69 +1,20 @@
-"""Streamlit glue shared by the pages: widgets in, package calls, nothing algorithmic."""
+"""The Playground's session state: its configuration widgets, the run (a :class:`cae.app.stepper.Stepper`)
+kept per browser session, its main view, and lesson links in and out of the URL.
+
+The Playground and Explain pages share it (Explain reads the Playground's run). Only light modules at
+import time (app.py imports this before the home page is drawn).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-# Only light modules here (no scikit-learn): app.py imports this before the home page is drawn. The
-# pages import cae.viz, cae.playground and cae.registry where they use them.
-from cae.datasets import (
-    DRIFT_STREAMS, class_incremental_stream, make_circles2d, make_drift_stream, make_moons2d, make_paper2d,
-    nonstationary_stream, stationary_stream,
-)
-from cae.lesson import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
+from cae.app.lesson_links import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
+from cae.app.streams import SOURCES, make_stream
 
-# Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
-# server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
-# process. Every page calls ensure_entrypoint() first: if app.py has not run in this process, it
-# calls st.navigation once (which switches the process to the st.navigation mode) and reruns, so
-# the same URL then goes through app.py.
-ENTRYPOINT_SEEN = False
-
-
-def kernel_notice():
-    """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out)."""
-    from cae import _jit
-
-    if _jit.status() == "preparing":
-        st.sidebar.caption(":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
-                           "Until it is ready everything works, but long runs are about 100× slower.")
-
-
-def slow_hint():
-    """A few words for progress texts while the compiled kernels are not ready yet ("" once they are)."""
-    from cae import _jit
-
-    return " — plain Python until the fast kernel is ready (once per machine)" if _jit.status() == "preparing" else ""
-
-
-def ensure_entrypoint(page_file):
-    if not ENTRYPOINT_SEEN:
-        # a throw-away home page plus this page, so that this page's URL still resolves
-        st.navigation([st.Page(lambda: None, title="Home", default=True), st.Page(page_file)], position="hidden")
-        st.rerun()
-
-
-SOURCES = {
-    "paper2d-ns": "Paper 2-D · non-stationary (stream #1 → #6)",
-    "paper2d-st": "Paper 2-D · stationary (random order)",
-    "moons": "Two moons · class by class",
-    "circles": "Two circles · class by class",
-    **{f"drift-{k}": f"Drift · {title}" for k, (title, _) in DRIFT_STREAMS.items()},
-}
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 PRESET_PAPER = dict(DEFAULT_CFG)
-
-
-def make_stream(cfg):
-    src, n, noise, seed = cfg["source"], int(cfg["n_per_class"]), float(cfg["noise"]), int(cfg["seed"])
-    if src.startswith("paper2d"):
-        data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
-        return nonstationary_stream(data, seed=seed) if src == "paper2d-ns" else stationary_stream(data, seed=seed)
-    if src.startswith("drift-"):  # n class samples per class present (two at a time): 2n in all
-        return make_drift_stream(src[len("drift-"):], n=2 * n, noise_fraction=noise, seed=seed)
-    maker = make_moons2d if src == "moons" else make_circles2d
-    return class_incremental_stream(maker(n=2 * n, noise_fraction=noise, seed=seed), seed=seed)
 
 
 def cfg_key(cfg):
@@ -102,9 +53,9 @@ def get_playground(cfg):
     """This session's playground, rebuilt when the data or algorithm settings change."""
     key = cfg_key(cfg)
     if st.session_state.get("pg_key") != key or "pg" not in st.session_state:
-        from cae.playground import Playground
+        from cae.app.stepper import Stepper
 
-        st.session_state.pg = Playground(make_stream(cfg), **algo_params(cfg))
+        st.session_state.pg = Stepper(make_stream(cfg), **algo_params(cfg))
         st.session_state.pg_key = key
         st.session_state.pop("traces_fig", None)
     return st.session_state.pg
@@ -127,72 +78,12 @@ def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth
     idx = np.linspace(0, t - 1, min(t, 5000)).round().astype(int) if t else np.zeros(0, int)
     if current is None and t:
         current = X[t - 1]
-    from cae import viz
+    from cae.app import figures
 
-    return viz.network_figure(model, X[idx], X[max(0, t - window):t], current,
+    return figures.network_figure(model, X[idx], X[max(0, t - window):t], current,
                               pg.record if record is None else (record or None), bounds=bounds_of(X),
                               show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height,
                               highlight=highlight, current_name=current_name)
-
-
-def render_blocks(blocks):
-    """Show explanation blocks (our own text and numbers; nothing from a file)."""
-    for kind, content in blocks:
-        if kind == "md":
-            st.markdown(content)
-        elif kind == "latex":
-            st.latex(content)
-        elif kind == "table":
-            st.dataframe(content, hide_index=True)
-        elif kind == "heatmap":
-            st.caption("The diversity matrix R of the nodes so far")
-            from cae import viz
-
-            st.plotly_chart(viz.diversity_heatmap(content), key="diversity_heatmap")
-
-
-def algorithm_picker(prefix, container=None, dataset=None, environment="stationary", default="CAE"):
-    """An algorithm chooser with its parameter widgets; returns ``(name, params)``.
-
-    With ``dataset`` (a paper dataset name or file stem, or "synthetic"), a
-    *Paper's setting* button fills in the paper's grid-searched values for it.
-    """
-    from cae.registry import ALGORITHMS
-
-    box = st if container is None else container
-    names = list(ALGORITHMS)
-    algo = box.selectbox("Algorithm", names, index=names.index(default), key=f"w_{prefix}_algo",
-                         help="  \n".join(f"**{a.name}** — {a.description}" for a in ALGORITHMS.values()))
-    spec = ALGORITHMS[algo]
-    params = {}
-    if not spec.params:
-        return algo, params
-    setting = None
-    if dataset is not None:
-        try:
-            setting = spec.paper_setting(dataset, environment)
-        except KeyError:
-            setting = None
-    cols = box.columns(len(spec.params) + (1 if setting else 0))
-    for col, p in zip(cols, spec.params):
-        key = f"w_{prefix}_{algo}_{p.name}"
-        value = st.session_state.get(key, p.default)
-        if p.kind == "int":
-            st.session_state[key] = int(value)
-            kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
-        else:
-            st.session_state[key] = float(value)
-            kw = dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
-        params[p.name] = col.number_input(p.label, key=key, help=p.help, **kw)
-    if setting:
-        def _use():
-            for name, v in setting.items():
-                st.session_state[f"w_{prefix}_{algo}_{name}"] = v
-
-        cols[-1].button("Paper's setting", key=f"b_{prefix}_{algo}_paper", on_click=_use,
-                        help=f"The paper's grid-searched values for this dataset ({environment}): "
-                             + ", ".join(f"{k} = {v:g}" for k, v in setting.items()))
-    return algo, params
 
 
 # ------------------------------------------------------------------ lesson links
@@ -305,12 +196,3 @@ def lesson_link(q, page="playground"):
     except Exception:  # noqa: BLE001 - AppTest and old servers have no URL
         base = ""
     return (base or f"http://localhost:8501/{page}") + "?" + urlencode(q)
-
-
-def show_notices(notices):
-    """The notices of a lesson link (their fragments of the URL escaped: shown as text, never rendered)."""
-    from cae.csvio import escape_markdown
-
-    if notices:
-        st.warning("Some values in this link could not be used:\n"
-                   + "\n".join(f"- {escape_markdown(n)}" for n in notices))

@@ -1,7 +1,7 @@
-"""The one implementation of TCA's per-sample step (see :mod:`cae.baselines.tca` for the algorithm).
+"""The one implementation of TCA's per-sample step (see :mod:`cae.algorithms.tca` for the algorithm).
 
 Plain loops over preallocated arrays, compiled by :func:`cae._jit.jit` (or run
-as ordinary Python, bit-identically). :class:`cae.baselines.tca.TCA` calls
+as ordinary Python, bit-identically). :class:`cae.algorithms.tca.TCA` calls
 :func:`run` for every way of learning (``fit``, ``partial_fit``, ``learn_one``,
 ``learn_many``, ``learn_traced``) and :func:`end_of_call` from ``end_batch``.
 
@@ -40,38 +40,38 @@ F_SIGSUM = 1  # sum of sig[:K] in row order
 N_FSCAL = 2
 
 # ---- record scratch (ri / rf) ------------------------------------------------
-R_CASE = 0  # 1 new node (no node near), 2 resonance, 3 new node (every candidate failed)
-R_S1 = 1  # row of the resonating node (-1 if none)
-R_S2 = 2  # row of the node after it in CIM order (-1 if none was looked at)
-R_S1ID = 3
-R_S2ID = 4
-R_NEWROW = 5  # row of the created node, -1 if none
-R_NEWID = 6
-R_NCLOSE = 7  # NstateCIM: nodes with CIM(x, w, mean sigma) <= mean sigma
-R_NCAND = 8  # candidates tried
-R_EDGE = 9  # 0 no edge set, 1 s1-s2 created, 2 s1-s2 was already there
-R_RECON = 10  # 1 when the topology reconstruction ran at this step
-R_NDEL_ISO = 11  # nodes deleted as isolated
-R_NDEL_ERR = 12  # nodes deleted by ErrCIM
-R_NEDGES_DEL = 13  # edges deleted (with ErrCIM-deleted nodes or as intersecting)
-R_NEDGES_X = 14  # of which deleted as intersecting
-R_ADAPT = 15  # 1 when the bandwidths were adapted (and the diligences reset)
-R_NSIGCHG = 16  # bandwidths changed by the adaptation
-R_NKNN = 17  # neighbours averaged for a case-3 node
-R_NCLUSTERS = 18  # -1 unless tracking
-R_DILRESET = 19  # 1 when the diligences were reset (case 3 or adaptation)
+RI_CASE = 0  # 1 new node (no node near), 2 resonance, 3 new node (every candidate failed)
+RI_S1 = 1  # row of the resonating node (-1 if none)
+RI_S2 = 2  # row of the node after it in CIM order (-1 if none was looked at)
+RI_S1ID = 3
+RI_S2ID = 4
+RI_NEWROW = 5  # row of the created node, -1 if none
+RI_NEWID = 6
+RI_NCLOSE = 7  # NstateCIM: nodes with CIM(x, w, mean sigma) <= mean sigma
+RI_NCAND = 8  # candidates tried
+RI_EDGE = 9  # 0 no edge set, 1 s1-s2 created, 2 s1-s2 was already there
+RI_RECON = 10  # 1 when the topology reconstruction ran at this step
+RI_NDEL_ISO = 11  # nodes deleted as isolated
+RI_NDEL_ERR = 12  # nodes deleted by ErrCIM
+RI_NEDGES_DEL = 13  # edges deleted (with ErrCIM-deleted nodes or as intersecting)
+RI_NEDGES_X = 14  # of which deleted as intersecting
+RI_ADAPT = 15  # 1 when the bandwidths were adapted (and the diligences reset)
+RI_NSIGCHG = 16  # bandwidths changed by the adaptation
+RI_NKNN = 17  # neighbours averaged for a case-3 node
+RI_NCLUSTERS = 18  # -1 unless tracking
+RI_DILRESET = 19  # 1 when the diligences were reset (case 3 or adaptation)
 N_RI = 20
 
-Q_MEANSIG = 0  # mean sigma used for this sample (NaN for the first node)
-Q_CIM_S1 = 1  # CIM(x, w_s1, mean sigma): s1's sort key
-Q_RES_CIM = 2  # CIM(x, w_s1', sigma_s1): the vigilance test that resonated
-Q_CIM_S2 = 3  # CIM(x, w_s2, sigma_s2): the edge test
-Q_NEWSIG = 4  # the new node's sigma
-Q_NEWCOUNT = 5  # the new node's count
-Q_ERRTHR = 6  # 2 mean sigma of the ErrCIM deletion
-Q_XSIGMA = 7  # the mean sigma of the intersection test
-Q_MEANDIL = 8  # mean diligence after the step (before a reset)
-Q_CND = 9  # cnd of the adaptation test
+RF_MEANSIG = 0  # mean sigma used for this sample (NaN for the first node)
+RF_CIM_S1 = 1  # CIM(x, w_s1, mean sigma): s1's sort key
+RF_RES_CIM = 2  # CIM(x, w_s1', sigma_s1): the vigilance test that resonated
+RF_CIM_S2 = 3  # CIM(x, w_s2, sigma_s2): the edge test
+RF_NEWSIG = 4  # the new node's sigma
+RF_NEWCOUNT = 5  # the new node's count
+RF_ERRTHR = 6  # 2 mean sigma of the ErrCIM deletion
+RF_XSIGMA = 7  # the mean sigma of the intersection test
+RF_MEANDIL = 8  # mean diligence after the step (before a reset)
+RF_CND = 9  # cnd of the adaptation test
 N_RF = 10
 
 DONE = -1
@@ -225,8 +225,8 @@ def append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, co
     iscal[I_K] = K + 1
     iscal[I_DILSUM] += 1
     fscal[F_SIGSUM] += sigma  # the row-order sum, extended by one term
-    ri[R_NEWROW] = K
-    ri[R_NEWID] = ids[K]
+    ri[RI_NEWROW] = K
+    ri[RI_NEWID] = ids[K]
     return K
 
 
@@ -292,15 +292,15 @@ def delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2
                             u, v = dn, b
                         if disconnect(nbr, age, deg, u, v):
                             iscal[I_E] -= 1
-                            r = ri[R_NEDGES_DEL]
+                            r = ri[RI_NEDGES_DEL]
                             rec_edge_a[r] = ids[u]
                             rec_edge_b[r] = ids[v]
                             rec_edge_reason[r] = EDGE_INTERSECTION
-                            ri[R_NEDGES_DEL] = r + 1
+                            ri[RI_NEDGES_DEL] = r + 1
                             nx += 1
     for k in range(K):
         newedged[k] = 0
-    ri[R_NEDGES_X] += nx
+    ri[RI_NEDGES_X] += nx
 
 
 @jit
@@ -321,7 +321,7 @@ def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
         if mask[k]:
             n_iso += 1
     if n_iso > 0 and n_iso != K:
-        nd = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
+        nd = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
         for k in range(K):
             if mask[k]:
                 rec_node_ids[nd] = ids[k]
@@ -330,20 +330,20 @@ def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                     rec_node_pos[nd, j] = Y[k, j]
                 nd += 1
         delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
-        ri[R_NDEL_ISO] += n_iso
+        ri[RI_NDEL_ISO] += n_iso
         K = iscal[I_K]
         fscal[F_SIGSUM] = row_sum(sig, K)
     # -- nodes whose ErrCIM exceeds twice the mean bandwidth
     thr = fscal[F_SIGSUM] / K * 2.0
-    rf[Q_ERRTHR] = thr
+    rf[RF_ERRTHR] = thr
     n_err = 0
     for k in range(K):
         mask[k] = err[k] > thr
         if mask[k]:
             n_err += 1
     if n_err > 0 and n_err != K:
-        nd = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
-        ne = ri[R_NEDGES_DEL]
+        nd = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
+        ne = ri[RI_NEDGES_DEL]
         for k in range(K):
             if mask[k]:
                 rec_node_ids[nd] = ids[k]
@@ -359,13 +359,13 @@ def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                         rec_edge_reason[ne] = EDGE_NODE_DELETED
                         ne += 1
         lost = delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
-        ri[R_NDEL_ERR] += n_err
-        ri[R_NEDGES_DEL] += lost
+        ri[RI_NDEL_ERR] += n_err
+        ri[RI_NEDGES_DEL] += lost
         K = iscal[I_K]
         fscal[F_SIGSUM] = row_sum(sig, K)
     # -- crossing edges (features 1 and 2; a 1-feature stream has no plane [fix])
     sigma = fscal[F_SIGSUM] / K
-    rf[Q_XSIGMA] = sigma
+    rf[RF_XSIGMA] = sigma
     if d >= 2:
         delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2,
                              rec_edge_a, rec_edge_b, rec_edge_reason, ri)
@@ -461,7 +461,7 @@ def adapt_bandwidths(sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sor
                     rec_sig_before[nchg] = before
                     rec_sig_after[nchg] = sig[k]
                     nchg += 1
-    ri[R_NSIGCHG] = nchg
+    ri[RI_NSIGCHG] = nchg
 
 
 # ------------------------------------------------------------------ one sample
@@ -470,7 +470,7 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
          cims, dist2, heap, wbuf, mask, newrow, labels, grp, start, sortbuf, nb1, nb2,
          knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
          rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track):
-    """Learn the sample ``X[xi]`` (see :mod:`cae.baselines.tca`)."""
+    """Learn the sample ``X[xi]`` (see :mod:`cae.algorithms.tca`)."""
     d = X.shape[1]
     t = iscal[I_T] + 1
     iscal[I_T] = t
@@ -479,24 +479,24 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
         ri[i] = 0
     for i in range(rf.shape[0]):
         rf[i] = math.nan
-    ri[R_S1] = -1
-    ri[R_S2] = -1
-    ri[R_S1ID] = -1
-    ri[R_S2ID] = -1
-    ri[R_NEWROW] = -1
-    ri[R_NEWID] = -1
-    ri[R_NCLUSTERS] = -1
+    ri[RI_S1] = -1
+    ri[RI_S2] = -1
+    ri[RI_S1ID] = -1
+    ri[RI_S2ID] = -1
+    ri[RI_NEWROW] = -1
+    ri[RI_NEWID] = -1
+    ri[RI_NCLUSTERS] = -1
 
     if K == 0:  # the first node: sigma_init
-        ri[R_CASE] = 1
+        ri[RI_CASE] = 1
         s0 = fscal[F_SIGINIT]
         fscal[F_SIGSUM] = 0.0
         append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, s0, ri)
-        rf[Q_NEWSIG] = s0
-        rf[Q_NEWCOUNT] = 1.0
+        rf[RF_NEWSIG] = s0
+        rf[RF_NEWCOUNT] = 1.0
     else:
         sbar = fscal[F_SIGSUM] / K
-        rf[Q_MEANSIG] = sbar
+        rf[RF_MEANSIG] = sbar
         # -- CIM(x, every node, mean sigma); only nodes that can be within mean sigma are computed
         sq_dists(X, xi, Y, K, dist2)
         cut = cim_cut(d, sbar, sbar)
@@ -521,19 +521,19 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
             elif c < c2:
                 second = k
                 c2 = c
-        ri[R_NCLOSE] = nclose
+        ri[RI_NCLOSE] = nclose
         if nclose == 0:  # no node around x: a new node with the mean sigma
-            ri[R_CASE] = 1
+            ri[RI_CASE] = 1
             append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, sbar, ri)
-            rf[Q_NEWSIG] = sbar
-            rf[Q_NEWCOUNT] = 1.0
+            rf[RF_NEWSIG] = sbar
+            rf[RF_NEWCOUNT] = 1.0
         else:
             # -- walk the nodes in CIM order until one resonates
             cand = first
             pos = 1  # 1-based position of cand in the order
             nheap = -1  # the heap of the rest of the order is built on the first failure
             while True:
-                ri[R_NCAND] = pos
+                ri[RI_NCAND] = pos
                 cc = C[cand]
                 a = cc / (cc + 1.0)
                 b = 1.0 / (cc + 1.0)
@@ -541,11 +541,11 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                     wbuf[j] = a * Y[cand, j] + b * X[xi, j]
                 res = cim_vec(X[xi], wbuf, sig[cand])
                 if res <= sbar:  # resonance
-                    ri[R_CASE] = 2
-                    ri[R_S1] = cand
-                    ri[R_S1ID] = ids[cand]
-                    rf[Q_CIM_S1] = cims[cand]
-                    rf[Q_RES_CIM] = res
+                    ri[RI_CASE] = 2
+                    ri[RI_S1] = cand
+                    ri[RI_S1ID] = ids[cand]
+                    rf[RF_CIM_S1] = cims[cand]
+                    rf[RF_RES_CIM] = res
                     for j in range(d):
                         moved[0, j] = Y[cand, j]
                         Y[cand, j] = wbuf[j]
@@ -566,23 +566,23 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                             s2 = heap[0]
                         # else: cand was the last node in the order; the reference indexes past the end [fix]
                         if s2 >= 0:
-                            ri[R_S2] = s2
-                            ri[R_S2ID] = ids[s2]
+                            ri[RI_S2] = s2
+                            ri[RI_S2ID] = ids[s2]
                             c2t = cim(X, xi, Y, s2, sig[s2])
-                            rf[Q_CIM_S2] = c2t
+                            rf[RF_CIM_S2] = c2t
                             if c2t <= sbar:
                                 if find_slot(nbr, deg, cand, s2) >= 0:
-                                    ri[R_EDGE] = 2
+                                    ri[RI_EDGE] = 2
                                 else:
                                     iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, cand, s2, 1))
                                     iscal[I_E] += 1
-                                    ri[R_EDGE] = 1
+                                    ri[RI_EDGE] = 1
                                 newedged[cand] = 1
                     break
                 if pos == K:  # every node failed: a new node like its 3 nearest neighbours
-                    ri[R_CASE] = 3
+                    ri[RI_CASE] = 3
                     nk = 3 if K >= 3 else K
-                    ri[R_NKNN] = nk
+                    ri[RI_NKNN] = nk
                     for r in range(nk):  # selection: nearest first, ties by row
                         best = -1
                         for k in range(K):
@@ -603,14 +603,14 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                     for r in range(nk):
                         knn_ids[r] = ids[knn_ids[r]]
                     append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, count, sigma, ri)
-                    rf[Q_NEWSIG] = sigma
-                    rf[Q_NEWCOUNT] = count
+                    rf[RF_NEWSIG] = sigma
+                    rf[RF_NEWCOUNT] = count
                     # diligence(1, :) = zeros(size(numNodes)) is a scalar 0: every node, the new one too [ref]
                     for k in range(K + 1):
                         dil[k] = 0
                     iscal[I_DILSUM] = 0
                     iscal[I_DILZEROS] = K + 1
-                    ri[R_DILRESET] = 1
+                    ri[RI_DILRESET] = 1
                     break
                 # -- the next candidate in CIM order
                 if nheap < 0:
@@ -630,7 +630,7 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
 
     # -- topology reconstruction every lambda samples (t is cumulative)
     if t % iscal[I_LAMBDA] == 0:
-        ri[R_RECON] = 1
+        ri[RI_RECON] = 1
         reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
                     mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
                     rec_edge_a, rec_edge_b, rec_edge_reason)
@@ -638,7 +638,7 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
     # -- bandwidth adaptation when no node was inserted for a while
     K = iscal[I_K]
     meandil = iscal[I_DILSUM] / K
-    rf[Q_MEANDIL] = meandil
+    rf[RF_MEANDIL] = meandil
     if K > 1 and meandil > 10.0:  # mean > 10 cnd needs mean > 10, as cnd >= 1
         if iscal[I_DILZEROS] > 0:
             cnd = 1
@@ -647,7 +647,7 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
             for k in range(1, K):
                 if dil[k] < cnd:
                     cnd = dil[k]
-        rf[Q_CND] = cnd
+        rf[RF_CND] = cnd
         if meandil > cnd * 10.0:
             adapt_bandwidths(sig, dil, ids, deg, nbr, K, fscal[F_SIGINIT], labels, grp, start, sortbuf,
                              rec_sig_ids, rec_sig_before, rec_sig_after, ri)
@@ -656,11 +656,11 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                 dil[k] = 0
             iscal[I_DILSUM] = 0
             iscal[I_DILZEROS] = K
-            ri[R_ADAPT] = 1
-            ri[R_DILRESET] = 1
+            ri[RI_ADAPT] = 1
+            ri[RI_DILRESET] = 1
 
     if track:
-        ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
     return 0
 
 
@@ -714,28 +714,28 @@ TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "
 @jit
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
-    trace[i, 1] = ri[R_CASE]
+    trace[i, 1] = ri[RI_CASE]
     trace[i, 2] = iscal[I_K]
     trace[i, 3] = iscal[I_E]
-    trace[i, 4] = ri[R_NCLUSTERS]
-    trace[i, 5] = ri[R_NEDGES_DEL]
-    trace[i, 6] = ri[R_NDEL_ISO] + ri[R_NDEL_ERR]
-    trace[i, 7] = rf[Q_MEANSIG]
-    trace[i, 8] = ri[R_NCLOSE]
-    trace[i, 9] = ri[R_NCAND]
-    trace[i, 10] = ri[R_S1]
-    trace[i, 11] = ri[R_S2]
-    trace[i, 12] = rf[Q_CIM_S1]
-    trace[i, 13] = rf[Q_RES_CIM]
-    trace[i, 14] = rf[Q_CIM_S2]
-    trace[i, 15] = ri[R_EDGE]
-    trace[i, 16] = ri[R_RECON]
-    trace[i, 17] = ri[R_NDEL_ISO]
-    trace[i, 18] = ri[R_NDEL_ERR]
-    trace[i, 19] = ri[R_NEDGES_X]
-    trace[i, 20] = rf[Q_MEANDIL]
-    trace[i, 21] = ri[R_ADAPT]
-    trace[i, 22] = ri[R_NSIGCHG]
+    trace[i, 4] = ri[RI_NCLUSTERS]
+    trace[i, 5] = ri[RI_NEDGES_DEL]
+    trace[i, 6] = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
+    trace[i, 7] = rf[RF_MEANSIG]
+    trace[i, 8] = ri[RI_NCLOSE]
+    trace[i, 9] = ri[RI_NCAND]
+    trace[i, 10] = ri[RI_S1]
+    trace[i, 11] = ri[RI_S2]
+    trace[i, 12] = rf[RF_CIM_S1]
+    trace[i, 13] = rf[RF_RES_CIM]
+    trace[i, 14] = rf[RF_CIM_S2]
+    trace[i, 15] = ri[RI_EDGE]
+    trace[i, 16] = ri[RI_RECON]
+    trace[i, 17] = ri[RI_NDEL_ISO]
+    trace[i, 18] = ri[RI_NDEL_ERR]
+    trace[i, 19] = ri[RI_NEDGES_X]
+    trace[i, 20] = rf[RF_MEANDIL]
+    trace[i, 21] = ri[RI_ADAPT]
+    trace[i, 22] = ri[RI_NSIGCHG]
 
 
 # ------------------------------------------------------------------ prediction

@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from cae.explain import resonance
-from cae.lesson import PLAYGROUND_DEFAULTS, parse_continual, parse_playground, parse_step, playground_query
-from cae.playground import Playground
+from cae.app.explanations import resonance
+from cae.app.lesson_links import PLAYGROUND_DEFAULTS, parse_continual, parse_playground, parse_step, playground_query
+from cae.app.stepper import Stepper
 from conftest import ROOT
-from pages._ui import SOURCES, algo_params, make_stream
+from cae.app.streams import SOURCES, make_stream
+from pages._playground_session import algo_params
 
 STREAMS = list(SOURCES)
 
@@ -58,7 +59,7 @@ def _app(query):
 
 
 def _fresh(cfg, t):
-    pg = Playground(make_stream(cfg), **algo_params(cfg))
+    pg = Stepper(make_stream(cfg), **algo_params(cfg))
     pg.step(t)
     return pg
 

@@ -11,9 +11,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from cae import CAE
-from cae import workbench as wb
-from cae.csvio import read_csv
-from cae.datasets import make_paper2d, nonstationary_stream
+from cae.app import your_data as wb
+from cae.app.lockstep import Lockstep
+from cae.evaluation import continual_run
+from cae.registry import make_algorithm
+from cae.data.csvio import read_csv
+from cae.data import make_paper2d, nonstationary_stream
 from cae.evaluation import ari, average_incremental, backward_transfer, nmi
 from conftest import ROOT
 from test_csvio import CORPUS, REFUSED
@@ -65,7 +68,7 @@ def test_cluster_and_contingency_tables():
 
 def test_continual_run_scores_by_hand():
     s = nonstationary_stream(make_paper2d(250, seed=0), order=[0, 3, 4], seed=0)
-    res = wb.continual_run(s)
+    res = continual_run(s)
     assert res.R_nmi.shape == (3, 3) and np.isnan(res.R_nmi[2, 0])
     m = CAE().learn_many(s.X[: s.stage_ends[1]])  # after stage 2, on stage 1 alone and on stages 1..2
     pred = m.predict(s.X[: s.stage_ends[1]])
@@ -84,7 +87,7 @@ def test_continual_run_scores_by_hand():
     paper = res.scores("paper")
     assert paper["ai_nmi"] == pytest.approx(M.mean()) and paper["bwt_nmi"] == pytest.approx(M[2] - M[:2].mean())
     assert res.scores("text")["bwt_nmi"] == res.bwt_nmi
-    scored = wb.continual_run(s, score_noise=True)
+    scored = continual_run(s, score_noise=True)
     m2 = CAE().learn_many(s.X[: s.stage_ends[0]])
     assert scored.R_nmi[0, 0] == pytest.approx(nmi(s.y[: s.stage_ends[0]], m2.predict(s.X[: s.stage_ends[0]])))
     assert scored.single_class == [False, False, False]  # the noise is a class when scored
@@ -92,7 +95,7 @@ def test_continual_run_scores_by_hand():
 
 def test_lockstep_and_registry():
     s = nonstationary_stream(make_paper2d(200, seed=0), seed=0)
-    ls = wb.Lockstep(s, {"CAE": ("CAE", {}), "CAEA": ("CAEA", {"deletion_interval": 30, "max_edge_age": 10})})
+    ls = Lockstep(s, {"CAE": ("CAE", {}), "CAEA": ("CAEA", {"deletion_interval": 30, "max_edge_age": 10})})
     ls.step(300)
     assert ls.t == 300
     tab = ls.metrics()
@@ -100,11 +103,11 @@ def test_lockstep_and_registry():
     tr = ls.traces("n_nodes")
     assert set(tr) == {"CAE", "CAEA"} and len(tr["CAE"][0]) == 300
     with pytest.raises(ValueError, match="unknown algorithm"):
-        wb.make_algorithm("GNG")
+        make_algorithm("GNG")
     with pytest.raises(ValueError, match="no parameter"):
-        wb.make_algorithm("CAEA", lam=3)
+        make_algorithm("CAEA", lam=3)
     with pytest.raises(ValueError, match="must lie in"):
-        wb.make_algorithm("CAEA", deletion_interval=2)
+        make_algorithm("CAEA", deletion_interval=2)
 
 
 # ------------------------------------------------------------------ pages
@@ -219,7 +222,7 @@ def test_continual_page_ai_bwt():
     at.button(key="b_cl_run").click().run()
     assert not at.exception
     s = nonstationary_stream(make_paper2d(250, noise_fraction=0.1, seed=0), order=[0, 3], seed=0)
-    res = wb.continual_run(s)
+    res = continual_run(s)
     metrics = {m.label: m.value for m in at.metric}
     paper = res.scores("paper")
     assert metrics["AI (NMI)"] == f"{paper['ai_nmi']:.3f}" and metrics["BWT (NMI)"] == f"{paper['bwt_nmi']:+.3f}"
@@ -241,7 +244,7 @@ def test_compare_page_steps_together():
     ls = at.session_state.cmp
     for label, pg in ls.playgrounds.items():  # each is the algorithm learned alone on the same stream
         algo, params = ls.runs[label]
-        alone = wb.make_algorithm(algo, **params).learn_many(ls.stream.X[:300])
+        alone = make_algorithm(algo, **params).learn_many(ls.stream.X[:300])
         np.testing.assert_array_equal(pg.model.nodes_, alone.nodes_)
     # the other two, with their parameters changed by hand and then back to the paper's setting
     at.multiselect(key="w_cmp_algos").set_value(["ASOINN", "AutoCloud", "CAE"]).run()

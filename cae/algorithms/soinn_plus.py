@@ -8,8 +8,8 @@ author's MATLAB class: repository ``ChayutDev/SOINNPlus``, file
 ``0911eb434f5150741c6e8425597194ab0fa96182``). We follow the MATLAB, which
 is what the CAE paper ran; the same repository's Python port
 (``soinn/pySoinnPlus.py``) differs from it in many places, listed at the end.
-The one implementation is :mod:`cae.baselines._soinn_kernel`; ASOINN
-(:mod:`cae.baselines.asoinn`) is the same class in its legacy mode
+The one implementation is :mod:`cae.algorithms._soinn_kernel`; ASOINN
+(:mod:`cae.algorithms.asoinn`) is the same class in its legacy mode
 (``'node', 0, 'edge', 0``).
 
 What one step does
@@ -155,7 +155,7 @@ import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._storage import ArrayState
-from . import _soinn_kernel as K_
+from . import _soinn_kernel as kernel
 
 __all__ = ["SOINNPlus", "SoinnNetwork", "SoinnStepRecord"]
 
@@ -163,7 +163,7 @@ CASE_NAMES = {0: "initial node", 1: "new node", 2: "winner update"}
 
 
 class SoinnNetwork(ArrayState):
-    """The learned state of SOINN+ and ASOINN (see :mod:`cae.baselines._soinn_kernel`).
+    """The learned state of SOINN+ and ASOINN (see :mod:`cae.algorithms._soinn_kernel`).
 
     Rows ``[:K]`` of the node arrays are the live nodes in creation order:
     positions ``Y``, win counts ``M``, the step of the last win ``win_ts``
@@ -173,7 +173,7 @@ class SoinnNetwork(ArrayState):
     statistics of linking, edge deletion and node deletion.
     """
 
-    KERNEL = K_
+    KERNEL = kernel
     NODE_ARRAYS = {
         "Y": (np.float64, 0.0, "d"), "M": (np.int64, 0, None), "win_ts": (np.int64, 0, None),
         "born": (np.int64, 0, None), "ids": (np.int64, 0, None), "deg": (np.int64, 0, None),
@@ -187,22 +187,22 @@ class SoinnNetwork(ArrayState):
     def __init__(self, d, legacy=False, deletion_interval=300, max_edge_age=50.0, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
         if legacy:
-            self.iscal[K_.I_MODE] = K_.MODE_LEGACY
-            self.iscal[K_.I_LAMBDA] = int(deletion_interval)
-            self.fscal[K_.F_AMAX] = float(max_edge_age)
+            self.iscal[kernel.I_MODE] = kernel.MODE_LEGACY
+            self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
+            self.fscal[kernel.F_AMAX] = float(max_edge_age)
         else:
-            self.iscal[K_.I_MODE] = K_.MODE_PLUS
-            self.iscal[K_.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
-            self.fscal[K_.F_AMAX] = math.nan
+            self.iscal[kernel.I_MODE] = kernel.MODE_PLUS
+            self.iscal[kernel.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
+            self.fscal[kernel.F_AMAX] = math.nan
 
     def _init_other(self):
-        for i in (K_.F_MEAN1, K_.F_MEAN2, K_.F_VAR1, K_.F_VAR2, K_.F_EDGE_AVG, K_.F_NODE_TH, K_.F_NODE_IDLE):
+        for i in (kernel.F_MEAN1, kernel.F_MEAN2, kernel.F_VAR1, kernel.F_VAR2, kernel.F_EDGE_AVG, kernel.F_NODE_TH, kernel.F_NODE_IDLE):
             self.fscal[i] = 0.0
 
     def _alloc_scratch(self):
         cap, maxdeg = self.Y.shape[0], self.nbr.shape[1]
-        self.ri = np.zeros(K_.N_RI, dtype=np.int64)
-        self.rf = np.full(K_.N_RF, np.nan)
+        self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
+        self.rf = np.full(kernel.N_RF, np.nan)
         for name in ("del_rows", "del_ages", "del_ids", "del_rec_ages"):
             setattr(self, name, np.zeros(maxdeg, dtype=np.int64))
         self.swept_ids = np.zeros(cap, dtype=np.int64)
@@ -220,31 +220,31 @@ class SoinnNetwork(ArrayState):
     def _check_values(cls, a, meta):
         i, f = a["iscal"], a["fscal"]
         K = a["Y"].shape[0]
-        t = int(i[K_.I_T])
-        mode, lam = int(i[K_.I_MODE]), int(i[K_.I_LAMBDA])
+        t = int(i[kernel.I_T])
+        mode, lam = int(i[kernel.I_MODE]), int(i[kernel.I_LAMBDA])
         params = meta.get("params") or {}
         if meta.get("algorithm") == "ASOINN":
-            if mode != K_.MODE_LEGACY:
+            if mode != kernel.MODE_LEGACY:
                 return "an ASOINN model whose state is not in the legacy mode"
-            if lam != params.get("deletion_interval") or f[K_.F_AMAX] != params.get("max_edge_age"):
+            if lam != params.get("deletion_interval") or f[kernel.F_AMAX] != params.get("max_edge_age"):
                 return "the state's lambda or a_max disagree with the model's parameters"
-        elif mode != K_.MODE_PLUS or lam != 1 or not math.isnan(f[K_.F_AMAX]):
+        elif mode != kernel.MODE_PLUS or lam != 1 or not math.isnan(f[kernel.F_AMAX]):
             return "a SOINN+ model whose state is not in the SOINN+ mode"
         if K and np.any(a["M"] < 1):
             return "a win count below 1"
         if K and (np.any(a["born"] < 1) or np.any(a["win_ts"] < a["born"]) or np.any(a["win_ts"] > t)):
             return "a node's creation or last-win step outside [1, t]"
         ids = a["ids"]
-        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[K_.I_NEXTID]):
+        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[kernel.I_NEXTID]):
             return "node ids that repeat or were never issued"
-        if t < K or int(i[K_.I_NEXTID]) > t:
+        if t < K or int(i[kernel.I_NEXTID]) > t:
             return "more nodes than samples seen"
-        if min(int(i[K_.I_LINKS]), int(i[K_.I_EDGEDEL]), int(i[K_.I_NODEDEL])) < 0:
+        if min(int(i[kernel.I_LINKS]), int(i[kernel.I_EDGEDEL]), int(i[kernel.I_NODEDEL])) < 0:
             return "a negative counter"
-        stats = f[[K_.F_MEAN1, K_.F_MEAN2, K_.F_VAR1, K_.F_VAR2, K_.F_EDGE_AVG, K_.F_NODE_TH, K_.F_NODE_IDLE]]
+        stats = f[[kernel.F_MEAN1, kernel.F_MEAN2, kernel.F_VAR1, kernel.F_VAR2, kernel.F_EDGE_AVG, kernel.F_NODE_TH, kernel.F_NODE_IDLE]]
         if not (np.all(np.isfinite(stats)) and np.all(stats >= 0)):
             return "a running statistic that is negative or not a finite number"
-        if int(i[K_.I_LINKS]) == 0 and np.any(stats[:4] != 0):
+        if int(i[kernel.I_LINKS]) == 0 and np.any(stats[:4] != 0):
             return "linking statistics without any link update"
         return None
 
@@ -384,31 +384,31 @@ class _SoinnBase(StreamingClusterer):
     def _record(self):
         net = self.network_
         ri, rf = net.ri, net.rf
-        case = int(ri[K_.R_CASE])
-        s1_id, s2_id = int(ri[K_.R_S1ID]), int(ri[K_.R_S2ID])
-        nd, nsw = int(ri[K_.R_NDELETED]), int(ri[K_.R_NSWEPT])
-        edge = int(ri[K_.R_EDGE])
-        link = int(ri[K_.R_LINK])
+        case = int(ri[kernel.RI_CASE])
+        s1_id, s2_id = int(ri[kernel.RI_S1ID]), int(ri[kernel.RI_S2ID])
+        nd, nsw = int(ri[kernel.RI_NDELETED]), int(ri[kernel.RI_NSWEPT])
+        edge = int(ri[kernel.RI_EDGE])
+        link = int(ri[kernel.RI_LINK])
         pair = (s1_id, s2_id)
         return SoinnStepRecord(
-            t=int(net.iscal[K_.I_T]), case=case, s1=int(ri[K_.R_S1]), s2=int(ri[K_.R_S2]), s1_id=s1_id,
-            s2_id=s2_id, dist1=float(rf[K_.Q_D1]), dist2=float(rf[K_.Q_D2]), threshold1=float(rf[K_.Q_TH1]),
-            threshold2=float(rf[K_.Q_TH2]), new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
-            link=None if link < 0 else bool(link), trust1=float(rf[K_.Q_TRUST1]), trust2=float(rf[K_.Q_TRUST2]),
-            link_value1=float(rf[K_.Q_LINKV1]), link_value2=float(rf[K_.Q_LINKV2]),
-            link_threshold1=float(rf[K_.Q_LINKTH1]), link_threshold2=float(rf[K_.Q_LINKTH2]),
+            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]), s1_id=s1_id,
+            s2_id=s2_id, dist1=float(rf[kernel.RF_D1]), dist2=float(rf[kernel.RF_D2]), threshold1=float(rf[kernel.RF_TH1]),
+            threshold2=float(rf[kernel.RF_TH2]), new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
+            link=None if link < 0 else bool(link), trust1=float(rf[kernel.RF_TRUST1]), trust2=float(rf[kernel.RF_TRUST2]),
+            link_value1=float(rf[kernel.RF_LINKV1]), link_value2=float(rf[kernel.RF_LINKV2]),
+            link_threshold1=float(rf[kernel.RF_LINKTH1]), link_threshold2=float(rf[kernel.RF_LINKTH2]),
             edge_created=pair if edge == 1 else None, edge_reset=pair if edge == 2 else None,
-            link_statistics_updated=bool(ri[K_.R_STATS]), n_links_created=int(net.iscal[K_.I_LINKS]),
-            component_edges=int(ri[K_.R_NCOMP]), p75=float(rf[K_.Q_P75]), iqr=float(rf[K_.Q_IQR]),
-            edge_deletion_ratio=float(rf[K_.Q_EDGE_RATIO]), edge_deletion_threshold=float(rf[K_.Q_EDGE_DEL_TH]),
+            link_statistics_updated=bool(ri[kernel.RI_STATS]), n_links_created=int(net.iscal[kernel.I_LINKS]),
+            component_edges=int(ri[kernel.RI_NCOMP]), p75=float(rf[kernel.RF_P75]), iqr=float(rf[kernel.RF_IQR]),
+            edge_deletion_ratio=float(rf[kernel.RF_EDGE_RATIO]), edge_deletion_threshold=float(rf[kernel.RF_EDGE_DEL_TH]),
             edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_rec_ages[:nd])],
             nodes_deleted=[int(i) for i in net.swept_ids[:nsw]],
-            n_nodes_deleted_by_edges=int(ri[K_.R_NSWEPT_EDGE]), deleted_positions=net.swept_pos[:nsw].copy(),
-            node_deletion_ran=bool(ri[K_.R_NODE_DEL]), n_isolated=int(ri[K_.R_NISO]),
-            unutility_median=float(rf[K_.Q_UT_CENTER]), unutility_upper=float(rf[K_.Q_UT_UPPER]),
-            node_deletion_ratio=float(rf[K_.Q_NODE_RATIO]), noise_level=float(rf[K_.Q_NOISE_LV]),
-            node_deletion_threshold=float(rf[K_.Q_NODE_DEL_TH]),
-            n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),
+            n_nodes_deleted_by_edges=int(ri[kernel.RI_NSWEPT_EDGE]), deleted_positions=net.swept_pos[:nsw].copy(),
+            node_deletion_ran=bool(ri[kernel.RI_NODE_DEL]), n_isolated=int(ri[kernel.RI_NISO]),
+            unutility_median=float(rf[kernel.RF_UT_CENTER]), unutility_upper=float(rf[kernel.RF_UT_UPPER]),
+            node_deletion_ratio=float(rf[kernel.RF_NODE_RATIO]), noise_level=float(rf[kernel.RF_NOISE_LV]),
+            node_deletion_threshold=float(rf[kernel.RF_NODE_DEL_TH]),
+            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
     def nearest_nodes(self, X):
@@ -417,7 +417,7 @@ class _SoinnBase(StreamingClusterer):
         _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
-        K_.nearest_nodes(X, net.Y, net.K, out)
+        kernel.nearest_nodes(X, net.Y, net.K, out)
         return out
 
     # ------------------------------------------------------------ fitted state
@@ -440,51 +440,51 @@ class _SoinnBase(StreamingClusterer):
     def unutilities_(self):
         """UT = (t - last win) / M of each node, as SOINN+'s node deletion computes it."""
         net = self._net()
-        t = int(net.iscal[K_.I_T])
+        t = int(net.iscal[kernel.I_T])
         return (t - net.win_ts[: net.K]) / net.M[: net.K]
 
     @property
     def n_links_created_(self):
         """The reference's ``linkCreated``: re-links of existing edges (see the [ref] on addEdge)."""
-        return int(self._net().iscal[K_.I_LINKS])
+        return int(self._net().iscal[kernel.I_LINKS])
 
     @property
     def link_threshold_mean_(self):
         """Running mean of sqrt(T) for (s1, s2) over the link updates (``runThMean``)."""
         f = self._net().fscal
-        return np.array([f[K_.F_MEAN1], f[K_.F_MEAN2]])
+        return np.array([f[kernel.F_MEAN1], f[kernel.F_MEAN2]])
 
     @property
     def link_threshold_m2_(self):
         """Welford sum of squared deviations of sqrt(T) for (s1, s2) (``runThVariance``)."""
         f = self._net().fscal
-        return np.array([f[K_.F_VAR1], f[K_.F_VAR2]])
+        return np.array([f[kernel.F_VAR1], f[kernel.F_VAR2]])
 
     @property
     def n_deleted_edges_(self):
         """Edges deleted so far (``edgeDeleted``)."""
-        return int(self._net().iscal[K_.I_EDGEDEL])
+        return int(self._net().iscal[kernel.I_EDGEDEL])
 
     @property
     def mean_deleted_edge_age_(self):
         """Mean age of the edges deleted by SOINN+'s edge deletion (``edgeAvgLtDel``; 0 before any)."""
-        return float(self._net().fscal[K_.F_EDGE_AVG])
+        return float(self._net().fscal[kernel.F_EDGE_AVG])
 
     @property
     def node_deletion_counter_(self):
         """The reference's ``nodeDeleted``: deleted nodes counted by the node deletion, plus the SUM of
         the 1-based rows of the nodes the edge deletion removed (a quirk we follow: it sets r)."""
-        return int(self._net().iscal[K_.I_NODEDEL])
+        return int(self._net().iscal[kernel.I_NODEDEL])
 
     @property
     def mean_deleted_node_unutility_(self):
         """Mean UT of the nodes SOINN+'s node deletion removed (``nodeDelTh``; 0 before any)."""
-        return float(self._net().fscal[K_.F_NODE_TH])
+        return float(self._net().fscal[kernel.F_NODE_TH])
 
     @property
     def mean_deleted_node_idle_time_(self):
         """Mean idle time t - last win of the nodes SOINN+'s node deletion removed (``nodeAvgIdleDel``)."""
-        return float(self._net().fscal[K_.F_NODE_IDLE])
+        return float(self._net().fscal[kernel.F_NODE_IDLE])
 
     def _node_attributes(self, row):
         net = self._net()
@@ -551,7 +551,7 @@ class SOINNPlus(_SoinnBase):
     Examples
     --------
     >>> import numpy as np
-    >>> from cae.baselines.soinn_plus import SOINNPlus
+    >>> from cae.algorithms.soinn_plus import SOINNPlus
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 0.05, (300, 2)), rng.normal(1, 0.05, (300, 2))])
     >>> X = X[rng.permutation(len(X))]

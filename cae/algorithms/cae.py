@@ -7,17 +7,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _kernel as K_
-from ._base import StreamingClusterer, _check_magnitude
-from ._state import ModelFileError, Network
+from . import _cae_kernel as kernel
+from .._base import StreamingClusterer, _check_magnitude
+from .._storage import ModelFileError
+from ._cae_network import CAENetwork
 
-__all__ = ["CAE", "StepRecord", "ModelFileError"]
+__all__ = ["CAE", "CAEStepRecord", "ModelFileError"]
 
 CASE_NAMES = {0: "initial phase", 1: "Case I", 2: "Case II", 3: "Case III"}
 
 
 @dataclass(frozen=True)
-class StepRecord:
+class CAEStepRecord:
     """What one call of :meth:`CAE.learn_one` did, with every quantity involved.
 
     Node references come in two forms: ``s1``/``s2``/``new_node_row`` are row
@@ -231,7 +232,7 @@ class CAE(StreamingClusterer):
     """
 
     algorithm = "CAE"
-    _State = Network
+    _State = CAENetwork
 
     def __init__(self, deletion_interval=None, max_edge_age=None):
         self.deletion_interval = deletion_interval
@@ -254,36 +255,36 @@ class CAE(StreamingClusterer):
     def _record(self):
         net = self.network_
         ri, rf = net.ri, net.rf
-        case = int(ri[K_.R_CASE])
-        s1_id = int(ri[K_.R_S1ID])
-        s2_id = int(ri[K_.R_S2ID])
-        na, nd, nm = int(ri[K_.R_NAGED]), int(ri[K_.R_NDELETED]), int(ri[K_.R_NMOVED])
-        nalpha, nsw = int(ri[K_.R_NALPHA]), int(ri[K_.R_NSWEPT])
-        edge = int(ri[K_.R_EDGE])
+        case = int(ri[kernel.RI_CASE])
+        s1_id = int(ri[kernel.RI_S1ID])
+        s2_id = int(ri[kernel.RI_S2ID])
+        na, nd, nm = int(ri[kernel.RI_NAGED]), int(ri[kernel.RI_NDELETED]), int(ri[kernel.RI_NMOVED])
+        nalpha, nsw = int(ri[kernel.RI_NALPHA]), int(ri[kernel.RI_NSWEPT])
+        edge = int(ri[kernel.RI_EDGE])
         pair = (s1_id, s2_id)
-        lam = int(net.iscal[K_.I_LAMBDA])
-        nact = int(net.iscal[K_.I_NACTIVE])
-        return StepRecord(
-            t=int(net.iscal[K_.I_T]), case=case,
-            s1=int(ri[K_.R_S1]), s2=int(ri[K_.R_S2]), s1_id=s1_id, s2_id=s2_id,
-            v1=float(rf[K_.Q_V1]), v2=float(rf[K_.Q_V2]), sigma=float(rf[K_.Q_SIGMA]),
-            threshold=float(rf[K_.Q_THRESHOLD]), a_max=float(rf[K_.Q_AMAX]),
-            new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
-            new_node_sigma=float(rf[K_.Q_NEWSIGMA]),
+        lam = int(net.iscal[kernel.I_LAMBDA])
+        nact = int(net.iscal[kernel.I_NACTIVE])
+        return CAEStepRecord(
+            t=int(net.iscal[kernel.I_T]), case=case,
+            s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]), s1_id=s1_id, s2_id=s2_id,
+            v1=float(rf[kernel.RF_V1]), v2=float(rf[kernel.RF_V2]), sigma=float(rf[kernel.RF_SIGMA]),
+            threshold=float(rf[kernel.RF_THRESHOLD]), a_max=float(rf[kernel.RF_AMAX]),
+            new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
+            new_node_sigma=float(rf[kernel.RF_NEWSIGMA]),
             edges_aged=[(s1_id, int(i), int(a)) for i, a in zip(net.aged_ids[:na], net.aged_ages[:na])],
             edge_created=pair if edge == 1 else None,
             edge_reset=pair if edge == 2 else None,
             edge_ages_at_deletion=[(int(i), int(a)) for i, a in zip(net.alpha_ids[:nalpha], net.alpha_ages[:nalpha])],
-            median=float(rf[K_.Q_MEDIAN]), q1=float(rf[K_.Q_Q1]), q3=float(rf[K_.Q_Q3]),
-            a_thr=float(rf[K_.Q_ATHR]), ratio=float(rf[K_.Q_RATIO]),
-            mean_deleted_edge_age_before=float(rf[K_.Q_MEANDEL_BEFORE]),
+            median=float(rf[kernel.RF_MEDIAN]), q1=float(rf[kernel.RF_Q1]), q3=float(rf[kernel.RF_Q3]),
+            a_thr=float(rf[kernel.RF_ATHR]), ratio=float(rf[kernel.RF_RATIO]),
+            mean_deleted_edge_age_before=float(rf[kernel.RF_MEANDEL_BEFORE]),
             edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_ages[:nd])],
             moved=[(int(net.moved_ids[k]), net.moved_before[k].copy(), net.moved_after[k].copy()) for k in range(nm)],
             swept_ids=[int(i) for i in net.swept_ids[:nsw]],
             swept_positions=net.swept_pos[:nsw].copy(),
-            diversity=float(rf[K_.Q_D]), lambda_fixed=bool(ri[K_.R_LAMFIXED]),
-            threshold_setup=bool(ri[K_.R_SETUP]), sigma0=float(rf[K_.Q_SIGMA0]),
-            n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),
+            diversity=float(rf[kernel.RF_D]), lambda_fixed=bool(ri[kernel.RI_LAMFIXED]),
+            threshold_setup=bool(ri[kernel.RI_SETUP]), sigma0=float(rf[kernel.RF_SIGMA0]),
+            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
             n_active_nodes=nact if nact > 0 else None, deletion_interval=lam if lam > 0 else None,
         )
 
@@ -293,7 +294,7 @@ class CAE(StreamingClusterer):
         _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
-        K_.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out)
+        kernel.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out)
         return out
 
     def prediction_sigma(self):
@@ -301,14 +302,14 @@ class CAE(StreamingClusterer):
         else (fewer than 10 samples) the nodes' Silverman bandwidth, else 1.0."""
         net = self.network_
         K = net.K
-        s = K_.mean_sigma(net.sig, K)
+        s = kernel.mean_sigma(net.sig, K)
         if not math.isnan(s):
             return s
-        s = net.fscal[K_.F_SIGINIT]
+        s = net.fscal[kernel.F_SIGINIT]
         if not math.isnan(s):
             return float(s)
         if K >= 2:
-            return float(K_.silverman(net.Y, np.arange(K), K, net.d))
+            return float(kernel.silverman(net.Y, np.arange(K), K, net.d))
         return 1.0
 
     @property
@@ -321,29 +322,29 @@ class CAE(StreamingClusterer):
 
     @property
     def threshold_(self):
-        return float(self._net().fscal[K_.F_V])
+        return float(self._net().fscal[kernel.F_V])
 
     @property
     def n_active_nodes_(self):
-        n = int(self._net().iscal[K_.I_NACTIVE])
+        n = int(self._net().iscal[kernel.I_NACTIVE])
         return n if n > 0 else None
 
     @property
     def deletion_interval_(self):
-        n = int(self._net().iscal[K_.I_LAMBDA])
+        n = int(self._net().iscal[kernel.I_LAMBDA])
         return n if n > 0 else None
 
     @property
     def sigma_init_(self):
-        return float(self._net().fscal[K_.F_SIGINIT])
+        return float(self._net().fscal[kernel.F_SIGINIT])
 
     @property
     def n_deleted_edges_(self):
-        return int(self._net().iscal[K_.I_NDEL])
+        return int(self._net().iscal[kernel.I_NDEL])
 
     @property
     def mean_deleted_edge_age_(self):
-        return float(self._net().fscal[K_.F_MEANDEL])
+        return float(self._net().fscal[kernel.F_MEANDEL])
 
     @property
     def diversity_matrix_(self):
@@ -354,8 +355,8 @@ class CAE(StreamingClusterer):
         10th sample, or past 128 nodes (where only the inverse is kept).
         """
         net = self._net()
-        nr = int(net.iscal[K_.I_NR])
-        if net.iscal[K_.I_FIXED_LAMBDA] or nr == 0 or nr > K_.DIV_LU_MAX:
+        nr = int(net.iscal[kernel.I_NR])
+        if net.iscal[kernel.I_FIXED_LAMBDA] or nr == 0 or nr > kernel.DIV_LU_MAX:
             return None
         return self._ro(net.R[:nr, :nr])
 
@@ -374,7 +375,7 @@ class CAE(StreamingClusterer):
     def first_samples_(self):
         """The first (up to 10) samples of the stream, from which sigma_init is computed."""
         net = self._net()
-        return self._ro(net.first[: int(net.iscal[K_.I_NFIRST])])
+        return self._ro(net.first[: int(net.iscal[kernel.I_NFIRST])])
 
     def _node_attributes(self, row):
         return {"sigma": float(self.sigmas_[row]), "win_count": int(self.win_counts_[row])}

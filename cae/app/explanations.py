@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import _kernel as K_
+from ..algorithms import _cae_kernel as kernel
 
 __all__ = ["explain_step", "silverman_details", "headline", "resonance", "QUIZ_CHOICES", "quiz_truth"]
 
@@ -146,9 +146,9 @@ def _initial(rec, model, x):
                   "No edges change and no node moves.")]
     sig_init = model.sigma_init_
     if not lam_known or rec.lambda_fixed:
-        if model.deletion_interval is None and rec.t < K_.N_INIT and math.isnan(rec.diversity):
-            out.append(("md", f"The diversity D needs σ_init, the Silverman bandwidth of the first {K_.N_INIT} samples; "
-                              f"{rec.t} of them have arrived, so D is computed from the {K_.N_INIT}th sample on."))
+        if model.deletion_interval is None and rec.t < kernel.N_INIT and math.isnan(rec.diversity):
+            out.append(("md", f"The diversity D needs σ_init, the Silverman bandwidth of the first {kernel.N_INIT} samples; "
+                              f"{rec.t} of them have arrived, so D is computed from the {kernel.N_INIT}th sample on."))
         if not math.isnan(rec.diversity):
             K = rec.n_nodes
             out += _silverman_blocks(model.first_samples_, r"\sigma_{\mathrm{init}}", sig_init)
@@ -162,7 +162,7 @@ def _initial(rec, model, x):
                 out.append(("md", f"D fell below 1e-6 with K = {K} ≥ 10 nodes: the nodes are no longer diverse, so "
                                   f"**n_active ← {rec.n_active_nodes}** and **λ ← 2·n_active = {rec.deletion_interval}**. "
                                   "λ is never re-estimated."))
-            elif K < K_.MIN_NODES_FOR_LAMBDA:
+            elif K < kernel.MIN_NODES_FOR_LAMBDA:
                 out.append(("md", f"λ can only be fixed once K ≥ 10 (here K = {K})."))
             else:
                 out.append(("md", "D is still at least 1e-6: the nodes are still diverse, keep growing."))

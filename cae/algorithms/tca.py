@@ -5,7 +5,7 @@ paper: repository ``Masuyama-lab/TCA``, file ``TCA.m`` at commit
 ``40a0b656699c088e495dab28c8ba5d1b99fe63e3`` (the earlier ``738ddcb`` differs
 only in a comment), with the initial state of ``mainTCA.m`` (λ = 200,
 σ_init = 0.12, no nodes). The algorithm itself is in
-:mod:`cae.baselines._tca_kernel`; this module holds its state, its step record
+:mod:`cae.algorithms._tca_kernel`; this module holds its state, its step record
 and the estimator.
 
 What TCA does with each sample x
@@ -124,19 +124,19 @@ import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._storage import ArrayState
-from . import _tca_kernel as K_
+from . import _tca_kernel as kernel
 
 __all__ = ["TCA", "TCAStepRecord", "TCANetwork"]
 
 CASE_NAMES = {1: "new node (no node near)", 2: "resonance", 3: "new node (every candidate failed)"}
-_NODE_REASONS = {K_.NODE_ISOLATED: "isolated", K_.NODE_ERRCIM: "ErrCIM"}
-_EDGE_REASONS = {K_.EDGE_NODE_DELETED: "node deleted", K_.EDGE_INTERSECTION: "intersection"}
+_NODE_REASONS = {kernel.NODE_ISOLATED: "isolated", kernel.NODE_ERRCIM: "ErrCIM"}
+_EDGE_REASONS = {kernel.EDGE_NODE_DELETED: "node deleted", kernel.EDGE_INTERSECTION: "intersection"}
 
 
 class TCANetwork(ArrayState):
-    """All of a TCA model's learned state (see :mod:`cae.baselines._tca_kernel`)."""
+    """All of a TCA model's learned state (see :mod:`cae.algorithms._tca_kernel`)."""
 
-    KERNEL = K_
+    KERNEL = kernel
     NODE_ARRAYS = {
         "Y": (np.float64, 0.0, "d"), "C": (np.float64, 0.0, None), "sig": (np.float64, 0.0, None),
         "dil": (np.int64, 0, None), "err": (np.float64, 0.0, None), "newedged": (np.int64, 0, None),
@@ -153,16 +153,16 @@ class TCANetwork(ArrayState):
 
     def __init__(self, d, reconstruction_interval=200, sigma_init=0.12, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
-        self.iscal[K_.I_LAMBDA] = int(reconstruction_interval)
-        self.fscal[K_.F_SIGINIT] = float(sigma_init)
+        self.iscal[kernel.I_LAMBDA] = int(reconstruction_interval)
+        self.fscal[kernel.F_SIGINIT] = float(sigma_init)
 
     def _init_other(self):
-        self.fscal[K_.F_SIGSUM] = 0.0
+        self.fscal[kernel.F_SIGSUM] = 0.0
 
     def _alloc_scratch(self):
         cap, maxdeg, d = self.Y.shape[0], self.nbr.shape[1], self.d
-        self.ri = np.zeros(K_.N_RI, dtype=np.int64)
-        self.rf = np.full(K_.N_RF, np.nan)
+        self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
+        self.rf = np.full(kernel.N_RF, np.nan)
         self.cims = np.zeros(cap)
         self.dist2 = np.zeros(cap)
         self.heap = np.zeros(cap, dtype=np.int64)
@@ -190,9 +190,9 @@ class TCANetwork(ArrayState):
 
     def end_of_call(self):
         """The reference's deletions at the end of a call; returns (node ids, reasons, edges) deleted."""
-        ri = np.zeros(K_.N_RI, dtype=np.int64)
-        rf = np.full(K_.N_RF, np.nan)
-        K_.end_of_call(*[getattr(self, n) for n in self.STATE_ARGS], ri, rf, self.mask, self.newrow,
+        ri = np.zeros(kernel.N_RI, dtype=np.int64)
+        rf = np.full(kernel.N_RF, np.nan)
+        kernel.end_of_call(*[getattr(self, n) for n in self.STATE_ARGS], ri, rf, self.mask, self.newrow,
                        self.nb1, self.nb2, *[getattr(self, n) for n in self.RECORD_ARGS[:6]])
         return ri
 
@@ -202,9 +202,9 @@ class TCANetwork(ArrayState):
         K = a["Y"].shape[0]
         params = meta.get("params", {})
         lam, s0 = params.get("reconstruction_interval"), params.get("sigma_init")
-        if int(i[K_.I_LAMBDA]) != lam or not f[K_.F_SIGINIT] == s0:
+        if int(i[kernel.I_LAMBDA]) != lam or not f[kernel.F_SIGINIT] == s0:
             return "the stored λ or σ_init differ from the model's parameters"
-        t = int(i[K_.I_T])
+        t = int(i[kernel.I_T])
         if (K == 0) != (t == 0) or K > t:
             return "a node count that does not fit the samples seen (TCA never deletes every node)"
         if K and not np.all(np.isfinite(a["C"]) & (a["C"] >= 1)):
@@ -215,10 +215,10 @@ class TCANetwork(ArrayState):
         if K and not (np.all(sig >= 0.5 * s0 * (1 - 1e-9)) and np.all(sig <= 1.5 * s0 * (1 + 1e-9))):
             return "a bandwidth outside [σ_init / 2, 3 σ_init / 2]"
         sigsum = float(np.add.accumulate(sig)[-1]) if K else 0.0
-        if not f[K_.F_SIGSUM] == sigsum:
+        if not f[kernel.F_SIGSUM] == sigsum:
             return "the stored sum of the bandwidths does not match them"
         dil = a["dil"]
-        if np.any(dil < 0) or int(i[K_.I_DILSUM]) != int(dil.sum()) or int(i[K_.I_DILZEROS]) != int(np.sum(dil == 0)):
+        if np.any(dil < 0) or int(i[kernel.I_DILSUM]) != int(dil.sum()) or int(i[kernel.I_DILZEROS]) != int(np.sum(dil == 0)):
             return "diligences that are negative or do not match their stored sum"
         if not np.all((a["err"] >= 0) & (a["err"] <= 1)):
             return "an ErrCIM outside [0, 1]"
@@ -227,7 +227,7 @@ class TCANetwork(ArrayState):
         if np.any(a["age"][np.arange(a["age"].shape[1])[None, :] < a["deg"][:, None]] != 1):
             return "an edge with an age (TCA's edges have none)"
         ids = a["ids"]
-        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[K_.I_NEXTID]):
+        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[kernel.I_NEXTID]):
             return "node ids that repeat or were never issued"
         return None
 
@@ -425,7 +425,7 @@ class TCA(StreamingClusterer):
     Examples
     --------
     >>> import numpy as np
-    >>> from cae.baselines.tca import TCA
+    >>> from cae.algorithms.tca import TCA
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0.25, 0.03, (400, 2)), rng.normal(0.75, 0.03, (400, 2))])
     >>> X = X[rng.permutation(len(X))]
@@ -486,41 +486,41 @@ class TCA(StreamingClusterer):
     def _record(self):
         net = self.network_
         ri, rf = net.ri, net.rf
-        case = int(ri[K_.R_CASE])
-        s1_id, s2_id = int(ri[K_.R_S1ID]), int(ri[K_.R_S2ID])
-        edge = int(ri[K_.R_EDGE])
-        nn = int(ri[K_.R_NDEL_ISO] + ri[K_.R_NDEL_ERR])
-        ne = int(ri[K_.R_NEDGES_DEL])
-        ns = int(ri[K_.R_NSIGCHG])
+        case = int(ri[kernel.RI_CASE])
+        s1_id, s2_id = int(ri[kernel.RI_S1ID]), int(ri[kernel.RI_S2ID])
+        edge = int(ri[kernel.RI_EDGE])
+        nn = int(ri[kernel.RI_NDEL_ISO] + ri[kernel.RI_NDEL_ERR])
+        ne = int(ri[kernel.RI_NEDGES_DEL])
+        ns = int(ri[kernel.RI_NSIGCHG])
         d = net.d
         return TCAStepRecord(
-            t=int(net.iscal[K_.I_T]), case=case, s1=int(ri[K_.R_S1]), s2=int(ri[K_.R_S2]),
-            s1_id=s1_id, s2_id=s2_id, n_close=int(ri[K_.R_NCLOSE]), n_candidates=int(ri[K_.R_NCAND]),
-            sigma=float(rf[K_.Q_MEANSIG]), cim_s1=float(rf[K_.Q_CIM_S1]), resonance_cim=float(rf[K_.Q_RES_CIM]),
-            cim_s2=float(rf[K_.Q_CIM_S2]), new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
-            new_node_sigma=float(rf[K_.Q_NEWSIG]), new_node_count=float(rf[K_.Q_NEWCOUNT]),
-            knn_ids=[int(i) for i in net.knn_ids[: int(ri[K_.R_NKNN])]] if case == 3 else [],
+            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]),
+            s1_id=s1_id, s2_id=s2_id, n_close=int(ri[kernel.RI_NCLOSE]), n_candidates=int(ri[kernel.RI_NCAND]),
+            sigma=float(rf[kernel.RF_MEANSIG]), cim_s1=float(rf[kernel.RF_CIM_S1]), resonance_cim=float(rf[kernel.RF_RES_CIM]),
+            cim_s2=float(rf[kernel.RF_CIM_S2]), new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
+            new_node_sigma=float(rf[kernel.RF_NEWSIG]), new_node_count=float(rf[kernel.RF_NEWCOUNT]),
+            knn_ids=[int(i) for i in net.knn_ids[: int(ri[kernel.RI_NKNN])]] if case == 3 else [],
             edge_created=(s1_id, s2_id) if edge == 1 else None,
             edge_existed=(s1_id, s2_id) if edge == 2 else None,
             moved=[(s1_id, net.moved[0].copy(), net.moved[1].copy())] if case == 2 else [],
-            reconstruction=bool(ri[K_.R_RECON]),
-            errcim_threshold=float(rf[K_.Q_ERRTHR]), intersection_sigma=float(rf[K_.Q_XSIGMA]),
+            reconstruction=bool(ri[kernel.RI_RECON]),
+            errcim_threshold=float(rf[kernel.RF_ERRTHR]), intersection_sigma=float(rf[kernel.RF_XSIGMA]),
             nodes_deleted=[int(i) for i in net.rec_node_ids[:nn]],
             nodes_deleted_reasons=[_NODE_REASONS[int(r)] for r in net.rec_node_reason[:nn]],
             nodes_deleted_positions=net.rec_node_pos[:nn].reshape(nn, d).copy(),
             edges_deleted=[(int(a), int(b), _EDGE_REASONS[int(r)])
                            for a, b, r in zip(net.rec_edge_a[:ne], net.rec_edge_b[:ne], net.rec_edge_reason[:ne])],
-            sigma_adapted=bool(ri[K_.R_ADAPT]),
+            sigma_adapted=bool(ri[kernel.RI_ADAPT]),
             sigma_changes=[(int(i), float(b), float(a)) for i, b, a in
                            zip(net.rec_sig_ids[:ns], net.rec_sig_before[:ns], net.rec_sig_after[:ns])],
-            diligence_reset=bool(ri[K_.R_DILRESET]), mean_diligence=float(rf[K_.Q_MEANDIL]),
-            n_nodes=net.K, n_edges=int(net.iscal[K_.I_E]), n_clusters=int(ri[K_.R_NCLUSTERS]),
+            diligence_reset=bool(ri[kernel.RI_DILRESET]), mean_diligence=float(rf[kernel.RF_MEANDIL]),
+            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
     def prediction_sigma(self):
         """The bandwidth of ``predict`` (and the vigilance): σ̄, the nodes' mean σ (σ_init without nodes)."""
         net = self._net()
-        return float(net.fscal[K_.F_SIGSUM] / net.K) if net.K else float(self.sigma_init)
+        return float(net.fscal[kernel.F_SIGSUM] / net.K) if net.K else float(self.sigma_init)
 
     def nearest_nodes(self, X):
         """Row of the nearest node by CIM(x, w, σ̄) of each row of X (the first on ties)."""
@@ -528,7 +528,7 @@ class TCA(StreamingClusterer):
         _check_magnitude(X)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
-        K_.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out, np.empty(max(net.K, 1)))
+        kernel.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out, np.empty(max(net.K, 1)))
         return out
 
     # ------------------------------------------------------------ fitted state

@@ -1,7 +1,7 @@
 """The one implementation of SOINN+ and ASOINN's per-sample step (``SoinnPlus.m``).
 
-Both estimators (:class:`cae.baselines.soinn_plus.SOINNPlus` and
-:class:`cae.baselines.asoinn.ASOINN`) run this kernel; the mode scalar
+Both estimators (:class:`cae.algorithms.soinn_plus.SOINNPlus` and
+:class:`cae.algorithms.asoinn.ASOINN`) run this kernel; the mode scalar
 ``iscal[I_MODE]`` selects the deletion handlers exactly as the reference's
 ``'node'``/``'edge'`` options do: ``MODE_PLUS`` (SOINN+: unutility-based node
 deletion after every sample, component-statistics edge deletion) or
@@ -9,7 +9,7 @@ deletion after every sample, component-statistics edge deletion) or
 samples, edges older than a_max deleted). Linking (the trust-based SOINN+
 rule) is the same in both modes, as in the reference. What the step does, and
 every place it differs from the reference, is in the module docstring of
-:mod:`cae.baselines.soinn_plus`.
+:mod:`cae.algorithms.soinn_plus`.
 
 Conventions: plain loops over preallocated arrays (numba-compiled through
 :func:`cae._jit.jit`, or plain Python, bit-identically); nodes in rows
@@ -63,44 +63,44 @@ F_NODE_IDLE = 7  # nodeAvgIdleDel: mean idle time of the deleted nodes
 N_FSCAL = 8
 
 # ---- record scratch (ri / rf) ------------------------------------------------
-R_CASE = 0  # 0 initial node (K < 3), 1 new node, 2 winner updated
-R_S1 = 1  # rows of the winners as the sample arrived (-1 if none)
-R_S2 = 2
-R_S1ID = 3
-R_S2ID = 4
-R_NEWROW = 5
-R_NEWID = 6
-R_LINK = 7  # eFlag: 1 / 0, -1 when not computed (K < 3)
-R_EDGE = 8  # 0 no edge change, 1 s1-s2 created, 2 s1-s2 existed (age reset to 1)
-R_STATS = 9  # 1 when the linking statistics were updated at this step
-R_NDELETED = 10  # edges deleted
-R_NSWEPT = 11  # nodes deleted (by the edge deletion first, then by the node deletion)
-R_NSWEPT_EDGE = 12  # of which deleted by the edge deletion (neighbours left without edges)
-R_NCLUSTERS = 13  # -1 unless tracking
-R_NCOMP = 14  # edges in s1's connected component (SOINN+ edge deletion), -1 if not computed
-R_NISO = 15  # isolated nodes seen by the node deletion, -1 if it did not run
-R_NODE_DEL = 16  # 1 when the node deletion ran at this step
+RI_CASE = 0  # 0 initial node (K < 3), 1 new node, 2 winner updated
+RI_S1 = 1  # rows of the winners as the sample arrived (-1 if none)
+RI_S2 = 2
+RI_S1ID = 3
+RI_S2ID = 4
+RI_NEWROW = 5
+RI_NEWID = 6
+RI_LINK = 7  # eFlag: 1 / 0, -1 when not computed (K < 3)
+RI_EDGE = 8  # 0 no edge change, 1 s1-s2 created, 2 s1-s2 existed (age reset to 1)
+RI_STATS = 9  # 1 when the linking statistics were updated at this step
+RI_NDELETED = 10  # edges deleted
+RI_NSWEPT = 11  # nodes deleted (by the edge deletion first, then by the node deletion)
+RI_NSWEPT_EDGE = 12  # of which deleted by the edge deletion (neighbours left without edges)
+RI_NCLUSTERS = 13  # -1 unless tracking
+RI_NCOMP = 14  # edges in s1's connected component (SOINN+ edge deletion), -1 if not computed
+RI_NISO = 15  # isolated nodes seen by the node deletion, -1 if it did not run
+RI_NODE_DEL = 16  # 1 when the node deletion ran at this step
 N_RI = 17
 
-Q_D1 = 0  # squared distance of x to s1
-Q_D2 = 1
-Q_TH1 = 2  # s1's similarity threshold (a squared distance)
-Q_TH2 = 3
-Q_TRUST1 = 4  # trustworthiness of s1 (NaN when linking was unconditional)
-Q_TRUST2 = 5
-Q_LINKV1 = 6  # sqrt(T1) * (1 - trust1)
-Q_LINKV2 = 7
-Q_LINKTH1 = 8  # runThMean1 + 2 sqrt(runThVariance1 / linkCreated)
-Q_LINKTH2 = 9
-Q_P75 = 10  # 75th percentile of the component's edge ages
-Q_IQR = 11
-Q_EDGE_RATIO = 12
-Q_EDGE_DEL_TH = 13  # the edge-deletion threshold
-Q_UT_CENTER = 14  # median unutility of the non-isolated nodes
-Q_UT_UPPER = 15  # isoutlier's upper bound
-Q_NODE_RATIO = 16
-Q_NOISE_LV = 17
-Q_NODE_DEL_TH = 18  # the node-deletion threshold
+RF_D1 = 0  # squared distance of x to s1
+RF_D2 = 1
+RF_TH1 = 2  # s1's similarity threshold (a squared distance)
+RF_TH2 = 3
+RF_TRUST1 = 4  # trustworthiness of s1 (NaN when linking was unconditional)
+RF_TRUST2 = 5
+RF_LINKV1 = 6  # sqrt(T1) * (1 - trust1)
+RF_LINKV2 = 7
+RF_LINKTH1 = 8  # runThMean1 + 2 sqrt(runThVariance1 / linkCreated)
+RF_LINKTH2 = 9
+RF_P75 = 10  # 75th percentile of the component's edge ages
+RF_IQR = 11
+RF_EDGE_RATIO = 12
+RF_EDGE_DEL_TH = 13  # the edge-deletion threshold
+RF_UT_CENTER = 14  # median unutility of the non-isolated nodes
+RF_UT_UPPER = 15  # isoutlier's upper bound
+RF_NODE_RATIO = 16
+RF_NOISE_LV = 17
+RF_NODE_DEL_TH = 18  # the node-deletion threshold
 N_RF = 19
 
 # status codes returned by run()
@@ -300,8 +300,8 @@ def add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri):
     iscal[I_NEXTID] += 1
     deg[K] = 0
     iscal[I_K] = K + 1
-    ri[R_NEWROW] = K
-    ri[R_NEWID] = ids[K]
+    ri[RI_NEWROW] = K
+    ri[RI_NEWID] = ids[K]
     return K
 
 
@@ -309,14 +309,14 @@ def add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri):
 def delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos):
     """Delete the rows with ``dmask`` set (compacting, order kept) and record them."""
     K = iscal[I_K]
-    nsw = ri[R_NSWEPT]
+    nsw = ri[RI_NSWEPT]
     for k in range(K):
         if dmask[k]:
             swept_ids[nsw] = ids[k]
             for j in range(Y.shape[1]):
                 swept_pos[nsw, j] = Y[k, j]
             nsw += 1
-    ri[R_NSWEPT] = nsw
+    ri[RI_NSWEPT] = nsw
     n_new = plan_compaction(dmask, K, newrow)
     compact_rows(Y, newrow, K)
     compact_rows(M, newrow, K)
@@ -394,11 +394,11 @@ def remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg
             if b < s1:
                 below += 1
     iscal[I_E] -= nd
-    ri[R_NDELETED] = nd
+    ri[RI_NDELETED] = nd
     if n_nodes > 0:
         delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
         iscal[I_NODEDEL] += idx_sum
-        ri[R_NSWEPT_EDGE] = n_nodes
+        ri[RI_NSWEPT_EDGE] = n_nodes
     return s1 - below
 
 
@@ -410,15 +410,15 @@ def delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fsc
     """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
     if deg[s1] == 0:
         # the component has no edge: prctile and iqr of nothing are NaN, nothing is deleted
-        ri[R_NCOMP] = 0
+        ri[RI_NCOMP] = 0
         return s1
     ne = component_edge_ages(nbr, deg, age, s1, stack, mark, ebuf)
-    ri[R_NCOMP] = ne
+    ri[RI_NCOMP] = ne
     p75 = prctile(ebuf, ne, 75.0)
     p25 = prctile(ebuf, ne, 25.0)
     iqr = p75 - p25
-    rf[Q_P75] = p75
-    rf[Q_IQR] = iqr
+    rf[RF_P75] = p75
+    rf[RF_IQR] = iqr
     th = PARAM_EDGE * iqr
     if th == 0.0:
         return s1
@@ -426,8 +426,8 @@ def delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fsc
     ed = iscal[I_EDGEDEL]
     ratio = ed / (ed + ne)
     del_th = fscal[F_EDGE_AVG] * ratio + cur * (1.0 - ratio)
-    rf[Q_EDGE_RATIO] = ratio
-    rf[Q_EDGE_DEL_TH] = del_th
+    rf[RF_EDGE_RATIO] = ratio
+    rf[RF_EDGE_DEL_TH] = del_th
     nd = 0
     total = 0
     for p in range(deg[s1]):
@@ -477,8 +477,8 @@ def delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fs
         else:
             ubuf[n_data] = (t - win_ts[k]) / M[k]
             n_data += 1
-    ri[R_NODE_DEL] = 1
-    ri[R_NISO] = n_iso
+    ri[RI_NODE_DEL] = 1
+    ri[RI_NISO] = n_iso
     if n_iso == 0 and not track:
         return  # nothing can be deleted, and the state does not depend on the threshold
     nd = iscal[I_NODEDEL]
@@ -499,11 +499,11 @@ def delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fs
     th = PARAM_ALPHA * ((upper - center) / 3.0)
     cur = center + th
     del_th = fscal[F_NODE_TH] * ratio + cur * (1.0 - ratio) * (1.0 - noise_lv)
-    rf[Q_UT_CENTER] = center
-    rf[Q_UT_UPPER] = upper
-    rf[Q_NODE_RATIO] = ratio
-    rf[Q_NOISE_LV] = noise_lv
-    rf[Q_NODE_DEL_TH] = del_th
+    rf[RF_UT_CENTER] = center
+    rf[RF_UT_UPPER] = upper
+    rf[RF_NODE_RATIO] = ratio
+    rf[RF_NOISE_LV] = noise_lv
+    rf[RF_NODE_DEL_TH] = del_th
     if n_iso == 0:
         return
     cnt = 0
@@ -536,8 +536,8 @@ def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, r
         dmask[k] = deg[k] < 1
         if dmask[k]:
             cnt += 1
-    ri[R_NODE_DEL] = 1
-    ri[R_NISO] = cnt
+    ri[RI_NODE_DEL] = 1
+    ri[RI_NISO] = cnt
     if cnt > 0:
         delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
         iscal[I_NODEDEL] += cnt
@@ -556,22 +556,22 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
         ri[i] = 0
     for i in range(rf.shape[0]):
         rf[i] = math.nan
-    ri[R_S1] = -1
-    ri[R_S2] = -1
-    ri[R_S1ID] = -1
-    ri[R_S2ID] = -1
-    ri[R_NEWROW] = -1
-    ri[R_NEWID] = -1
-    ri[R_LINK] = -1
-    ri[R_NCLUSTERS] = -1
-    ri[R_NCOMP] = -1
-    ri[R_NISO] = -1
+    ri[RI_S1] = -1
+    ri[RI_S2] = -1
+    ri[RI_S1ID] = -1
+    ri[RI_S2ID] = -1
+    ri[RI_NEWROW] = -1
+    ri[RI_NEWID] = -1
+    ri[RI_LINK] = -1
+    ri[RI_NCLUSTERS] = -1
+    ri[RI_NCOMP] = -1
+    ri[RI_NISO] = -1
 
     if K < N_INIT:  # initialisation: a node, unconditionally, and nothing else
-        ri[R_CASE] = 0
+        ri[RI_CASE] = 0
         add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
         if track:
-            ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+            ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
         return 0
 
     s1, s2 = winners(X, xi, Y, K, dist2)
@@ -579,14 +579,14 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
     d2 = dist2[s2]
     th1 = similarity_threshold(Y, K, s1, deg, nbr)
     th2 = similarity_threshold(Y, K, s2, deg, nbr)
-    ri[R_S1] = s1
-    ri[R_S2] = s2
-    ri[R_S1ID] = ids[s1]
-    ri[R_S2ID] = ids[s2]
-    rf[Q_D1] = d1
-    rf[Q_D2] = d2
-    rf[Q_TH1] = th1
-    rf[Q_TH2] = th2
+    ri[RI_S1] = s1
+    ri[RI_S2] = s2
+    ri[RI_S1ID] = ids[s1]
+    ri[RI_S2ID] = ids[s2]
+    rf[RF_D1] = d1
+    rf[RF_D2] = d2
+    rf[RF_TH1] = th1
+    rf[RF_TH2] = th2
 
     # eFlag: link the winners? (the trust-based SOINN+ rule, in both modes)
     link = True
@@ -606,20 +606,20 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
             lt1 = fscal[F_MEAN1] + c1
             lt2 = fscal[F_MEAN2] + c2
             link = lv1 < lt1 or lv2 < lt2
-            rf[Q_TRUST1] = trust1
-            rf[Q_TRUST2] = trust2
-            rf[Q_LINKV1] = lv1
-            rf[Q_LINKV2] = lv2
-            rf[Q_LINKTH1] = lt1
-            rf[Q_LINKTH2] = lt2
-    ri[R_LINK] = 1 if link else 0
+            rf[RF_TRUST1] = trust1
+            rf[RF_TRUST2] = trust2
+            rf[RF_LINKV1] = lv1
+            rf[RF_LINKV2] = lv2
+            rf[RF_LINKTH1] = lt1
+            rf[RF_LINKTH2] = lt2
+    ri[RI_LINK] = 1 if link else 0
 
     if d1 > th1 or d2 > th2:  # a new node
-        ri[R_CASE] = 1
+        ri[RI_CASE] = 1
         add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
         K = K + 1
     else:
-        ri[R_CASE] = 2
+        ri[RI_CASE] = 2
         if link:
             p = find_slot(nbr, deg, s1, s2)
             if p >= 0:
@@ -627,7 +627,7 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
                 # are linkCreated and the running mean/variance of sqrt(T) updated
                 age[s1, p] = 1
                 age[s2, find_slot(nbr, deg, s2, s1)] = 1
-                ri[R_EDGE] = 2
+                ri[RI_EDGE] = 2
                 n = iscal[I_LINKS] + 1
                 iscal[I_LINKS] = n
                 r1 = math.sqrt(th1)
@@ -638,11 +638,11 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
                 fscal[F_MEAN2] = pre2 + (r2 - pre2) / n
                 fscal[F_VAR1] = fscal[F_VAR1] + (r1 - pre1) * (r1 - fscal[F_MEAN1])
                 fscal[F_VAR2] = fscal[F_VAR2] + (r2 - pre2) * (r2 - fscal[F_MEAN2])
-                ri[R_STATS] = 1
+                ri[RI_STATS] = 1
             else:
                 iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
                 iscal[I_E] += 1
-                ri[R_EDGE] = 1
+                ri[RI_EDGE] = 1
         # age every edge of s1 (the one just made or reset included)
         for p in range(deg[s1]):
             b = nbr[s1, p]
@@ -676,7 +676,7 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
         delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids,
                                     swept_pos)
     if track:
-        ri[R_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
     return 0
 
 
@@ -712,36 +712,36 @@ TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "
 @jit
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
-    trace[i, 1] = ri[R_CASE]
+    trace[i, 1] = ri[RI_CASE]
     trace[i, 2] = iscal[I_K]
     trace[i, 3] = iscal[I_E]
-    trace[i, 4] = ri[R_NCLUSTERS]
-    trace[i, 5] = ri[R_NDELETED]
-    trace[i, 6] = ri[R_NSWEPT]
-    trace[i, 7] = ri[R_S1]
-    trace[i, 8] = ri[R_S2]
-    trace[i, 9] = rf[Q_D1]
-    trace[i, 10] = rf[Q_D2]
-    trace[i, 11] = rf[Q_TH1]
-    trace[i, 12] = rf[Q_TH2]
-    trace[i, 13] = ri[R_LINK] if ri[R_LINK] >= 0 else math.nan
-    trace[i, 14] = rf[Q_TRUST1]
-    trace[i, 15] = rf[Q_TRUST2]
-    trace[i, 16] = rf[Q_LINKV1]
-    trace[i, 17] = rf[Q_LINKV2]
-    trace[i, 18] = rf[Q_LINKTH1]
-    trace[i, 19] = rf[Q_LINKTH2]
+    trace[i, 4] = ri[RI_NCLUSTERS]
+    trace[i, 5] = ri[RI_NDELETED]
+    trace[i, 6] = ri[RI_NSWEPT]
+    trace[i, 7] = ri[RI_S1]
+    trace[i, 8] = ri[RI_S2]
+    trace[i, 9] = rf[RF_D1]
+    trace[i, 10] = rf[RF_D2]
+    trace[i, 11] = rf[RF_TH1]
+    trace[i, 12] = rf[RF_TH2]
+    trace[i, 13] = ri[RI_LINK] if ri[RI_LINK] >= 0 else math.nan
+    trace[i, 14] = rf[RF_TRUST1]
+    trace[i, 15] = rf[RF_TRUST2]
+    trace[i, 16] = rf[RF_LINKV1]
+    trace[i, 17] = rf[RF_LINKV2]
+    trace[i, 18] = rf[RF_LINKTH1]
+    trace[i, 19] = rf[RF_LINKTH2]
     trace[i, 20] = iscal[I_LINKS]
-    trace[i, 21] = ri[R_NCOMP] if ri[R_NCOMP] >= 0 else math.nan
-    trace[i, 22] = rf[Q_P75]
-    trace[i, 23] = rf[Q_IQR]
-    trace[i, 24] = rf[Q_EDGE_DEL_TH]
+    trace[i, 21] = ri[RI_NCOMP] if ri[RI_NCOMP] >= 0 else math.nan
+    trace[i, 22] = rf[RF_P75]
+    trace[i, 23] = rf[RF_IQR]
+    trace[i, 24] = rf[RF_EDGE_DEL_TH]
     trace[i, 25] = fscal[F_EDGE_AVG]
-    trace[i, 26] = ri[R_NISO] if ri[R_NISO] >= 0 else math.nan
-    trace[i, 27] = rf[Q_UT_CENTER]
-    trace[i, 28] = rf[Q_UT_UPPER]
-    trace[i, 29] = rf[Q_NOISE_LV]
-    trace[i, 30] = rf[Q_NODE_DEL_TH]
+    trace[i, 26] = ri[RI_NISO] if ri[RI_NISO] >= 0 else math.nan
+    trace[i, 27] = rf[RF_UT_CENTER]
+    trace[i, 28] = rf[RF_UT_UPPER]
+    trace[i, 29] = rf[RF_NOISE_LV]
+    trace[i, 30] = rf[RF_NODE_DEL_TH]
     trace[i, 31] = fscal[F_NODE_TH]
 
 

@@ -1,4 +1,4 @@
-"""The one implementation of AutoCloud's per-sample step (see :mod:`cae.baselines.autocloud`).
+"""The one implementation of AutoCloud's per-sample step (see :mod:`cae.algorithms.autocloud`).
 
 State (rows ``[:C]`` of the cloud arrays, in the reference's list order):
 centres ``Y`` (C x d), variances ``var``, supports ``n`` (integers), stable
@@ -46,21 +46,21 @@ CASE_JOINED = 2  # k >= 3: x typical for at least one cloud, joined every such c
 CASE_NEW = 3  # k >= 3: x atypical for every cloud: a new cloud
 
 # ---- record scratch (ri / rf) ------------------------------------------------
-R_CASE = 0
-R_S1 = 1  # row (among the clouds as x arrived) of highest membership, -1 if none
-R_S1ID = 2
-R_NEWROW = 3  # row of the created cloud (before any merge), -1 if none
-R_NEWID = 4
-R_NJOINED = 5
-R_NMERGES = 6
-R_NCLUSTERS = 7  # -1 unless tracking
-R_NBEFORE = 8  # clouds when x arrived
+RI_CASE = 0
+RI_S1 = 1  # row (among the clouds as x arrived) of highest membership, -1 if none
+RI_S1ID = 2
+RI_NEWROW = 3  # row of the created cloud (before any merge), -1 if none
+RI_NEWID = 4
+RI_NJOINED = 5
+RI_NMERGES = 6
+RI_NCLUSTERS = 7  # -1 unless tracking
+RI_NBEFORE = 8  # clouds when x arrived
 N_RI = 9
 
-Q_ZETA_S1 = 0  # zeta of the cloud of highest membership
-Q_MEMBERSHIP_S1 = 1
-Q_THRESHOLD_S1 = 2  # its typicality threshold (m^2 + 1) / (2 n), n before the update
-Q_TAUSUM = 3  # sum of tau over the clouds (negative: the membership argmax is flipped)
+RF_ZETA_S1 = 0  # zeta of the cloud of highest membership
+RF_MEMBERSHIP_S1 = 1
+RF_THRESHOLD_S1 = 2  # its typicality threshold (m^2 + 1) / (2 n), n before the update
+RF_TAUSUM = 3  # sum of tau over the clouds (negative: the membership argmax is flipped)
 N_RF = 4
 
 DONE = -1
@@ -290,12 +290,12 @@ def step(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, threshol
         ri[q] = 0
     for q in range(rf.shape[0]):
         rf[q] = math.nan
-    ri[R_S1] = -1
-    ri[R_S1ID] = -1
-    ri[R_NEWROW] = -1
-    ri[R_NEWID] = -1
-    ri[R_NCLUSTERS] = -1
-    ri[R_NBEFORE] = C
+    ri[RI_S1] = -1
+    ri[RI_S1ID] = -1
+    ri[RI_NEWROW] = -1
+    ri[RI_NEWID] = -1
+    ri[RI_NCLUSTERS] = -1
+    ri[RI_NBEFORE] = C
     for i in range(C):  # intersectionList = zeros(1, C)
         flags[i] = 0
     if track:
@@ -303,28 +303,28 @@ def step(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, threshol
             ids_before[i] = ids[i]
     new_row = -1
     if t == 1:  # Cloud(x) becomes cloud 1; membershipList = 1
-        ri[R_CASE] = CASE_FIRST
+        ri[RI_CASE] = CASE_FIRST
         new_cloud(X, xi, Y, var, n, ids, IM, iscal, 0)
         C = 1
         iscal[I_K] = 1
-        ri[R_NEWROW] = 0
-        ri[R_NEWID] = ids[0]
-        ri[R_S1] = 0
-        ri[R_S1ID] = ids[0]
-        rf[Q_MEMBERSHIP_S1] = 1.0
+        ri[RI_NEWROW] = 0
+        ri[RI_NEWID] = ids[0]
+        ri[RI_S1] = 0
+        ri[RI_S1ID] = ids[0]
+        rf[RF_MEMBERSHIP_S1] = 1.0
         flags[0] = 0
     elif t == 2:  # cloud 1 takes x whatever it is; membershipList = 1
-        ri[R_CASE] = CASE_SECOND
+        ri[RI_CASE] = CASE_SECOND
         z, v_, a, b = tentative(X, xi, Y, var, n, 0)
         for j in range(X.shape[1]):
             Y[0, j] = a * Y[0, j] + b * X[xi, j]
         var[0] = v_
         n[0] += 1
         joined_ids[0] = ids[0]
-        ri[R_NJOINED] = 1
-        ri[R_S1] = 0
-        ri[R_S1ID] = ids[0]
-        rf[Q_MEMBERSHIP_S1] = 1.0
+        ri[RI_NJOINED] = 1
+        ri[RI_S1] = 0
+        ri[RI_S1ID] = ids[0]
+        rf[RF_MEMBERSHIP_S1] = 1.0
     else:
         m = fscal[F_M]
         nj = 0
@@ -341,34 +341,34 @@ def step(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, threshol
                 flags[i] = 1
                 joined_ids[nj] = ids[i]
                 nj += 1
-        ri[R_NJOINED] = nj
+        ri[RI_NJOINED] = nj
         tau_sum = 0.0
         for i in range(C):
             tau_sum += 1.0 - zetas[i]
         for i in range(C):
             members[i] = fdiv(1.0 - zetas[i], tau_sum)
-        rf[Q_TAUSUM] = tau_sum
+        rf[RF_TAUSUM] = tau_sum
         s1 = argmax_first(members, C)
         if s1 >= 0:
-            ri[R_S1] = s1
-            ri[R_S1ID] = ids[s1]
-            rf[Q_ZETA_S1] = zetas[s1]
-            rf[Q_THRESHOLD_S1] = thresholds[s1]
-            rf[Q_MEMBERSHIP_S1] = members[s1]
+            ri[RI_S1] = s1
+            ri[RI_S1ID] = ids[s1]
+            rf[RF_ZETA_S1] = zetas[s1]
+            rf[RF_THRESHOLD_S1] = thresholds[s1]
+            rf[RF_MEMBERSHIP_S1] = members[s1]
         if nj == 0:
-            ri[R_CASE] = CASE_NEW
+            ri[RI_CASE] = CASE_NEW
             new_cloud(X, xi, Y, var, n, ids, IM, iscal, C)
             flags[C] = 1
             new_row = C
-            ri[R_NEWROW] = C
-            ri[R_NEWID] = ids[C]
+            ri[RI_NEWROW] = C
+            ri[RI_NEWID] = ids[C]
             C += 1
             iscal[I_K] = C
         else:
-            ri[R_CASE] = CASE_JOINED
-    ri[R_NMERGES] = merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, rowv)
+            ri[RI_CASE] = CASE_JOINED
+    ri[RI_NMERGES] = merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, rowv)
     if track:
-        ri[R_NCLUSTERS] = iscal[I_K]
+        ri[RI_NCLUSTERS] = iscal[I_K]
 
 
 @jit
@@ -395,20 +395,20 @@ def run(X, start, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresh
 @jit
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
-    trace[i, 1] = ri[R_CASE]
+    trace[i, 1] = ri[RI_CASE]
     trace[i, 2] = iscal[I_K]
     trace[i, 3] = 0
-    trace[i, 4] = ri[R_NCLUSTERS]
+    trace[i, 4] = ri[RI_NCLUSTERS]
     trace[i, 5] = 0
-    trace[i, 6] = 2 * ri[R_NMERGES]
-    trace[i, 7] = ri[R_NJOINED]
-    trace[i, 8] = ri[R_NMERGES]
-    trace[i, 9] = 1 if ri[R_NEWID] >= 0 else 0
-    trace[i, 10] = ri[R_S1]
-    trace[i, 11] = rf[Q_ZETA_S1]
-    trace[i, 12] = rf[Q_THRESHOLD_S1]
-    trace[i, 13] = rf[Q_MEMBERSHIP_S1]
-    trace[i, 14] = rf[Q_TAUSUM]
+    trace[i, 6] = 2 * ri[RI_NMERGES]
+    trace[i, 7] = ri[RI_NJOINED]
+    trace[i, 8] = ri[RI_NMERGES]
+    trace[i, 9] = 1 if ri[RI_NEWID] >= 0 else 0
+    trace[i, 10] = ri[RI_S1]
+    trace[i, 11] = rf[RF_ZETA_S1]
+    trace[i, 12] = rf[RF_THRESHOLD_S1]
+    trace[i, 13] = rf[RF_MEMBERSHIP_S1]
+    trace[i, 14] = rf[RF_TAUSUM]
     trace[i, 15] = iscal[I_NMERGES]
 
 

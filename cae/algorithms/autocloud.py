@@ -7,7 +7,7 @@ commit ``8ece63c84fb3248b051786a4e89d675758e5e4c1``, files ``AutoCloud.m``
 (``addPoint`` without a class label, ``calculateThreshold``, ``mergeClouds``)
 and ``Cloud.m`` (``addPoint``, ``calculateZeta``), with the Euclidean measure,
 as the CAE paper uses it. The per-sample step is in
-:mod:`cae.baselines._autocloud_kernel`; ``tests/oracles/autocloud_reference.py``
+:mod:`cae.algorithms._autocloud_kernel`; ``tests/oracles/autocloud_reference.py``
 is a literal transcription that the tests compare with after every step.
 
 What it does, per sample x (k = samples seen, cumulative over calls)
@@ -89,7 +89,7 @@ Where we follow a quirk of the reference, or differ from it
 - Speed (no change of result): the first merge scan of each sample visits
   only the pairs that can meet the merge condition (both flagged, or a new
   cloud against a cloud with n < 0); the proof is in
-  :func:`cae.baselines._autocloud_kernel.merge_clouds`, and the tests check
+  :func:`cae.algorithms._autocloud_kernel.merge_clouds`, and the tests check
   it against the literal transcription after every step.
 """
 
@@ -102,12 +102,12 @@ import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._storage import ArrayState
-from . import _autocloud_kernel as K_
+from . import _autocloud_kernel as kernel
 
 __all__ = ["AutoCloud", "AutoCloudStepRecord", "CloudState"]
 
-CASE_NAMES = {K_.CASE_FIRST: "first sample", K_.CASE_SECOND: "second sample",
-              K_.CASE_JOINED: "typical", K_.CASE_NEW: "new cloud"}
+CASE_NAMES = {kernel.CASE_FIRST: "first sample", kernel.CASE_SECOND: "second sample",
+              kernel.CASE_JOINED: "typical", kernel.CASE_NEW: "new cloud"}
 
 
 class CloudState(ArrayState):
@@ -120,7 +120,7 @@ class CloudState(ArrayState):
     ``fscal[F_M]`` the parameter m. There are no neighbour lists.
     """
 
-    KERNEL = K_
+    KERNEL = kernel
     NODE_ARRAYS = {"Y": (np.float64, 0.0, "d"), "var": (np.float64, 0.0, None), "n": (np.int64, 0, None),
                    "ids": (np.int64, 0, None)}
     OTHER_ARRAYS = {"IM": ("i", 2)}
@@ -129,7 +129,7 @@ class CloudState(ArrayState):
 
     def __init__(self, d, m=1.0, cap=64):
         super().__init__(d, cap=cap, maxdeg=0)
-        self.fscal[K_.F_M] = float(m)
+        self.fscal[kernel.F_M] = float(m)
 
     def _init_other(self):
         cap = self.capacity
@@ -137,8 +137,8 @@ class CloudState(ArrayState):
 
     def _alloc_scratch(self):
         cap = self.Y.shape[0]
-        self.ri = np.zeros(K_.N_RI, dtype=np.int64)
-        self.rf = np.full(K_.N_RF, np.nan)
+        self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
+        self.rf = np.full(kernel.N_RF, np.nan)
         self.flags = np.zeros(cap, dtype=np.int64)
         self.zetas = np.zeros(cap)
         self.thresholds = np.zeros(cap)
@@ -174,16 +174,16 @@ class CloudState(ArrayState):
         IM = a["IM"]
         if IM.shape != (K, K):
             return "the intersection matrix does not match the number of clouds"
-        m = f[K_.F_M]
+        m = f[kernel.F_M]
         if not (math.isfinite(m) and m > 0):
             return f"m = {m} is not a positive finite number"
         pm = meta.get("params", {}).get("m")
         if pm is not None and float(pm) != m:
             return f"the stored m = {m} differs from the parameter m = {pm}"
-        t = int(i[K_.I_T])
+        t = int(i[kernel.I_T])
         if t < K or (t > 0) != (K > 0):
             return "the number of clouds does not fit the samples seen"
-        if i[K_.I_E] != 0 or i[K_.I_MAXDEG] != 0 or i[K_.I_NMERGES] < 0:
+        if i[kernel.I_E] != 0 or i[kernel.I_MAXDEG] != 0 or i[kernel.I_NMERGES] < 0:
             return "edge or merge counters (AutoCloud has no edges)"
         n = a["n"]
         if K and np.any(n < 1):
@@ -192,7 +192,7 @@ class CloudState(ArrayState):
         if np.any(~np.isnan(var) & ~((var >= 0) & np.isfinite(var))):
             return "a cloud variance that is negative or infinite"
         ids = a["ids"]
-        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[K_.I_NEXTID]):
+        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[kernel.I_NEXTID]):
             return "cloud ids that repeat or were never issued"
         if np.any(IM < 0) or np.any(np.tril(IM) != 0):
             return "intersection counts that are negative or below the diagonal"
@@ -283,11 +283,11 @@ class AutoCloudStepRecord:
     @property
     def event(self):
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
-        if self.case == K_.CASE_FIRST:
+        if self.case == kernel.CASE_FIRST:
             what = "cloud created (first sample)"
-        elif self.case == K_.CASE_SECOND:
+        elif self.case == kernel.CASE_SECOND:
             what = "added to cloud 1 (second sample)"
-        elif self.case == K_.CASE_NEW:
+        elif self.case == kernel.CASE_NEW:
             what = "new cloud (atypical for every cloud)"
         else:
             what = f"joined {len(self.joined_ids)} cloud(s)"
@@ -303,7 +303,7 @@ class AutoCloud(StreamingClusterer):
     eccentricity zeta at most (m^2 + 1)/(2 n), n the cloud's support — and
     starts a new cloud when it is typical for none. Clouds that share enough
     samples are merged. There are no nodes or edges; each cloud is a
-    cluster. See :mod:`cae.baselines.autocloud` for the algorithm step by
+    cluster. See :mod:`cae.algorithms.autocloud` for the algorithm step by
     step and every point where the reference has a quirk.
 
     So that code written for networks (figures, exports, ``to_networkx``)
@@ -352,7 +352,7 @@ class AutoCloud(StreamingClusterer):
     Examples
     --------
     >>> import numpy as np
-    >>> from cae.baselines.autocloud import AutoCloud
+    >>> from cae.algorithms.autocloud import AutoCloud
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 0.05, (200, 2)), rng.normal(1, 0.05, (200, 2))])
     >>> X = X[rng.permutation(len(X))]
@@ -394,23 +394,23 @@ class AutoCloud(StreamingClusterer):
     def _record(self):
         net = self.network_
         ri, rf = net.ri, net.rf
-        case = int(ri[K_.R_CASE])
-        nb = int(ri[K_.R_NBEFORE])
-        nm = int(ri[K_.R_NMERGES])
+        case = int(ri[kernel.RI_CASE])
+        nb = int(ri[kernel.RI_NBEFORE])
+        nm = int(ri[kernel.RI_NMERGES])
         merges = [tuple(int(v) for v in net.merge_rec[k]) for k in range(nm)]
-        full = case in (K_.CASE_JOINED, K_.CASE_NEW)
+        full = case in (kernel.CASE_JOINED, kernel.CASE_NEW)
         C = net.K
         return AutoCloudStepRecord(
-            t=int(net.iscal[K_.I_T]), case=case, s1=int(ri[K_.R_S1]), s1_id=int(ri[K_.R_S1ID]),
-            joined_ids=[int(v) for v in net.joined_ids[: int(ri[K_.R_NJOINED])]],
-            new_node_id=int(ri[K_.R_NEWID]), new_node_row=int(ri[K_.R_NEWROW]),
+            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s1_id=int(ri[kernel.RI_S1ID]),
+            joined_ids=[int(v) for v in net.joined_ids[: int(ri[kernel.RI_NJOINED])]],
+            new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
             merges=merges, nodes_deleted=[v for mg in merges for v in mg[:2]],
             cloud_ids_before=net.ids_before[:nb].copy(),
             zetas=net.zetas[:nb].copy() if full else np.zeros(0),
             thresholds=net.thresholds[:nb].copy() if full else np.zeros(0),
             memberships=net.members[:nb].copy() if full else np.zeros(0),
-            zeta_s1=float(rf[K_.Q_ZETA_S1]), threshold_s1=float(rf[K_.Q_THRESHOLD_S1]),
-            membership_s1=float(rf[K_.Q_MEMBERSHIP_S1]), tau_sum=float(rf[K_.Q_TAUSUM]),
+            zeta_s1=float(rf[kernel.RF_ZETA_S1]), threshold_s1=float(rf[kernel.RF_THRESHOLD_S1]),
+            membership_s1=float(rf[kernel.RF_MEMBERSHIP_S1]), tau_sum=float(rf[kernel.RF_TAUSUM]),
             n_nodes=C, n_edges=0, n_clusters=C,
         )
 
@@ -420,7 +420,7 @@ class AutoCloud(StreamingClusterer):
         _check_magnitude(X)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
-        K_.nearest_nodes(X, net.Y, net.var, net.n, net.K, np.zeros(max(net.K, 1)), out)
+        kernel.nearest_nodes(X, net.Y, net.var, net.n, net.K, np.zeros(max(net.K, 1)), out)
         return out
 
     def memberships(self, X):
@@ -431,11 +431,11 @@ class AutoCloud(StreamingClusterer):
         out = np.zeros((X.shape[0], C))
         X = np.ascontiguousarray(X.reshape(-1, net.d))
         for r in range(X.shape[0]):
-            tau = np.array([1.0 - K_.tentative(X, r, net.Y, net.var, net.n, c)[0] for c in range(C)])
+            tau = np.array([1.0 - kernel.tentative(X, r, net.Y, net.var, net.n, c)[0] for c in range(C)])
             s = 0.0
             for v in tau:
                 s += v
-            out[r] = [K_.fdiv(v, s) for v in tau]
+            out[r] = [kernel.fdiv(v, s) for v in tau]
         return out
 
     # ---- the clouds
@@ -461,7 +461,7 @@ class AutoCloud(StreamingClusterer):
 
     @property
     def n_merges_(self):
-        return int(self._net().iscal[K_.I_NMERGES])
+        return int(self._net().iscal[kernel.I_NMERGES])
 
     # ---- the network view of the clouds
     @property

@@ -5,7 +5,7 @@ sample, and keeps the network at each frame's step; :func:`animation_html`
 draws those frames as one Plotly figure with a play button and a slider, with
 plotly.js inlined, so the file opens offline in any browser (and can be put
 on a slide or sent to students). :func:`build_animation` does both for a
-stream, :func:`export_playground` for the app's :class:`~cae.playground.Playground`,
+stream, :func:`export_playground` for the app's :class:`~cae.app.stepper.Stepper`,
 and :func:`traces_csv` writes a run's per-step trace as a formula-safe CSV.
 
 Each frame shows the data seen so far (faded grey, the samples that arrived
@@ -26,7 +26,7 @@ its cloud centres as nodes.
 Examples
 --------
 >>> from cae import CAE
->>> from cae.datasets import make_drift_stream
+>>> from cae.data import make_drift_stream
 >>> s = make_drift_stream("switch", n=600, noise_fraction=0.1, seed=0)
 >>> frames = record_frames(s.X, CAE, t_start=60, t_end=660, n_frames=5)
 >>> [f.t for f in frames]
@@ -50,8 +50,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from .csvio import to_safe_csv
-from .viz import PALETTE
+from ..data.csvio import to_safe_csv
+from .figures import PALETTE
 
 __all__ = ["Frame", "frame_steps", "record_frames", "animation_spec", "animation_figure", "animation_html",
            "build_animation", "export_playground", "traces_csv", "MAX_FRAMES", "MIN_FRAMES"]
@@ -158,7 +158,7 @@ def _as_data(X):
 
 def _make_model(model_factory):
     if model_factory is None:
-        from .model import CAE
+        from ..algorithms import CAE
 
         return CAE()
     if not callable(model_factory):
@@ -488,8 +488,8 @@ def build_animation(stream, model_factory=None, t_start=0, t_end=None, n_frames=
 
     Parameters
     ----------
-    stream : cae.datasets.Stream, an object with ``X``, or an array
-        The stream; a :class:`~cae.datasets.Stream` also names its stages in
+    stream : cae.data.Stream, an object with ``X``, or an array
+        The stream; a :class:`~cae.data.Stream` also names its stages in
         the frame titles and its dataset in the caption.
     model_factory, t_start, t_end, n_frames, progress
         As in :func:`record_frames`.
@@ -498,7 +498,7 @@ def build_animation(stream, model_factory=None, t_start=0, t_end=None, n_frames=
 
     Examples
     --------
-    >>> from cae.datasets import make_drift_stream
+    >>> from cae.data import make_drift_stream
     >>> page = build_animation(make_drift_stream("gradual", n=300, seed=0), n_frames=4)
     >>> page.count(b'"method":"animate"') >= 4 + 2   # four slider steps, play and pause
     True
@@ -517,7 +517,7 @@ def build_animation(stream, model_factory=None, t_start=0, t_end=None, n_frames=
 
 
 def export_playground(pg, t_start=0, t_end=None, n_frames=60, progress=None, **kwargs):
-    """The animated HTML file (bytes) of a :class:`~cae.playground.Playground`'s run.
+    """The animated HTML file (bytes) of a :class:`~cae.app.stepper.Stepper`'s run.
 
     The playground's stream is learned again from step 0 by a fresh model of
     the playground's algorithm and parameters (``pg._new_model()``), up to
@@ -527,9 +527,9 @@ def export_playground(pg, t_start=0, t_end=None, n_frames=60, progress=None, **k
 
     Examples
     --------
-    >>> from cae.datasets import make_drift_stream
-    >>> from cae.playground import Playground
-    >>> pg = Playground(make_drift_stream("recurring", n=400, seed=0))
+    >>> from cae.data import make_drift_stream
+    >>> from cae.app.stepper import Stepper
+    >>> pg = Stepper(make_drift_stream("recurring", n=400, seed=0))
     >>> _ = pg.step(300)
     >>> page = export_playground(pg, 0, n_frames=3)   # steps 0, 150 and 300
     >>> b"step 300 of 440" in page
@@ -549,11 +549,11 @@ def traces_csv(trace, columns):
     """A run's per-step trace as CSV bytes (UTF-8, one row per step, formula-safe).
 
     ``trace`` is an array of shape (steps, len(columns)), such as
-    ``Playground.trace_so_far`` with ``Playground.columns``. Columns whose
+    ``Stepper.trace_so_far`` with ``Stepper.columns``. Columns whose
     values are all whole numbers are written without a decimal point; NaN is
     an empty cell. Text that a spreadsheet would run as a formula (a header
     starting with ``=``, ``+``, ``-``, ``@``, ...) is escaped as in
-    :func:`cae.csvio.to_safe_csv`.
+    :func:`cae.data.csvio.to_safe_csv`.
 
     Examples
     --------

@@ -96,14 +96,14 @@ def saved_network(path):
     """
     from types import SimpleNamespace
 
-    from ._graph import component_labels, edge_list
-    from ._state import Network
-    from ._storage import ModelFileError, read_npz
+    from .._graph import component_labels, edge_list
+    from ..algorithms._cae_network import CAENetwork
+    from .._storage import ModelFileError, read_npz
 
     meta, arrays = read_npz(path)
     if meta["algorithm"] != "CAE":
         raise ModelFileError(f"this file holds a {meta['algorithm']} model, not a CAE model")
-    net = Network.from_arrays(arrays, meta)
+    net = CAENetwork.from_arrays(arrays, meta)
     K = net.K
     edges, ages = edge_list(net.nbr, net.deg, net.age, K)
     labels, n = component_labels(net.nbr, net.deg, K)
@@ -232,7 +232,7 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
         Data seen so far (drawn faded) and the recent window (brighter).
     current : ndarray (d,) or None
         The sample just learned (marked).
-    record : cae.StepRecord or None
+    record : cae.CAEStepRecord or None
         Its record: s1 and s2 are marked (by id), the vigilance region is drawn around s1.
     bounds : ((xmin, xmax), (ymin, ymax)) or None
         Fixed axes, so the view does not jump between frames.

@@ -1,4 +1,4 @@
-"""CAE's learned state: the arrays its kernel (:mod:`cae._kernel`) updates in place.
+"""CAE's learned state: the arrays its kernel (:mod:`cae.algorithms._cae_kernel`) updates in place.
 
 The storage mechanics (capacity, copies, the model file) are shared by every
 algorithm and live in :mod:`cae._storage`; this module declares CAE's arrays
@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from . import _kernel as K_
-from ._storage import ArrayState, ModelFileError, read_npz, save_npz  # noqa: F401  (re-exported)
+from . import _cae_kernel as kernel
+from .._storage import ArrayState, ModelFileError, read_npz, save_npz  # noqa: F401  (re-exported)
 
 
-class Network(ArrayState):
+class CAENetwork(ArrayState):
     """All of a CAE model's learned state.
 
     Rows ``[:K]`` of the node arrays are the live nodes, in creation order:
@@ -23,7 +23,7 @@ class Network(ArrayState):
     diversity state while lambda is unknown, ``first`` the first 10 samples.
     """
 
-    KERNEL = K_
+    KERNEL = kernel
     NODE_ARRAYS = {
         "Y": (np.float64, 0.0, "d"), "M": (np.int64, 0, None), "sig": (np.float64, np.nan, None),
         "ids": (np.int64, 0, None), "stamp": (np.int64, 0, None), "deg": (np.int64, 0, None),
@@ -38,23 +38,23 @@ class Network(ArrayState):
     def __init__(self, d, deletion_interval=None, max_edge_age=None, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
         if deletion_interval is not None:
-            self.iscal[K_.I_FIXED_LAMBDA] = 1
-            self.iscal[K_.I_LAMBDA] = int(deletion_interval)
-            self.iscal[K_.I_NACTIVE] = int(deletion_interval) // 2
+            self.iscal[kernel.I_FIXED_LAMBDA] = 1
+            self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
+            self.iscal[kernel.I_NACTIVE] = int(deletion_interval) // 2
             self.R = np.zeros((0, 0))
         if max_edge_age is not None:
-            self.fscal[K_.F_FIXED_AMAX] = float(max_edge_age)
+            self.fscal[kernel.F_FIXED_AMAX] = float(max_edge_age)
 
     def _init_other(self):
         self.R = np.zeros((32, 32))
-        self.first = np.zeros((K_.N_INIT, self.d))
-        self.fscal[K_.F_MEANDEL] = 0.0
+        self.first = np.zeros((kernel.N_INIT, self.d))
+        self.fscal[kernel.F_MEANDEL] = 0.0
 
     # -- scratch buffers for the step record --------------------------------
     def _alloc_scratch(self):
         cap, maxdeg = self.Y.shape[0], self.nbr.shape[1]
-        self.ri = np.zeros(K_.N_RI, dtype=np.int64)
-        self.rf = np.full(K_.N_RF, np.nan)
+        self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
+        self.rf = np.full(kernel.N_RF, np.nan)
         for name in ("aged_ids", "aged_ages", "alpha_ids", "alpha_ages", "del_ids", "del_ages"):
             setattr(self, name, np.zeros(maxdeg, dtype=np.int64))
         self.moved_ids = np.zeros(maxdeg + 1, dtype=np.int64)
@@ -67,7 +67,7 @@ class Network(ArrayState):
         self.sortbuf = np.zeros(maxdeg)
 
     def _grow_other(self):
-        if (self.iscal[K_.I_VSET] == 0 and self.iscal[K_.I_FIXED_LAMBDA] == 0
+        if (self.iscal[kernel.I_VSET] == 0 and self.iscal[kernel.I_FIXED_LAMBDA] == 0
                 and self.K + 1 > self.R.shape[0]):
             n = max(2 * self.R.shape[0], 16)
             R = np.zeros((n, n))
@@ -82,20 +82,20 @@ class Network(ArrayState):
         fixes lambda (and n_active = lambda // 2) from here; None keeps the
         current lambda, estimated or not yet.
         """
-        self.fscal[K_.F_FIXED_AMAX] = np.nan if max_edge_age is None else float(max_edge_age)
+        self.fscal[kernel.F_FIXED_AMAX] = np.nan if max_edge_age is None else float(max_edge_age)
         if deletion_interval is not None:
-            self.iscal[K_.I_FIXED_LAMBDA] = 1
-            self.iscal[K_.I_LAMBDA] = int(deletion_interval)
-            self.iscal[K_.I_NACTIVE] = int(deletion_interval) // 2
+            self.iscal[kernel.I_FIXED_LAMBDA] = 1
+            self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
+            self.iscal[kernel.I_NACTIVE] = int(deletion_interval) // 2
 
     # -- save / load -----------------------------------------------------------
     def _other_to_arrays(self):
-        nr = int(self.iscal[K_.I_NR]) if self.iscal[K_.I_VSET] == 0 else 0
+        nr = int(self.iscal[kernel.I_NR]) if self.iscal[kernel.I_VSET] == 0 else 0
         return {"R": self.R[:nr, :nr].copy(), "first": self.first.copy()}
 
     def _other_from_arrays(self, a):
         nr = a["R"].shape[0]
-        cap_r = 0 if a["iscal"][K_.I_FIXED_LAMBDA] else max(32, 1 << int(np.ceil(np.log2(nr + 1))))
+        cap_r = 0 if a["iscal"][kernel.I_FIXED_LAMBDA] else max(32, 1 << int(np.ceil(np.log2(nr + 1))))
         self.R = np.zeros((cap_r, cap_r))
         self.R[:nr, :nr] = a["R"]
         self.first = a["first"].astype(np.float64).copy()
@@ -104,35 +104,35 @@ class Network(ArrayState):
     def _check_values(cls, a, meta):
         i, f = a["iscal"], a["fscal"]
         K, d = a["Y"].shape
-        if a["first"].shape != (K_.N_INIT, d) or a["R"].shape[0] != a["R"].shape[1]:
+        if a["first"].shape != (kernel.N_INIT, d) or a["R"].shape[0] != a["R"].shape[1]:
             return "the first samples or the diversity matrix have the wrong shape"
-        if not 0 <= i[K_.I_NFIRST] <= K_.N_INIT or not np.all(np.isfinite(a["first"])):
+        if not 0 <= i[kernel.I_NFIRST] <= kernel.N_INIT or not np.all(np.isfinite(a["first"])):
             return "the buffer of first samples"
         if K and np.any(a["M"] < 1):
             return "a win count below 1"
         sig = a["sig"]
         if np.any(~np.isnan(sig) & ~((sig > 0) & np.isfinite(sig))):
             return "a bandwidth that is not a positive finite number"
-        V = f[K_.F_V]
-        if i[K_.I_VSET] not in (0, 1) or (i[K_.I_VSET] == 1) != (not math.isnan(V)):
+        V = f[kernel.F_V]
+        if i[kernel.I_VSET] not in (0, 1) or (i[kernel.I_VSET] == 1) != (not math.isnan(V)):
             return "the threshold flag and the threshold V disagree"
         if not math.isnan(V) and not 0.0 <= V <= 1.0:
             return f"the similarity threshold V = {V} is not a CIM value in [0, 1]"
-        lam, nact = int(i[K_.I_LAMBDA]), int(i[K_.I_NACTIVE])
+        lam, nact = int(i[kernel.I_LAMBDA]), int(i[kernel.I_NACTIVE])
         if lam < 0 or nact < 0 or nact != lam // 2:
             return "lambda and n_active disagree"
-        if i[K_.I_FIXED_LAMBDA] not in (0, 1) or (i[K_.I_FIXED_LAMBDA] and lam < 4):
+        if i[kernel.I_FIXED_LAMBDA] not in (0, 1) or (i[kernel.I_FIXED_LAMBDA] and lam < 4):
             return "a fixed lambda below 4"
-        amax = f[K_.F_FIXED_AMAX]
+        amax = f[kernel.F_FIXED_AMAX]
         if not math.isnan(amax) and not (np.isfinite(amax) and amax >= 1):
             return "a fixed a_max below 1 or infinite"
-        if i[K_.I_NDEL] < 0 or not (np.isfinite(f[K_.F_MEANDEL]) and f[K_.F_MEANDEL] >= 0):
+        if i[kernel.I_NDEL] < 0 or not (np.isfinite(f[kernel.F_MEANDEL]) and f[kernel.F_MEANDEL] >= 0):
             return "the deleted-edge statistics"
         ids = a["ids"]
-        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[K_.I_NEXTID]):
+        if K and (len(np.unique(ids)) != K or ids.min() < 0 or ids.max() >= i[kernel.I_NEXTID]):
             return "node ids that repeat or were never issued"
-        if i[K_.I_T] < K:
+        if i[kernel.I_T] < K:
             return "more nodes than samples seen"
-        if a["R"].shape[0] != (i[K_.I_NR] if i[K_.I_VSET] == 0 else 0):
+        if a["R"].shape[0] != (i[kernel.I_NR] if i[kernel.I_VSET] == 0 else 0):
             return "the diversity state does not match the node count"
         return None

@@ -1,16 +1,16 @@
 """A steppable CAE run over a stream, with history: what the app's playground drives.
 
-No Streamlit here: the page keeps one :class:`Playground` per browser session
+No Streamlit here: the page keeps one :class:`Stepper` per browser session
 and calls it. Stepping is the model's own learning (``learn_traced`` for the
 bulk of a frame, ``learn_one`` for the last sample so that its full
-:class:`~cae.StepRecord` can be explained). Going back in time restores the
+:class:`~cae.CAEStepRecord` can be explained). Going back in time restores the
 nearest snapshot (one every ``snapshot_every`` samples) and replays at most
 that many samples, so any step is quick to revisit.
 
 Examples
 --------
->>> from cae.datasets import make_paper2d, nonstationary_stream
->>> pg = Playground(nonstationary_stream(make_paper2d(300, seed=0), seed=0))
+>>> from cae.data import make_paper2d, nonstationary_stream
+>>> pg = Stepper(nonstationary_stream(make_paper2d(300, seed=0), seed=0))
 >>> _ = pg.step(500)
 >>> pg.t, pg.record.t
 (500, 500)
@@ -25,22 +25,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import _kernel
-from .evaluation import ari, nmi
-from .model import CAE
+from ..algorithms import _cae_kernel
+from ..evaluation import ari, nmi
+from ..algorithms import CAE
 
-#: CAE's trace columns (other algorithms have their own: ``Playground.columns``)
-TRACE_COLUMNS = _kernel.TRACE_COLUMNS
-#: the label of a sample placed by hand (:meth:`Playground.place`); never scored
+#: CAE's trace columns (other algorithms have their own: ``Stepper.columns``)
+TRACE_COLUMNS = _cae_kernel.TRACE_COLUMNS
+#: the label of a sample placed by hand (:meth:`Stepper.place`); never scored
 PLACED_LABEL = -1
 
 
-class Playground:
+class Stepper:
     """One stream, one model, and the recorded history of every step.
 
     Parameters
     ----------
-    stream : cae.datasets.Stream
+    stream : cae.data.Stream
     deletion_interval, max_edge_age : optional
         CAEA's fixed parameters (None: estimated, i.e. CAE).
     snapshot_every : int

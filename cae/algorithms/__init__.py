@@ -1,0 +1,76 @@
+"""The six algorithms, one module each, with its private numba kernel beside it.
+
+=================  =====================  =========================================================
+estimator          module                 kernel (the per-sample step, compiled by numba)
+=================  =====================  =========================================================
+CAE (and CAEA)     :mod:`.cae`            :mod:`._cae_kernel`, state arrays in :mod:`._cae_network`
+SOINN+             :mod:`.soinn_plus`     :mod:`._soinn_kernel`
+ASOINN             :mod:`.asoinn`         :mod:`._soinn_kernel` (SoinnPlus.m's legacy mode)
+TCA                :mod:`.tca`            :mod:`._tca_kernel`
+AutoCloud          :mod:`.autocloud`      :mod:`._autocloud_kernel`
+=================  =====================  =========================================================
+
+Every estimator is a :class:`cae._base.StreamingClusterer` (one estimator shell, one state storage and
+one model file, :mod:`cae._storage`); :func:`load_model` reads the file of any of them.
+
+The estimators are imported when first used, so that a kernel or the state arrays
+(``cae.algorithms._cae_network``, which the app's first picture reads) load without scikit-learn.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model", "estimator_class",
+           "MODEL_FILE_NAMES"]
+
+_WHERE = {"CAE": ".cae", "CAEStepRecord": ".cae", "SOINNPlus": ".soinn_plus", "ASOINN": ".asoinn", "TCA": ".tca",
+          "AutoCloud": ".autocloud"}
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cae.algorithms' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)
+
+
+#: the algorithm name a model file records -> the estimator's class name (CAEA is CAE with parameters)
+MODEL_FILE_NAMES = {"CAE": "CAE", "SOINN+": "SOINNPlus", "ASOINN": "ASOINN", "TCA": "TCA", "AutoCloud": "AutoCloud"}
+
+
+def estimator_class(algorithm):
+    """The estimator class of a model file's algorithm name (``"CAE"``, ``"SOINN+"``, …), or None."""
+    name = MODEL_FILE_NAMES.get(algorithm)
+    return None if name is None else __getattr__(name)
+
+
+def load_model(path):
+    """Load a model file of any algorithm (CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud).
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a valid model file, or names an unknown algorithm.
+
+    Examples
+    --------
+    >>> import io, numpy as np
+    >>> buf = io.BytesIO()
+    >>> CAE().fit(np.random.default_rng(0).random((200, 2))).save(buf)
+    >>> _ = buf.seek(0)
+    >>> type(load_model(buf)).__name__
+    'CAE'
+    """
+    from .._storage import ModelFileError, read_npz
+
+    meta, arrays = read_npz(path)
+    cls = estimator_class(meta["algorithm"])
+    if cls is None:
+        raise ModelFileError(f"model file names an unknown algorithm {meta['algorithm']!r}")
+    return cls._from_file(meta, arrays)

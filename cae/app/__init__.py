@@ -1,0 +1,13 @@
+"""What the Streamlit app computes and draws — pure Python, no Streamlit import.
+
+The pages (``pages/*.py``) read widgets, call these modules and draw what they return:
+
+- :mod:`.streams` — the streams the pages offer, by key;
+- :mod:`.stepper` — a run you can step, play, rewind, fork and place samples into (the Playground);
+- :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);
+- :mod:`.figures` — Plotly figures and the static SVG picture;
+- :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;
+- :mod:`.lesson_links` — the Playground's and Continual page's state as a URL query and back;
+- :mod:`.lockstep` — several algorithms stepped together (Compare algorithms);
+- :mod:`.your_data` — chunked learning, tables and downloads (Your data).
+"""

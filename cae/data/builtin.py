@@ -1,0 +1,141 @@
+"""Built-in datasets (no download), labelled CSV files, and the files of ``sample_data/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .streams import Dataset, stationary_stream
+from .synthetic import make_blobs3d, make_paper2d
+
+__all__ = ["load_builtin", "BUILTINS", "load_labelled_csv", "SAMPLE_FILES", "sample_frame", "home_stream",
+           "HOME_MODEL", "write_sample_data"]
+
+
+# ------------------------------------------------------------------- built-ins
+def _sk(loader, name):
+    def load():
+        b = loader()
+        names = [str(n) for n in getattr(b, "target_names", np.unique(b.target))]
+        feats = [str(f) for f in getattr(b, "feature_names", [f"x{i}" for i in range(b.data.shape[1])])]
+        return Dataset(name=name, X=np.asarray(b.data, float), y=np.asarray(b.target, np.int64),
+                       class_names=names, feature_names=feats, description=f"scikit-learn's bundled {name} data")
+    return load
+
+
+def _builtins():
+    from sklearn import datasets as skd
+
+    return {
+        "paper2d": lambda: make_paper2d(),
+        "paper2d-small": lambda: make_paper2d(n_per_class=1500),
+        "blobs3d": lambda: make_blobs3d(),
+        "iris": _sk(skd.load_iris, "iris"),
+        "wine": _sk(skd.load_wine, "wine"),
+        "breast_cancer": _sk(skd.load_breast_cancer, "breast_cancer"),
+        "digits": _sk(skd.load_digits, "digits"),
+    }
+
+
+BUILTINS = ("paper2d", "paper2d-small", "blobs3d", "iris", "wine", "breast_cancer", "digits")
+
+
+def load_builtin(name, seed=0):
+    """A built-in dataset by name (no download): one of :data:`BUILTINS`.
+
+    The synthetic ones are generated with ``seed``; scikit-learn's bundled
+    Iris, Wine, Breast cancer and Digits ignore it.
+
+    Examples
+    --------
+    >>> load_builtin("iris").X.shape
+    (150, 4)
+    """
+    table = _builtins()
+    if name not in table:
+        raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(BUILTINS)}")
+    if name == "paper2d":
+        return make_paper2d(seed=seed)
+    if name == "paper2d-small":
+        d = make_paper2d(n_per_class=1500, seed=seed)
+        d.name = "paper2d-small"
+        return d
+    if name == "blobs3d":
+        return make_blobs3d(seed=seed)
+    return table[name]()
+
+
+def load_labelled_csv(path, label_column="label"):
+    """A dataset from a CSV whose numeric columns are features and one column the label.
+
+    This is the format of the paper's real-world datasets (features, then
+    ``label``). Non-numeric labels are encoded in sorted order.
+
+    Examples
+    --------
+    >>> import io
+    >>> d = load_labelled_csv(io.StringIO("a,b,label\\n1,2,x\\n3,4,y\\n5,6,x\\n"))
+    >>> d.X.tolist(), d.y.tolist(), d.class_names
+    ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [0, 1, 0], ['x', 'y'])
+    """
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    if label_column not in df.columns:
+        raise ValueError(f"no column named {label_column!r}")
+    labels = df.pop(label_column)
+    X = df.apply(pd.to_numeric, errors="raise").to_numpy(float)
+    if not np.all(np.isfinite(X)):
+        raise ValueError("the features contain missing or infinite values")
+    names, y = np.unique(labels.astype(str).to_numpy(), return_inverse=True)
+    try:  # keep numeric labels in numeric order
+        vals = np.array([float(n) for n in names])
+        names = names[np.argsort(vals, kind="stable")]
+        y = np.argsort(np.argsort(vals, kind="stable"))[y]
+    except ValueError:
+        pass
+    name = Path(path).stem if isinstance(path, (str, Path)) else "csv"
+    return Dataset(name=name, X=X, y=y.astype(np.int64), class_names=[str(n) for n in names],
+                   feature_names=[str(c) for c in df.columns])
+
+
+SAMPLE_FILES = {
+    "paper2d_sample.csv": lambda: make_paper2d(n_per_class=1500, noise_fraction=0.1, seed=2026),
+    "blobs3d_sample.csv": lambda: make_blobs3d(n=6000, seed=2026),
+}
+
+
+def sample_frame(name):
+    """The content of one of the ``sample_data/`` files as a DataFrame (features, then ``label``).
+
+    Rows are shuffled (seed 2026) so the file is a stationary stream as it stands.
+    """
+    import pandas as pd
+
+    d = SAMPLE_FILES[name]()
+    order = np.random.default_rng(2026).permutation(len(d.X))
+    df = pd.DataFrame(np.round(d.X[order], 6), columns=d.feature_names)
+    df["label"] = d.y[order]
+    return df
+
+
+def home_stream():
+    """The stream of the app's home picture: the paper's 2-D data, 1,500 per distribution, stationary."""
+    return stationary_stream(make_paper2d(n_per_class=1500, seed=0), seed=0)
+
+
+HOME_MODEL = "home_model.npz"
+
+
+def write_sample_data(folder):
+    """(Re)write ``sample_data/``: small CSVs made by our own generators, and the CAE model of the
+    app's home picture (CAE after one pass over :func:`home_stream`), so that a fresh install
+    draws it at once instead of learning it while the kernels are being compiled."""
+    from .model import CAE
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in SAMPLE_FILES:
+        sample_frame(name).to_csv(folder / name, index=False, lineterminator="\n")
+    CAE().learn_many(home_stream().X).save(folder / HOME_MODEL)

@@ -1,0 +1,105 @@
+"""Streamlit glue every page shares: the entry point, the kernel notice, explanation blocks, the
+algorithm picker and link notices. Widgets in, package calls, nothing algorithmic."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
+# server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
+# process. Every page calls ensure_entrypoint() first: if app.py has not run in this process, it
+# calls st.navigation once (which switches the process to the st.navigation mode) and reruns, so
+# the same URL then goes through app.py.
+ENTRYPOINT_SEEN = False
+
+
+def kernel_notice():
+    """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out)."""
+    from cae import _jit
+
+    if _jit.status() == "preparing":
+        st.sidebar.caption(":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
+                           "Until it is ready everything works, but long runs are about 100× slower.")
+
+
+def slow_hint():
+    """A few words for progress texts while the compiled kernels are not ready yet ("" once they are)."""
+    from cae import _jit
+
+    return " — plain Python until the fast kernel is ready (once per machine)" if _jit.status() == "preparing" else ""
+
+
+def ensure_entrypoint(page_file):
+    if not ENTRYPOINT_SEEN:
+        # a throw-away home page plus this page, so that this page's URL still resolves
+        st.navigation([st.Page(lambda: None, title="Home", default=True), st.Page(page_file)], position="hidden")
+        st.rerun()
+
+
+def render_blocks(blocks):
+    """Show explanation blocks (our own text and numbers; nothing from a file)."""
+    for kind, content in blocks:
+        if kind == "md":
+            st.markdown(content)
+        elif kind == "latex":
+            st.latex(content)
+        elif kind == "table":
+            st.dataframe(content, hide_index=True)
+        elif kind == "heatmap":
+            st.caption("The diversity matrix R of the nodes so far")
+            from cae.app import figures
+
+            st.plotly_chart(figures.diversity_heatmap(content), key="diversity_heatmap")
+
+
+def algorithm_picker(prefix, container=None, dataset=None, environment="stationary", default="CAE"):
+    """An algorithm chooser with its parameter widgets; returns ``(name, params)``.
+
+    With ``dataset`` (a paper dataset name or file stem, or "synthetic"), a
+    *Paper's setting* button fills in the paper's grid-searched values for it.
+    """
+    from cae.registry import ALGORITHMS
+
+    box = st if container is None else container
+    names = list(ALGORITHMS)
+    algo = box.selectbox("Algorithm", names, index=names.index(default), key=f"w_{prefix}_algo",
+                         help="  \n".join(f"**{a.name}** — {a.description}" for a in ALGORITHMS.values()))
+    spec = ALGORITHMS[algo]
+    params = {}
+    if not spec.params:
+        return algo, params
+    setting = None
+    if dataset is not None:
+        try:
+            setting = spec.paper_setting(dataset, environment)
+        except KeyError:
+            setting = None
+    cols = box.columns(len(spec.params) + (1 if setting else 0))
+    for col, p in zip(cols, spec.params):
+        key = f"w_{prefix}_{algo}_{p.name}"
+        value = st.session_state.get(key, p.default)
+        if p.kind == "int":
+            st.session_state[key] = int(value)
+            kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
+        else:
+            st.session_state[key] = float(value)
+            kw = dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
+        params[p.name] = col.number_input(p.label, key=key, help=p.help, **kw)
+    if setting:
+        def _use():
+            for name, v in setting.items():
+                st.session_state[f"w_{prefix}_{algo}_{name}"] = v
+
+        cols[-1].button("Paper's setting", key=f"b_{prefix}_{algo}_paper", on_click=_use,
+                        help=f"The paper's grid-searched values for this dataset ({environment}): "
+                             + ", ".join(f"{k} = {v:g}" for k, v in setting.items()))
+    return algo, params
+
+
+def show_notices(notices):
+    """The notices of a lesson link (their fragments of the URL escaped: shown as text, never rendered)."""
+    from cae.data.csvio import escape_markdown
+
+    if notices:
+        st.warning("Some values in this link could not be used:\n"
+                   + "\n".join(f"- {escape_markdown(n)}" for n in notices))

@@ -1,0 +1,112 @@
+"""The package's architecture, checked: no import cycles, no Streamlit below the pages, and the
+folders hold what the README's Layout says they hold."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "cae"
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
+
+
+def _resolve(module, node):
+    """The modules an import statement of ``module`` names (submodules where ``from X import sub``)."""
+    is_pkg = MODULES[module].name == "__init__.py"
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = module.split(".")
+    if node.level:
+        base = base[: len(base) - node.level + (1 if is_pkg else 0)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module
+    out = []
+    for a in node.names:
+        sub = f"{target}.{a.name}"
+        out.append(sub if sub in MODULES else target)
+    return out
+
+
+def import_graph():
+    graph = {}
+    for name, path in MODULES.items():
+        deps = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lazy = path.name == "__init__.py" and any(
+            isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                deps.update(d for d in _resolve(name, node) if d in MODULES and d != name)
+            # a package that imports its names lazily (importlib in __getattr__) names them as ".module"
+            if lazy and isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("."):
+                target = name + node.value
+                if target in MODULES:
+                    deps.add(target)
+        graph[name] = deps
+    return graph
+
+
+def test_no_import_cycles():
+    """Every import, at module level or inside a function, points down a tree: no module can reach itself."""
+    graph = import_graph()
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == "open":
+                cycle = stack[stack.index(d):] + [d]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if d not in state:
+                visit(d)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_the_shared_layer_does_not_import_the_algorithms_or_the_app():
+    graph = import_graph()
+    shared = ["cae._base", "cae._storage", "cae._graph", "cae._jit"]
+    for m in shared:
+        assert not {d for d in graph[m] if d.startswith(("cae.algorithms", "cae.app", "cae.experiments"))}, m
+
+
+def test_no_streamlit_in_the_package():
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "streamlit" for a in node.names), name
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                assert node.module.split(".")[0] != "streamlit", name
+
+
+def test_each_algorithm_has_its_module_and_private_kernel_beside_it():
+    algos = {p.stem for p in (PKG / "algorithms").glob("*.py") if not p.stem.startswith("_")}
+    assert algos == {"cae", "soinn_plus", "asoinn", "tca", "autocloud"}
+    kernels = {p.stem for p in (PKG / "algorithms").glob("_*_kernel.py")}
+    assert kernels >= {"_cae_kernel", "_soinn_kernel", "_tca_kernel", "_autocloud_kernel"}
+
+
+def test_public_names_still_import_from_cae():
+    import cae
+
+    for name in cae.__all__:
+        assert getattr(cae, name) is not None
+    assert cae.StepRecord is cae.CAEStepRecord
