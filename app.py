@@ -39,8 +39,9 @@ def home():
     left, right = st.columns([1.1, 1])
     with right:
         st.image(_home_picture(), width="stretch", alt=HOME_ALT)
-        st.caption("CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, "
-                   "edges by age.")
+        st.caption(
+            "CAE after one pass over the paper's 2-D data (9,900 samples): nodes coloured by cluster, edges by age."
+        )
     with left:
         st.markdown(
             "**CAE** (CIM-based ART with Edge) clusters a stream one sample at a time. It grows a network of "
@@ -50,15 +51,18 @@ def home():
             "components of the graph.\n\n"
             "It is **parameter-free**: the similarity threshold V and the deletion interval λ come from a "
             "determinantal-point-process diversity criterion over the first nodes, and the edge-age limit a_max is "
-            "estimated from the ages of edges. It keeps learning new classes without forgetting old ones.")
-        st.caption("N. Masuyama, Y. Takebayashi, Y. Nojima, C. K. Loo, H. Ishibuchi, S. Wermter: "
-                   "*A Parameter-free Adaptive Resonance Theory-based Topological Clustering Algorithm Capable of "
-                   "Continual Learning*, Neural Computing and Applications 38, 2026.")
+            "estimated from the ages of edges. It keeps learning new classes without forgetting old ones."
+        )
+        st.caption(
+            "N. Masuyama, Y. Takebayashi, Y. Nojima, C. K. Loo, H. Ishibuchi, S. Wermter: "
+            "*A Parameter-free Adaptive Resonance Theory-based Topological Clustering Algorithm Capable of "
+            "Continual Learning*, Neural Computing and Applications 38, 2026."
+        )
         st.markdown(
             "**How to use it**\n"
             "1. **Playground** — pick a stream (the paper's, or a drifting one), then step, play, scrub back in "
             "history. Every internal quantity (V, λ, the diversity D, a_max, edge ages) is drawn. For class: a quiz "
-            "(predict, then reveal), *place a sample* to ask \"what if a point arrives here?\", a lesson link that "
+            '(predict, then reveal), *place a sample* to ask "what if a point arrives here?", a lesson link that '
             "opens the same view for every student, and an animated export for slides.\n"
             "2. **Explain a step** — any step in words and formulas with its actual numbers: why a node appeared, "
             "why an edge died.\n"
@@ -68,15 +72,18 @@ def home():
             "5. **Compare algorithms** — the same stream into two to four of the paper's algorithms (CAE, CAEA, "
             "SOINN+, ASOINN, TCA, AutoCloud), side by side, with the paper's parameter settings.\n"
             "6. **Experiments** — our reproduction of the paper's tables beside the published numbers (marks, "
-            "critical-difference diagrams, λ validity), and small studies to run here.\n")
+            "critical-difference diagrams, λ validity), and small studies to run here.\n"
+        )
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
             st.session_state.pg_cfg = dict(PRESET_PAPER)
             for k in [k for k in st.session_state if str(k).startswith("w_")]:
                 del st.session_state[k]
             st.session_state.pop("pg_key", None)
             st.switch_page("pages/playground.py")
-        st.caption("The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
-                   "the parameter-free CAE.")
+        st.caption(
+            "The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
+            "the parameter-free CAE."
+        )
     _load_charts_in_the_background()
 
 
@@ -86,8 +93,9 @@ def _load_charts_in_the_background():
     import plotly.graph_objects as go
 
     with st.container(key="chart_warmup"):
-        st.plotly_chart(go.Figure(layout=dict(height=10, width=10)), key="home_chart_warmup",
-                        config={"staticPlot": True})
+        st.plotly_chart(
+            go.Figure(layout=dict(height=10, width=10)), key="home_chart_warmup", config={"staticPlot": True}
+        )
     st.html("<style>.st-key-chart_warmup { display: none; }</style>")
 
 

@@ -12,12 +12,22 @@ app's first page appears sooner.
 
 import importlib
 
-__all__ = ["CAE", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "CAEStepRecord", "StepRecord", "ModelFileError",
-           "load_model"]
+__all__ = [
+    "CAE",
+    "SOINNPlus",
+    "ASOINN",
+    "TCA",
+    "AutoCloud",
+    "CAEStepRecord",
+    "StepRecord",
+    "ModelFileError",
+    "load_model",
+]
 __version__ = "0.2.0"
 
-_WHERE = {name: ".algorithms" for name in ("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud",
-                                           "load_model")}
+_WHERE = {
+    name: ".algorithms" for name in ("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model")
+}
 _WHERE["ModelFileError"] = "._storage"
 #: names kept for code written before the algorithms moved into cae.algorithms
 _ALIASES = {"StepRecord": "CAEStepRecord"}

@@ -39,7 +39,8 @@ def _check_magnitude(X):
     """Refuse values whose squared differences would overflow to inf/NaN."""
     if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
         raise ValueError(
-            f"values larger than {_MAX_ABS:g} in magnitude would overflow the distances; scale the data first")
+            f"values larger than {_MAX_ABS:g} in magnitude would overflow the distances; scale the data first"
+        )
 
 
 class StreamingClusterer(ClusterMixin, BaseEstimator):
@@ -161,8 +162,10 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
     def _check_sample_width(self, n):
         if hasattr(self, "network_"):
             if n != self.n_features_in_:
-                raise ValueError(f"X has {n} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input.")
+                raise ValueError(
+                    f"X has {n} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input."
+                )
         else:
             if n < 1:
                 raise ValueError("a sample needs at least one feature")
@@ -265,8 +268,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         try:
             return self.__dict__["network_"]
         except KeyError:
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit, partial_fit "
-                                 "or learn_one") from None
+            raise AttributeError(
+                f"this {type(self).__name__} is not fitted yet: call fit, partial_fit or learn_one"
+            ) from None
 
     @property
     def nodes_(self):
@@ -326,8 +330,13 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         labels = self.node_labels_
         P = self.nodes_
         for r in range(len(ids)):
-            g.add_node(int(ids[r]), row=r, pos=tuple(float(v) for v in P[r]), cluster=int(labels[r]),
-                       **self._node_attributes(r))
+            g.add_node(
+                int(ids[r]),
+                row=r,
+                pos=tuple(float(v) for v in P[r]),
+                cluster=int(labels[r]),
+                **self._node_attributes(r),
+            )
         E = np.asarray(self.edges_).reshape(-1, 2)
         ages = self.edge_ages_ if self._edge_ages else [None] * len(E)
         for (i, j), a in zip(E, ages):
@@ -367,8 +376,12 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self, "network_")
         names = getattr(self, "feature_names_in_", None)
-        meta = {"algorithm": self.algorithm, "params": self._json_params(), "n_features": int(self.n_features_in_),
-                "feature_names": None if names is None else [str(n) for n in names]}
+        meta = {
+            "algorithm": self.algorithm,
+            "params": self._json_params(),
+            "n_features": int(self.n_features_in_),
+            "feature_names": None if names is None else [str(n) for n in names],
+        }
         save_npz(path, self.network_.to_arrays(), meta)
 
     @classmethod
@@ -383,8 +396,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         """
         meta, arrays = read_npz(path)
         if meta["algorithm"] != cls.algorithm:
-            raise ModelFileError(f"this file holds a {meta['algorithm']} model, not a {cls.algorithm} model "
-                                 "(cae.load_model reads any)")
+            raise ModelFileError(
+                f"this file holds a {meta['algorithm']} model, not a {cls.algorithm} model (cae.load_model reads any)"
+            )
         return cls._from_file(meta, arrays)
 
     @classmethod

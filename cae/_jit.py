@@ -52,8 +52,14 @@ if not HAVE_NUMBA:
     MODE = "off"
 
 #: the kernel modules (their sources name the cache the background process builds)
-KERNEL_MODULES = ("cae._jit", "cae._graph", "cae.algorithms._cae_kernel", "cae.algorithms._soinn_kernel",
-                  "cae.algorithms._tca_kernel", "cae.algorithms._autocloud_kernel")
+KERNEL_MODULES = (
+    "cae._jit",
+    "cae._graph",
+    "cae.algorithms._cae_kernel",
+    "cae.algorithms._soinn_kernel",
+    "cae.algorithms._tca_kernel",
+    "cae.algorithms._autocloud_kernel",
+)
 STALE_LOCK_SECONDS = 20 * 60
 
 _FUNCS = []  # every function decorated with jit, in definition order
@@ -133,8 +139,15 @@ def _sources_digest():
             # numba keys its cache by the source file's path and checks its modification time: another
             # install, or the same files written again, needs its own marker
             with open(path, "rb") as f:
-                h.update(name.encode() + b"\0" + path.encode() + b"\0" + repr(os.path.getmtime(path)).encode()
-                         + b"\0" + f.read())
+                h.update(
+                    name.encode()
+                    + b"\0"
+                    + path.encode()
+                    + b"\0"
+                    + repr(os.path.getmtime(path)).encode()
+                    + b"\0"
+                    + f.read()
+                )
     return h.hexdigest()[:20]
 
 
@@ -216,8 +229,14 @@ def _start_worker():
         return
     env = dict(os.environ, CAE_JIT="sync", NUMBA_CACHE_DIR=_cache(), CAE_EXPLORER_CACHE=_cache())
     log = open(os.path.join(_cache(), "warmup.log"), "w")
-    _worker = subprocess.Popen([sys.executable, "-m", "cae._warmup", _marker()], env=env, stdout=log,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, close_fds=True)
+    _worker = subprocess.Popen(
+        [sys.executable, "-m", "cae._warmup", _marker()],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        close_fds=True,
+    )
     log.close()
     try:  # at once, so that other processes starting now wait for this one instead of compiling too
         with open(_lock_path(), "w") as f:

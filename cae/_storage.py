@@ -258,9 +258,13 @@ class ArrayState:
                 valid = np.arange(nbr.shape[1])[None, :] < deg[:, None]
                 rows = np.nonzero(valid)[0]
                 cols = nbr[valid]
-                ok = bool(np.all((cols >= 0) & (cols < K)) and np.all(cols != rows)
-                          and np.all(a["age"][valid] >= 1) and int(deg.sum()) == 2 * int(a["iscal"][kern.I_E])
-                          and int(a["iscal"][kern.I_MAXDEG]) >= int(deg.max(initial=0)))
+                ok = bool(
+                    np.all((cols >= 0) & (cols < K))
+                    and np.all(cols != rows)
+                    and np.all(a["age"][valid] >= 1)
+                    and int(deg.sum()) == 2 * int(a["iscal"][kern.I_E])
+                    and int(a["iscal"][kern.I_MAXDEG]) >= int(deg.max(initial=0))
+                )
                 if ok:  # every edge in both lists, once, with the same age
                     fwd = set(zip(rows.tolist(), cols.tolist(), a["age"][valid].tolist()))
                     ok = len(fwd) == len(rows) and all((j, i, g) in fwd for i, j, g in fwd)
@@ -295,28 +299,46 @@ def read_npz(path_or_file):
             if "meta_json" not in files:
                 raise ModelFileError("not a CAE Explorer model file (no metadata)")
             meta = json.loads(str(z["meta_json"][()]))
-            arrays = {k[len("state_"):]: z[k] for k in files if k.startswith("state_")}
+            arrays = {k[len("state_") :]: z[k] for k in files if k.startswith("state_")}
     except ModelFileError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, json.JSONDecodeError,
-            UnicodeDecodeError, io.UnsupportedOperation, TypeError) as exc:
-        raise ModelFileError(f"cannot read model file: it is corrupted, truncated or not a CAE Explorer model "
-                             f"({exc})") from None
+    except (
+        OSError,
+        ValueError,
+        EOFError,
+        zipfile.BadZipFile,
+        KeyError,
+        json.JSONDecodeError,
+        UnicodeDecodeError,
+        io.UnsupportedOperation,
+        TypeError,
+    ) as exc:
+        raise ModelFileError(
+            f"cannot read model file: it is corrupted, truncated or not a CAE Explorer model ({exc})"
+        ) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ModelFileError("not a CAE Explorer model file (wrong format name)")
     version = meta.get("version")
     if version not in READABLE_VERSIONS:
-        raise ModelFileError(f"unsupported model file version {version!r} (this build reads "
-                             f"{', '.join(map(str, READABLE_VERSIONS))})")
+        raise ModelFileError(
+            f"unsupported model file version {version!r} (this build reads {', '.join(map(str, READABLE_VERSIONS))})"
+        )
     if version == 1:
-        meta = {"format": FORMAT_NAME, "version": 1, "algorithm": "CAE",
-                "params": {"deletion_interval": meta.get("deletion_interval"),
-                           "max_edge_age": meta.get("max_edge_age")},
-                "n_features": meta.get("n_features"), "feature_names": meta.get("feature_names")}
+        meta = {
+            "format": FORMAT_NAME,
+            "version": 1,
+            "algorithm": "CAE",
+            "params": {"deletion_interval": meta.get("deletion_interval"), "max_edge_age": meta.get("max_edge_age")},
+            "n_features": meta.get("n_features"),
+            "feature_names": meta.get("feature_names"),
+        }
     if not isinstance(meta.get("algorithm"), str) or not isinstance(meta.get("params"), dict):
         raise ModelFileError("model file metadata names no algorithm or parameters")
     names = meta.get("feature_names")
-    if names is not None and (not isinstance(names, list) or len(names) != meta.get("n_features")
-                              or not all(isinstance(n, str) for n in names)):
+    if names is not None and (
+        not isinstance(names, list)
+        or len(names) != meta.get("n_features")
+        or not all(isinstance(n, str) for n in names)
+    ):
         raise ModelFileError("model file metadata has feature names that do not fit its features")
     return meta, arrays

@@ -65,15 +65,20 @@ def main(argv=None):
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
     ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
     ap.add_argument("--algorithms", action="store_true", help="also time every registered algorithm")
-    ap.add_argument("--cold", action="store_true",
-                    help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache")
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache",
+    )
     ap.add_argument("--datasets", default=str(default_skin.parent), help="the paper's datasets (Letter, Skin)")
     args = ap.parse_args(argv)
     if args.cold:
         cold()
         return
     CAE().fit(np.random.default_rng(0).random((300, 2)))  # compile / load the cached kernel
-    print(f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} {'peak MB':>8s}")
+    print(
+        f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} {'peak MB':>8s}"
+    )
     for name, X in workloads(args.skin):
         n = len(X)
         learn = best_of(lambda: CAE().learn_many(X), args.repeat)
@@ -82,7 +87,9 @@ def main(argv=None):
         model = CAE().fit(X)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print(f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} {peak / 2**20:8.1f}")
+        print(
+            f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} {peak / 2**20:8.1f}"
+        )
     if args.algorithms:
         print()
         algorithms(args.datasets, repeat=max(1, min(args.repeat, 3)))
@@ -117,9 +124,7 @@ def algorithms(folder, repeat=3):
             best = best_of(lambda: spec.make(**params).learn_many(X), repeat)
             model = spec.make(**params).learn_many(X)
             nodes = len(model.nodes_) if spec.kind == "network" else f"{len(model.nodes_)}c"
-            print(f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best:9.3f} {nodes!s:>7s} "
-                  f"{model.n_clusters_:9d}")
-
+            print(f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best:9.3f} {nodes!s:>7s} {model.n_clusters_:9d}")
 
 
 def frames(argv=None):
@@ -147,15 +152,25 @@ def frames(argv=None):
             pg.step(n)
             t1 = time.perf_counter()
             idx = pg.seen(5000)
-            fig = network_figure(pg.model, X[idx], X[max(0, pg.t - 300):pg.t], X[pg.t - 1], pg.record, bounds=bounds,
-                                 show_vigilance=True, show_bandwidth=True, deleted=pg.deleted_in_frame)
+            fig = network_figure(
+                pg.model,
+                X[idx],
+                X[max(0, pg.t - 300) : pg.t],
+                X[pg.t - 1],
+                pg.record,
+                bounds=bounds,
+                show_vigilance=True,
+                show_bandwidth=True,
+                deleted=pg.deleted_in_frame,
+            )
             t2 = time.perf_counter()
             js = fig.to_json()
             t3 = time.perf_counter()
             rows.append((t1 - t0, t2 - t1, t3 - t2, len(js)))
         a = np.median(np.array(rows), axis=0)
-        print(f"{n:14d} {a[0] * 1e3:9.1f} {a[1] * 1e3:10.1f} {a[2] * 1e3:8.1f} {(a[0] + a[1] + a[2]) * 1e3:9.1f} {a[3] / 1024:6.0f}")
-
+        print(
+            f"{n:14d} {a[0] * 1e3:9.1f} {a[1] * 1e3:10.1f} {a[2] * 1e3:8.1f} {(a[0] + a[1] + a[2]) * 1e3:9.1f} {a[3] / 1024:6.0f}"
+        )
 
 
 _FIRST_FIT = """
@@ -200,13 +215,16 @@ def cold():
         compile_s = time.perf_counter() - t0
         warm = _fresh_process(env)
         print("first CAE().fit of 2,000 samples in a fresh process (seconds; import of cae and numpy apart)")
-        print(f"{'empty cache (starts compiling)':34s} fit {empty['fit']:6.2f}   import {empty['import']:5.2f}   "
-              f"[{empty['status']}]")
+        print(
+            f"{'empty cache (starts compiling)':34s} fit {empty['fit']:6.2f}   import {empty['import']:5.2f}   "
+            f"[{empty['status']}]"
+        )
         print(f"{'un-jitted (CAE_JIT=off)':34s} fit {plain['fit']:6.2f}   import {plain['import']:5.2f}")
-        print(f"{'warm cache (after the compilation)':34s} fit {warm['fit']:6.2f}   import {warm['import']:5.2f}   "
-              f"[{warm['status']}]")
-        print(f"background compilation of every kernel: {compile_s:.0f} s"
-              + ("" if marker else " (did not finish)"))
+        print(
+            f"{'warm cache (after the compilation)':34s} fit {warm['fit']:6.2f}   import {warm['import']:5.2f}   "
+            f"[{warm['status']}]"
+        )
+        print(f"background compilation of every kernel: {compile_s:.0f} s" + ("" if marker else " (did not finish)"))
         print(f"empty cache / un-jitted: {empty['fit'] / plain['fit']:.2f}x")
 
 

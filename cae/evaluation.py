@@ -15,8 +15,17 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-__all__ = ["nmi", "ari", "average_incremental", "backward_transfer", "clustering_scores", "continual_metrics",
-           "CONVENTIONS", "ContinualResult", "continual_run"]
+__all__ = [
+    "nmi",
+    "ari",
+    "average_incremental",
+    "backward_transfer",
+    "clustering_scores",
+    "continual_metrics",
+    "CONVENTIONS",
+    "ContinualResult",
+    "continual_run",
+]
 
 #: the two ways of computing AI and BWT (see :func:`continual_metrics`)
 CONVENTIONS = ("paper", "text")
@@ -158,8 +167,15 @@ class ContinualResult:
     def table(self):
         rows = []
         for j, name in enumerate(self.stage_names):
-            rows.append({"after stage": name, "NMI (stages so far)": self.R_nmi[j, j], "ARI (stages so far)": self.R_ari[j, j],
-                         "#nodes": self.n_nodes[j], "#clusters": self.n_clusters[j]})
+            rows.append(
+                {
+                    "after stage": name,
+                    "NMI (stages so far)": self.R_nmi[j, j],
+                    "ARI (stages so far)": self.R_ari[j, j],
+                    "#nodes": self.n_nodes[j],
+                    "#clusters": self.n_clusters[j],
+                }
+            )
         return pd.DataFrame(rows)
 
 
@@ -192,7 +208,7 @@ def continual_run(stream, model=None, progress=None, score_noise=False):
         scored = stream.y != stream.noise_label
     single = [len(np.unique(stream.y[: ends[i]][scored[: ends[i]]])) == 1 for i in range(C)]
     for j in range(C):
-        model.learn_many(stream.X[starts[j]:ends[j]])
+        model.learn_many(stream.X[starts[j] : ends[j]])
         model.end_batch()
         pred_all = model.predict(stream.X[: ends[j]]) if len(model.nodes_) else np.full(ends[j], -1)
         y_all = stream.y[: ends[j]]
@@ -200,7 +216,7 @@ def continual_run(stream, model=None, progress=None, score_noise=False):
             sl = np.flatnonzero(scored[: ends[i]])
             R_nmi[i, j] = nmi(y_all[sl], pred_all[sl])
             R_ari[i, j] = ari(y_all[sl], pred_all[sl])
-            sk = starts[i] + np.flatnonzero(scored[starts[i]:ends[i]])
+            sk = starts[i] + np.flatnonzero(scored[starts[i] : ends[i]])
             ps_nmi[i, j] = nmi(y_all[sk], pred_all[sk])
             ps_ari[i, j] = ari(y_all[sk], pred_all[sk])
         n_nodes.append(len(model.nodes_))
@@ -208,5 +224,15 @@ def continual_run(stream, model=None, progress=None, score_noise=False):
         snaps.append(model.snapshot())
         if progress is not None:
             progress((j + 1) / C)
-    return ContinualResult(list(stream.stage_names), R_nmi, R_ari, ps_nmi, ps_ari, n_nodes, n_clusters, snaps,
-                           single_class=single, noise_scored=bool(score_noise))
+    return ContinualResult(
+        list(stream.stage_names),
+        R_nmi,
+        R_ari,
+        ps_nmi,
+        ps_ari,
+        n_nodes,
+        n_clusters,
+        snaps,
+        single_class=single,
+        noise_scored=bool(score_noise),
+    )

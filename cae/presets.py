@@ -63,9 +63,18 @@ PAPER_GRID = {
 
 #: the paper's dataset names, in its table order, with the file stems of ../shared/datasets
 DATASETS = {
-    "Iris": "iris", "Ionosphere": "ionosphere", "Pima": "pima", "Binalpha": "binalpha", "Yeast": "yeast",
-    "Semeion": "semeion", "Image Segmentation": "segment", "Phoneme": "phoneme", "Texture": "texture",
-    "PenBased": "penbased", "Letter": "letter", "Skin": "skin",
+    "Iris": "iris",
+    "Ionosphere": "ionosphere",
+    "Pima": "pima",
+    "Binalpha": "binalpha",
+    "Yeast": "yeast",
+    "Semeion": "semeion",
+    "Image Segmentation": "segment",
+    "Phoneme": "phoneme",
+    "Texture": "texture",
+    "PenBased": "penbased",
+    "Letter": "letter",
+    "Skin": "skin",
 }
 
 # algorithm -> [(constructor argument, position in a PAPER_GRID row, is a count of samples)]

@@ -18,8 +18,10 @@ def kernel_notice():
     from cae import _jit
 
     if _jit.status() == "preparing":
-        st.sidebar.caption(":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
-                           "Until it is ready everything works, but long runs are about 100× slower.")
+        st.sidebar.caption(
+            ":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
+            "Until it is ready everything works, but long runs are about 100× slower."
+        )
 
 
 def slow_hint():
@@ -62,8 +64,13 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
 
     box = st if container is None else container
     names = list(ALGORITHMS)
-    algo = box.selectbox("Algorithm", names, index=names.index(default), key=f"w_{prefix}_algo",
-                         help="  \n".join(f"**{a.name}** — {a.description}" for a in ALGORITHMS.values()))
+    algo = box.selectbox(
+        "Algorithm",
+        names,
+        index=names.index(default),
+        key=f"w_{prefix}_algo",
+        help="  \n".join(f"**{a.name}** — {a.description}" for a in ALGORITHMS.values()),
+    )
     spec = ALGORITHMS[algo]
     params = {}
     if not spec.params:
@@ -86,13 +93,18 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
             kw = dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
         params[p.name] = col.number_input(p.label, key=key, help=p.help, **kw)
     if setting:
+
         def _use():
             for name, v in setting.items():
                 st.session_state[f"w_{prefix}_{algo}_{name}"] = v
 
-        cols[-1].button("Paper's setting", key=f"b_{prefix}_{algo}_paper", on_click=_use,
-                        help=f"The paper's grid-searched values for this dataset ({environment}): "
-                             + ", ".join(f"{k} = {v:g}" for k, v in setting.items()))
+        cols[-1].button(
+            "Paper's setting",
+            key=f"b_{prefix}_{algo}_paper",
+            on_click=_use,
+            help=f"The paper's grid-searched values for this dataset ({environment}): "
+            + ", ".join(f"{k} = {v:g}" for k, v in setting.items()),
+        )
     return algo, params
 
 
@@ -101,5 +113,6 @@ def show_notices(notices):
     from cae.data.csvio import escape_markdown
 
     if notices:
-        st.warning("Some values in this link could not be used:\n"
-                   + "\n".join(f"- {escape_markdown(n)}" for n in notices))
+        st.warning(
+            "Some values in this link could not be used:\n" + "\n".join(f"- {escape_markdown(n)}" for n in notices)
+        )

@@ -26,17 +26,28 @@ def sidebar_config():
     cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
     sb = st.sidebar
     sb.header("Data")
-    cfg["source"] = sb.selectbox("Stream", list(SOURCES), format_func=SOURCES.get,
-                                 index=list(SOURCES).index(cfg["source"]), key="w_source")
-    cfg["n_per_class"] = sb.select_slider("Points per distribution", [250, 500, 1500, 5000, 15000],
-                                          value=cfg["n_per_class"], key="w_n",
-                                          help="The paper uses 15,000 (99,000 samples with noise).")
-    cfg["noise"] = sb.slider("Uniform noise (share of each distribution)", 0.0, 0.5, float(cfg["noise"]), 0.05,
-                             key="w_noise")
+    cfg["source"] = sb.selectbox(
+        "Stream", list(SOURCES), format_func=SOURCES.get, index=list(SOURCES).index(cfg["source"]), key="w_source"
+    )
+    cfg["n_per_class"] = sb.select_slider(
+        "Points per distribution",
+        [250, 500, 1500, 5000, 15000],
+        value=cfg["n_per_class"],
+        key="w_n",
+        help="The paper uses 15,000 (99,000 samples with noise).",
+    )
+    cfg["noise"] = sb.slider(
+        "Uniform noise (share of each distribution)", 0.0, 0.5, float(cfg["noise"]), 0.05, key="w_noise"
+    )
     cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, int(cfg["seed"]), key="w_seed"))
     sb.header("Algorithm")
-    cfg["algo"] = sb.radio("Algorithm", ["CAE", "CAEA"], index=["CAE", "CAEA"].index(cfg["algo"]), key="w_algo",
-                           help="CAE estimates λ and a_max itself; CAEA uses the values below.")
+    cfg["algo"] = sb.radio(
+        "Algorithm",
+        ["CAE", "CAEA"],
+        index=["CAE", "CAEA"].index(cfg["algo"]),
+        key="w_algo",
+        help="CAE estimates λ and a_max itself; CAEA uses the values below.",
+    )
     if cfg["algo"] == "CAEA":
         cfg["lam"] = sb.slider("λ (deletion interval)", 4, 400, int(cfg["lam"]), 2, key="w_lam")
         cfg["amax"] = sb.slider("a_max (edge-age limit)", 1, 200, int(cfg["amax"]), key="w_amax")
@@ -66,8 +77,20 @@ def bounds_of(X):
     return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
 
 
-def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth=False, window=300, height=560,
-                 deleted=None, current=None, highlight=None, current_name="current sample"):
+def network_view(
+    pg,
+    model=None,
+    record=None,
+    t=None,
+    vigilance=False,
+    bandwidth=False,
+    window=300,
+    height=560,
+    deleted=None,
+    current=None,
+    highlight=None,
+    current_name="current sample",
+):
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
     ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none.
@@ -80,16 +103,32 @@ def network_view(pg, model=None, record=None, t=None, vigilance=False, bandwidth
         current = X[t - 1]
     from cae.app import figures
 
-    return figures.network_figure(model, X[idx], X[max(0, t - window):t], current,
-                              pg.record if record is None else (record or None), bounds=bounds_of(X),
-                              show_vigilance=vigilance, show_bandwidth=bandwidth, deleted=deleted, height=height,
-                              highlight=highlight, current_name=current_name)
+    return figures.network_figure(
+        model,
+        X[idx],
+        X[max(0, t - window) : t],
+        current,
+        pg.record if record is None else (record or None),
+        bounds=bounds_of(X),
+        show_vigilance=vigilance,
+        show_bandwidth=bandwidth,
+        deleted=deleted,
+        height=height,
+        highlight=highlight,
+        current_name=current_name,
+    )
 
 
 # ------------------------------------------------------------------ lesson links
 # widget keys of the Playground's view toggles, by query name
-VIEW_KEYS = {"vig": "w_vig", "bw": "w_bw", "win": "w_window", "sn": "w_score_noise", "quiz": "w_quiz",
-             "teach": "w_teach"}
+VIEW_KEYS = {
+    "vig": "w_vig",
+    "bw": "w_bw",
+    "win": "w_window",
+    "sn": "w_score_noise",
+    "quiz": "w_quiz",
+    "teach": "w_teach",
+}
 CFG_KEYS = ("w_source", "w_n", "w_noise", "w_seed", "w_algo", "w_lam", "w_amax")
 
 

@@ -13,9 +13,11 @@ from pages._playground_session import network_view
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 st.title("Compare algorithms")
-st.caption("The paper's argument is a comparison. Choose two to four algorithms: they learn the same stream, in the "
-           "same order, in lock step. CAE and SOINN+ need no parameters; the others are given theirs "
-           "(the **paper's setting** button fills in the values the paper found by grid search for its 2-D data).")
+st.caption(
+    "The paper's argument is a comparison. Choose two to four algorithms: they learn the same stream, in the "
+    "same order, in lock step. CAE and SOINN+ need no parameters; the others are given theirs "
+    "(the **paper's setting** button fills in the values the paper found by grid search for its 2-D data)."
+)
 c = st.columns(4)
 src = c[0].selectbox("Stream", list(SOURCES), format_func=SOURCES.get, key="w_cmp_src")
 n = c[1].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
@@ -23,9 +25,14 @@ noise = c[2].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
 seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))
 environment = "stationary" if src == "paper2d-st" else "nonstationary"
 
-chosen = st.multiselect("Algorithms (two to four)", list(ALGORITHMS), default=["CAE", "CAEA", "SOINN+", "TCA"],
-                        max_selections=4, key="w_cmp_algos",
-                        help="; ".join(f"{a.name}: {a.description}" for a in ALGORITHMS.values()))
+chosen = st.multiselect(
+    "Algorithms (two to four)",
+    list(ALGORITHMS),
+    default=["CAE", "CAEA", "SOINN+", "TCA"],
+    max_selections=4,
+    key="w_cmp_algos",
+    help="; ".join(f"{a.name}: {a.description}" for a in ALGORITHMS.values()),
+)
 if len(chosen) < 2:
     st.info("Choose at least two algorithms.")
     st.stop()
@@ -52,16 +59,24 @@ if with_params:
             for p in spec.params:
                 key = _widget_key(algo, p.name)
                 st.session_state.setdefault(key, spec.paper_setting("synthetic", environment).get(p.name, p.default))
-                kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step)) if p.kind == "int" else \
-                    dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
+                kw = (
+                    dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
+                    if p.kind == "int"
+                    else dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
+                )
                 if p.kind == "int":
                     st.session_state[key] = int(st.session_state[key])
                 else:
                     st.session_state[key] = float(st.session_state[key])
                 params[p.name] = st.number_input(p.label, key=key, help=p.help, **kw)
-            st.button("Paper's setting", key=f"b_cmp_paper_{algo}", on_click=_use_paper_setting, args=(algo,),
-                      help=f"The paper's grid-searched values for its 2-D data, {environment} environment: "
-                           + ", ".join(f"{k} = {v:g}" for k, v in spec.paper_setting("synthetic", environment).items()))
+            st.button(
+                "Paper's setting",
+                key=f"b_cmp_paper_{algo}",
+                on_click=_use_paper_setting,
+                args=(algo,),
+                help=f"The paper's grid-searched values for its 2-D data, {environment} environment: "
+                + ", ".join(f"{k} = {v:g}" for k, v in spec.paper_setting("synthetic", environment).items()),
+            )
             runs[algo] = params
 for algo in chosen:
     runs.setdefault(algo, {})
@@ -96,20 +111,32 @@ items = list(ls.playgrounds.items())
 per_row = 2
 for r in range(0, len(items), per_row):
     cols = st.columns(per_row)
-    for col, (label, pg) in zip(cols, items[r:r + per_row]):
+    for col, (label, pg) in zip(cols, items[r : r + per_row]):
         with col:
             st.markdown(f"**{label}**")
             st.plotly_chart(network_view(pg, height=420), key=f"cmp_fig_{label}")
             if ALGORITHMS[ls.runs[label][0]].kind == "clouds":
-                st.caption("AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
-                           "spread (a circle of radius √variance).")
+                st.caption(
+                    "AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
+                    "spread (a circle of radius √variance)."
+                )
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
 table = ls.metrics(score_noise=score_noise).round(4)
 st.dataframe(table.astype(object).where(table.notna(), "—"), hide_index=True)  # "—": no such quantity
-st.caption("NMI/ARI on the samples seen so far" + (", the noise counted as a class of its own." if score_noise else
-                                                  ", the uniform noise learned but not scored (as in the paper).")
-           + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA.")
+st.caption(
+    "NMI/ARI on the samples seen so far"
+    + (
+        ", the noise counted as a class of its own."
+        if score_noise
+        else ", the uniform noise learned but not scored (as in the paper)."
+    )
+    + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA."
+)
 if ls.t:
     series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
-    st.plotly_chart(figures.compare_figure(series, ("#nodes (AutoCloud: #clouds)", "#clusters"),
-                                       stage_starts=ls.stream.stage_starts, height=460), key="cmp_traces")
+    st.plotly_chart(
+        figures.compare_figure(
+            series, ("#nodes (AutoCloud: #clouds)", "#clusters"), stage_starts=ls.stream.stage_starts, height=460
+        ),
+        key="cmp_traces",
+    )

@@ -5,7 +5,12 @@ import streamlit as st
 
 from cae.app import figures
 from cae.data import (
-    DRIFT_STREAMS, Dataset, class_incremental_stream, load_builtin, make_drift_stream, make_paper2d,
+    DRIFT_STREAMS,
+    Dataset,
+    class_incremental_stream,
+    load_builtin,
+    make_drift_stream,
+    make_paper2d,
     nonstationary_stream,
 )
 from cae.data.csvio import scale
@@ -46,14 +51,24 @@ if link_is_new("continual", _q):
 
 st.title("Continual learning")
 show_notices(_notices)
-st.caption("Train on one class after another and watch whether what was learned first survives. "
-           "R[i, j] is the score on the data of stages 1…i after training through stage j; AI averages the score "
-           "after each stage, BWT compares the end with the earlier stages (negative means forgetting).")
+st.caption(
+    "Train on one class after another and watch whether what was learned first survives. "
+    "R[i, j] is the score on the data of stages 1…i after training through stage j; AI averages the score "
+    "after each stage, BWT compares the end with the earlier stages (negative means forgetting)."
+)
 
-src = st.radio("Stream", ["paper", "builtin", "drift", "upload"], horizontal=True, key="w_cl_src",
-               format_func={"paper": "Paper 2-D stream #1 → #6", "builtin": "A built-in labelled dataset",
-                            "drift": "A drifting or recurring stream",
-                            "upload": "My uploaded CSV (label column)"}.get)
+src = st.radio(
+    "Stream",
+    ["paper", "builtin", "drift", "upload"],
+    horizontal=True,
+    key="w_cl_src",
+    format_func={
+        "paper": "Paper 2-D stream #1 → #6",
+        "builtin": "A built-in labelled dataset",
+        "drift": "A drifting or recurring stream",
+        "upload": "My uploaded CSV (label column)",
+    }.get,
+)
 c = st.columns(3)
 seed = int(c[2].number_input("Seed", 0, 10**6, 0, key="w_cl_seed"))
 if src == "paper":
@@ -61,8 +76,7 @@ if src == "paper":
     noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_noise")
     data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
 elif src == "drift":
-    kind = c[0].selectbox("Stream", list(DRIFT_STREAMS), format_func=lambda k: DRIFT_STREAMS[k][0],
-                          key="w_cl_drift")
+    kind = c[0].selectbox("Stream", list(DRIFT_STREAMS), format_func=lambda k: DRIFT_STREAMS[k][0], key="w_cl_drift")
     noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_drift_noise")
     data = None
 elif src == "builtin":
@@ -81,16 +95,27 @@ else:
 link_name = "paper" if src == "paper" else (name if src == "builtin" else None)
 if src == "drift":  # its stages are the stream's own: the order is part of the story
     stream = make_drift_stream(kind, noise_fraction=noise, seed=seed)
-    data = Dataset(name=stream.dataset, X=stream.X, y=stream.y, class_names=stream.class_names,
-                   feature_names=["x0", "x1"], noise_label=stream.noise_label)
+    data = Dataset(
+        name=stream.dataset,
+        X=stream.X,
+        y=stream.y,
+        class_names=stream.class_names,
+        feature_names=["x0", "x1"],
+        noise_label=stream.noise_label,
+    )
     order = list(range(len(stream.stage_starts)))
     st.caption(f"{len(stream):,} samples in {len(stream.stage_names)} stages: " + " → ".join(stream.stage_names))
 else:
     classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
     names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
     order_key = _order_key(link_name) if link_name else "w_cl_order_upload"
-    order = st.multiselect("Class order (one stage per class, in the order chosen)", classes, default=classes,
-                           format_func=names.get, key=order_key)
+    order = st.multiselect(
+        "Class order (one stage per class, in the order chosen)",
+        classes,
+        default=classes,
+        format_func=names.get,
+        key=order_key,
+    )
     if not order:
         st.warning("Choose at least one class.")
         st.stop()
@@ -98,8 +123,10 @@ else:
         stream = nonstationary_stream(data, order=order, seed=seed)
     else:
         stream = class_incremental_stream(data, order=order, seed=seed)
-    st.caption(f"{len(stream):,} samples in {len(order)} stages" +
-               (" (each stage with its share of the uniform noise)" if data.noise_label is not None else ""))
+    st.caption(
+        f"{len(stream):,} samples in {len(order)} stages"
+        + (" (each stage with its share of the uniform noise)" if data.noise_label is not None else "")
+    )
 if link_name:
     _link = continual_query(link_name, order, seed)
     if _q != _link:
@@ -112,14 +139,21 @@ paper_name = "synthetic" if src == "paper" else (name if src == "builtin" else N
 algo, params = algorithm_picker("cl", dataset=paper_name, environment="nonstationary")
 score_noise = False
 if data.noise_label is not None:
-    score_noise = st.toggle("Score the noise as a class", value=False, key="w_cl_score_noise",
-                            help="The paper learns the uniform noise but does not score it.")
+    score_noise = st.toggle(
+        "Score the noise as a class",
+        value=False,
+        key="w_cl_score_noise",
+        help="The paper learns the uniform noise but does not score it.",
+    )
 key = (src, stream.fingerprint(), algo, tuple(sorted(params.items())), score_noise)
 if st.button("Run", type="primary", key="b_cl_run"):
     bar = st.progress(0.0, text="training stage by stage…" + slow_hint())
     model = make_algorithm(algo, **params)
-    st.session_state.cl_result = (key, continual_run(stream, model=model, progress=lambda f: bar.progress(f),
-                                                        score_noise=score_noise), stream)
+    st.session_state.cl_result = (
+        key,
+        continual_run(stream, model=model, progress=lambda f: bar.progress(f), score_noise=score_noise),
+        stream,
+    )
     bar.empty()
 got = st.session_state.get("cl_result")
 if got is None or got[0] != key:
@@ -138,8 +172,12 @@ st.caption(
     "paper's text defines BWT from R[i, C] − R[i, i] on the first i classes, and scikit-learn scores a single class "
     f"0; under that convention AI (NMI) = {text['ai_nmi']:.3f}, BWT (NMI) = {text['bwt_nmi']:+.3f}, "
     f"AI (ARI) = {text['ai_ari']:.3f}, BWT (ARI) = {text['bwt_ari']:+.3f}."
-    + (" The noise counts as a class." if res.noise_scored else
-       (" The uniform noise is learned but not scored." if data.noise_label is not None else "")))
+    + (
+        " The noise counts as a class."
+        if res.noise_scored
+        else (" The uniform noise is learned but not scored." if data.noise_label is not None else "")
+    )
+)
 st.dataframe(res.table().round(3), hide_index=True)
 
 which = st.radio("Matrix", ["NMI", "ARI"], horizontal=True, key="w_cl_metric")
@@ -173,8 +211,15 @@ cols = st.columns(per_row)
 for k, (snap, name) in enumerate(zip(res.snapshots, res.stage_names)):
     end = stream.stage_ends[k]
     idx = np.linspace(0, end - 1, min(end, 2000)).round().astype(int)
-    fig = figures.projected_network_figure(project(snap.nodes_), snap.edges_, snap.node_labels_, snap.win_counts_,
-                                       data_2d=Xv[idx], axis_titles=titles, height=320)
+    fig = figures.projected_network_figure(
+        project(snap.nodes_),
+        snap.edges_,
+        snap.node_labels_,
+        snap.win_counts_,
+        data_2d=Xv[idx],
+        axis_titles=titles,
+        height=320,
+    )
     fig.update_xaxes(range=[lo[0], hi[0]])
     fig.update_yaxes(range=[lo[1], hi[1]])
     fig.update_layout(showlegend=False)

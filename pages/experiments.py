@@ -21,9 +21,11 @@ ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().parent.parent / "results"))
 
 st.title("Experiments")
-st.caption("The paper's studies. The full reproduction runs from the command line "
-           "(`python -m cae.experiments paper --out results`) and is shown under *Against the paper*; the other "
-           "tabs run small versions here.")
+st.caption(
+    "The paper's studies. The full reproduction runs from the command line "
+    "(`python -m cae.experiments paper --out results`) and is shown under *Against the paper*; the other "
+    "tabs run small versions here."
+)
 tabs = st.tabs(["Against the paper", "Synthetic 2-D", "λ sweep", "Runtime"])
 
 
@@ -38,8 +40,15 @@ def _run(job, args, label):
 
 
 def _download(fig, name, key):
-    st.download_button("Download as HTML", figures.standalone_html(fig), f"{name}.html", "text/html", key=key,
-                       on_click="ignore", help="A standalone page (plotly.js included): opens offline.")
+    st.download_button(
+        "Download as HTML",
+        figures.standalone_html(fig),
+        f"{name}.html",
+        "text/html",
+        key=key,
+        on_click="ignore",
+        help="A standalone page (plotly.js included): opens offline.",
+    )
 
 
 @st.cache_data(show_spinner=False)
@@ -55,8 +64,10 @@ def _table(path, mtime):
 with tabs[0]:
     path = RESULTS / "paper_comparison.csv"
     if not path.exists():
-        st.info("No comparison yet: run `python -m cae.experiments paper --out results` (or `--quick` for a small "
-                "one), then reload this page.")
+        st.info(
+            "No comparison yet: run `python -m cae.experiments paper --out results` (or `--quick` for a small "
+            "one), then reload this page."
+        )
     else:
         df = _comparison(str(path), path.stat().st_mtime)
         info = RESULTS / "paper_run.json"
@@ -64,12 +75,17 @@ with tabs[0]:
             import json
 
             meta = json.loads(info.read_text())
-            st.caption(f"From `{meta.get('command', '')}`: {meta.get('realworld_runs')} real-world runs and "
-                       f"{meta.get('synthetic_runs')} synthetic runs per algorithm, "
-                       f"{meta.get('wall_seconds', 0) / 60:.0f} min on {meta.get('cpus')} cores"
-                       + (" (a quick run)" if meta.get("quick") else "") + ".")
-        st.markdown("Marks: **✓** within the paper's ±1 std, **~** within 2, **✗** beyond; AI/BWT rows also by "
-                    "absolute difference (✓ within 0.03); **n/e**: the paper's protocol does not explain its number.")
+            st.caption(
+                f"From `{meta.get('command', '')}`: {meta.get('realworld_runs')} real-world runs and "
+                f"{meta.get('synthetic_runs')} synthetic runs per algorithm, "
+                f"{meta.get('wall_seconds', 0) / 60:.0f} min on {meta.get('cpus')} cores"
+                + (" (a quick run)" if meta.get("quick") else "")
+                + "."
+            )
+        st.markdown(
+            "Marks: **✓** within the paper's ±1 std, **~** within 2, **✗** beyond; AI/BWT rows also by "
+            "absolute difference (✓ within 0.03); **n/e**: the paper's protocol does not explain its number."
+        )
         summary = against_paper.summary_counts(df)
         st.dataframe(summary, hide_index=True, key="ex_cmp_summary")
         tables = list(dict.fromkeys(df["table"]))
@@ -82,8 +98,14 @@ with tabs[0]:
         algos = c[2].multiselect("Algorithms", algo_opts, default=algo_opts, key=f"w_ex_cmp_algos_{table}")
         shown = part[part["metric"].isin(metrics) & part["algorithm"].isin(algos)]
         st.dataframe(shown.drop(columns=["table"]).round(4), hide_index=True, key="ex_cmp_rows")
-        st.download_button("Download the comparison (CSV)", path.read_bytes(), "paper_comparison.csv", "text/csv",
-                           key="d_ex_cmp_csv", on_click="ignore")
+        st.download_button(
+            "Download the comparison (CSV)",
+            path.read_bytes(),
+            "paper_comparison.csv",
+            "text/csv",
+            key="d_ex_cmp_csv",
+            on_click="ignore",
+        )
         if len(shown):
             fig = figures.comparison_heatmap(shown.assign(table=table), table)
             st.plotly_chart(fig, key="ex_cmp_heatmap")
@@ -104,43 +126,66 @@ with tabs[0]:
                     fig = figures.cd_diagram(theirs[study], f"the paper — {study}")
                     st.plotly_chart(fig, key="ex_cd_paper")
                     _download(fig, "cd_paper", "d_ex_cd_paper")
-            st.caption("Blocks are (dataset, metric) pairs; average ranks (1 best) of the mean scores; red bars join "
-                       "algorithms whose ranks differ by less than the critical difference (α = 0.05).")
+            st.caption(
+                "Blocks are (dataset, metric) pairs; average ranks (1 best) of the mean scores; red bars join "
+                "algorithms whose ranks differ by less than the critical difference (α = 0.05)."
+            )
         lam = RESULTS / "lambda_validity.csv"
         if lam.exists():
             st.subheader("Validity of the number of active nodes")
             ldf = _table(str(lam), lam.stat().st_mtime)
-            env = st.radio("Environment", list(dict.fromkeys(ldf["environment"])), horizontal=True,
-                           key="w_ex_lam_env")
+            env = st.radio("Environment", list(dict.fromkeys(ldf["environment"])), horizontal=True, key="w_ex_lam_env")
             fig = figures.lambda_validity_figure(ldf, env)
             st.plotly_chart(fig, key="ex_lam_validity")
             _download(fig, f"lambda_validity_{env}", "d_ex_lam")
-            st.caption("Grey bars: NMI with λ fixed; blue line: #clusters (right axis); red star: the λ CAE "
-                       "estimated itself, at its mean NMI.")
+            st.caption(
+                "Grey bars: NMI with λ fixed; blue line: #clusters (right axis); red star: the λ CAE "
+                "estimated itself, at its mean NMI."
+            )
 
 with tabs[1]:
     c = st.columns(5)
     env = c[0].radio("Environment", ["stationary", "nonstationary"], key="w_ex_env", horizontal=True)
     runs = int(c[1].number_input("Runs", 1, 15, 3, key="w_ex_runs"))
-    n = c[2].select_slider("Points per distribution", [500, 1500, 5000, 15000], value=1500, key="w_ex_n",
-                           help="The paper: 15,000 (99,000 samples with noise).")
+    n = c[2].select_slider(
+        "Points per distribution",
+        [500, 1500, 5000, 15000],
+        value=1500,
+        key="w_ex_n",
+        help="The paper: 15,000 (99,000 samples with noise).",
+    )
     seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_ex_seed"))
-    algos = c[4].multiselect("Algorithms", list(ALGORITHMS), default=["CAE"], key="w_ex_algos",
-                             help="Each with the paper's grid-searched parameters for its 2-D data.")
+    algos = c[4].multiselect(
+        "Algorithms",
+        list(ALGORITHMS),
+        default=["CAE"],
+        key="w_ex_algos",
+        help="Each with the paper's grid-searched parameters for its 2-D data.",
+    )
     if st.button("Run", type="primary", key="b_ex_syn") and algos:
-        st.session_state.ex_syn = (env, n, _run(ex.synthetic_job, [(env, r, seed, a, "paper", n) for a in algos
-                                                                   for r in range(runs)], "runs"))
+        st.session_state.ex_syn = (
+            env,
+            n,
+            _run(ex.synthetic_job, [(env, r, seed, a, "paper", n) for a in algos for r in range(runs)], "runs"),
+        )
     got = st.session_state.get("ex_syn")
     if got:
         env_done, n_done, df = got
         df = df.assign(group=df["algorithm"] + " · " + df["stage"])
         ref = ex.PAPER_SYNTHETIC_STATIONARY if env_done == "stationary" and n_done == 15000 else None
         st.plotly_chart(app_figures.bars_with_std(df, "group", ["nmi", "ari"], reference=ref), key="ex_syn_q")
-        st.plotly_chart(app_figures.bars_with_std(df, "group", ["n_nodes", "n_clusters"], reference=ref), key="ex_syn_n")
+        st.plotly_chart(
+            app_figures.bars_with_std(df, "group", ["n_nodes", "n_clusters"], reference=ref), key="ex_syn_n"
+        )
         st.dataframe(df.drop(columns=["group"]).round(4), hide_index=True)
-        st.caption("The uniform noise is learned but not scored, as in the paper. "
-                   + ("The dashed lines: the paper's CAE, stationary, 15 runs of 15,000 points per distribution."
-                      if ref else "The paper's CAE is drawn beside ours only for the stationary stream at 15,000."))
+        st.caption(
+            "The uniform noise is learned but not scored, as in the paper. "
+            + (
+                "The dashed lines: the paper's CAE, stationary, 15 runs of 15,000 points per distribution."
+                if ref
+                else "The paper's CAE is drawn beside ours only for the stationary stream at 15,000."
+            )
+        )
 
 with tabs[2]:
     c = st.columns(4)
@@ -156,16 +201,21 @@ with tabs[2]:
             st.error("Give λ values as integers of at least 4, separated by commas.")
         else:
             d = load_builtin(name)
-            st.session_state.ex_lam = _run(ex.lambda_job, [(d, lam, r, 0) for lam in [None] + values for r in range(runs)],
-                                           "runs")
+            st.session_state.ex_lam = _run(
+                ex.lambda_job, [(d, lam, r, 0) for lam in [None] + values for r in range(runs)], "runs"
+            )
     if "ex_lam" in st.session_state:
         df = st.session_state.ex_lam
         st.plotly_chart(figures.lambda_validity_figure(df, "stationary", cols=1, height_per_row=360), key="ex_lam_fig")
         st.caption("Grey bars: NMI with λ fixed; blue line: #clusters; red star: the λ that CAE estimated itself.")
 
 with tabs[3]:
-    names = st.multiselect("Datasets (min-max scaled)", ["iris", "wine", "breast_cancer", "digits", "paper2d-small"],
-                           default=["iris", "digits", "paper2d-small"], key="w_ex_rt")
+    names = st.multiselect(
+        "Datasets (min-max scaled)",
+        ["iris", "wine", "breast_cancer", "digits", "paper2d-small"],
+        default=["iris", "digits", "paper2d-small"],
+        key="w_ex_rt",
+    )
     if st.button("Run", type="primary", key="b_ex_rt") and names:
         st.session_state.ex_rt = _run(ex.runtime_job, [(load_builtin(k), 0, 0) for k in names], "datasets")
     if "ex_rt" in st.session_state:

@@ -5,7 +5,13 @@ import streamlit as st
 from cae.app.explanations import explain_step, headline
 from pages._common import ensure_entrypoint, render_blocks, show_notices
 from pages._playground_session import (
-    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, sidebar_config,
+    get_playground,
+    lesson_apply,
+    lesson_in,
+    lesson_link,
+    lesson_out,
+    network_view,
+    sidebar_config,
 )
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -30,8 +36,13 @@ if "w_explain_t" not in st.session_state or st.session_state.get("explain_follow
     st.session_state.w_explain_t = max(pg.t, 1)
 st.session_state.explain_follow = False
 
-KINDS = [("Case I", dict(case=1)), ("Case II", dict(case=2)), ("Case III", dict(case=3)),
-         ("edge deletion", dict(event="deletion")), ("sweep", dict(event="sweep"))]
+KINDS = [
+    ("Case I", dict(case=1)),
+    ("Case II", dict(case=2)),
+    ("Case III", dict(case=3)),
+    ("edge deletion", dict(event="deletion")),
+    ("sweep", dict(event="sweep")),
+]
 
 
 def _jump(label, kw, direction):
@@ -57,13 +68,25 @@ jump = st.columns(len(KINDS) + 1)
 for col, (label, kw) in zip(jump, KINDS):
     col.markdown(f"**{label}**")
     b = col.columns(2)
-    b[0].button("◀", key=f"b_prev_{label}", width="stretch", on_click=_jump, args=(label, kw, "previous"),
-                help=f"the previous {label}")
-    b[1].button("▶", key=f"b_next_{label}", width="stretch", on_click=_jump, args=(label, kw, "next"),
-                help=f"the next {label}")
+    b[0].button(
+        "◀",
+        key=f"b_prev_{label}",
+        width="stretch",
+        on_click=_jump,
+        args=(label, kw, "previous"),
+        help=f"the previous {label}",
+    )
+    b[1].button(
+        "▶", key=f"b_next_{label}", width="stretch", on_click=_jump, args=(label, kw, "next"), help=f"the next {label}"
+    )
 jump[-1].markdown("**λ fixed**")
-jump[-1].button("Go", key="b_jump_lambda", width="stretch", on_click=_jump_lambda,
-                help="the step where the diversity criterion fixed λ")
+jump[-1].button(
+    "Go",
+    key="b_jump_lambda",
+    width="stretch",
+    on_click=_jump_lambda,
+    help="the step where the diversity criterion fixed λ",
+)
 if st.session_state.get("explain_notice"):
     st.info(st.session_state.pop("explain_notice"))
 t = int(st.number_input("Step t", 1, pg.t_max, key="w_explain_t", help=f"1 … {pg.t_max} (recorded so far)"))
@@ -74,10 +97,15 @@ left, right = st.columns([1.15, 1])
 with left:
     render_blocks(explain_step(rec, model, x))
 with right:
-    st.plotly_chart(network_view(pg, model=model, record=rec, t=t, vigilance=True, height=460),
-                    key="explain_fig", config={"displaylogo": False})
-    st.caption("The network right after this step: s1 and s2 ringed, the current sample as a star, "
-               "the dotted region is where CIM to s1 is at most V.")
+    st.plotly_chart(
+        network_view(pg, model=model, record=rec, t=t, vigilance=True, height=460),
+        key="explain_fig",
+        config={"displaylogo": False},
+    )
+    st.caption(
+        "The network right after this step: s1 and s2 ringed, the current sample as a star, "
+        "the dotted region is where CIM to s1 is at most V."
+    )
 
 q = lesson_out("explain", cfg, pg, t=t)
 with st.expander("Copy lesson link to this step", expanded=False):

@@ -10,7 +10,13 @@ from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
 from pages._common import ensure_entrypoint, render_blocks, show_notices, slow_hint
 from pages._playground_session import (
-    get_playground, lesson_apply, lesson_in, lesson_link, lesson_out, network_view, sidebar_config,
+    get_playground,
+    lesson_apply,
+    lesson_in,
+    lesson_link,
+    lesson_out,
+    network_view,
+    sidebar_config,
 )
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -21,29 +27,51 @@ pg = get_playground(cfg)
 notices += lesson_apply(pg)
 st.session_state.pop("lesson_applied", None)
 st.sidebar.header("View")
-vigilance = st.sidebar.toggle("Vigilance region of s1", value=True, key="w_vig",
-                              help="Points within CIM V of the winner s1: a sample there resonates with s1.")
+vigilance = st.sidebar.toggle(
+    "Vigilance region of s1",
+    value=True,
+    key="w_vig",
+    help="Points within CIM V of the winner s1: a sample there resonates with s1.",
+)
 bandwidth = st.sidebar.toggle("Node bandwidths σ", value=False, key="w_bw")
 window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key="w_window")
-score_noise = st.sidebar.toggle("Score the noise as a class", value=False, key="w_score_noise",
-                                help="The paper learns the uniform noise but does not score it. Scored, the noise "
-                                     "is a class no clustering can form: a perfect result then shows NMI ≈ 0.88.")
+score_noise = st.sidebar.toggle(
+    "Score the noise as a class",
+    value=False,
+    key="w_score_noise",
+    help="The paper learns the uniform noise but does not score it. Scored, the noise "
+    "is a class no clustering can form: a perfect result then shows NMI ≈ 0.88.",
+)
 st.sidebar.header("Teaching")
-quiz = st.sidebar.toggle("Quiz: predict, then reveal", value=False, key="w_quiz",
-                         help="Before each step, predict what CAE will do with the next sample; then reveal it.")
-teacher = st.sidebar.toggle("Teacher view", value=False, key="w_teach",
-                            help="In the quiz, hide the metrics and the answers until they are revealed.")
+quiz = st.sidebar.toggle(
+    "Quiz: predict, then reveal",
+    value=False,
+    key="w_quiz",
+    help="Before each step, predict what CAE will do with the next sample; then reveal it.",
+)
+teacher = st.sidebar.toggle(
+    "Teacher view",
+    value=False,
+    key="w_teach",
+    help="In the quiz, hide the metrics and the answers until they are revealed.",
+)
 
 st.title("Playground")
 show_notices(notices)
 s = pg.stream
-st.caption(f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · "
-           f"{'CAE (parameter-free)' if cfg['algo'] == 'CAE' else 'CAEA (λ = %d, a_max = %d)' % (cfg['lam'], cfg['amax'])}"
-           + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else ""))
+st.caption(
+    f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · "
+    f"{'CAE (parameter-free)' if cfg['algo'] == 'CAE' else 'CAEA (λ = %d, a_max = %d)' % (cfg['lam'], cfg['amax'])}"
+    + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
+)
 
 
 def _fmt(v):
-    return "—" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
+    return (
+        "—"
+        if v is None or (isinstance(v, float) and math.isnan(v))
+        else (f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
+    )
 
 
 # ------------------------------------------------------------------ controls
@@ -56,8 +84,13 @@ if not quiz:
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
     c[3].toggle("Play", key="w_play")
-    c[4].select_slider("samples / frame", [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], value=20, key="w_speed",
-                       label_visibility="collapsed")
+    c[4].select_slider(
+        "samples / frame",
+        [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+        value=20,
+        key="w_speed",
+        label_visibility="collapsed",
+    )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
     if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
         pg.reset()
@@ -75,18 +108,32 @@ else:
 
 # ------------------------------------------------------------------ history
 if pg.t_max > 0 and not quiz:
+
     def _scrub():
         pg.go_to(st.session_state.w_scrub)
         st.session_state.pop("traces_fig", None)
 
     st.session_state.w_scrub = pg.t
     h = st.columns([6, 1.4])
-    h[0].slider("History: samples seen", 0, max(pg.t_max, 1), key="w_scrub", on_change=_scrub,
-                help="Go back to any recorded step; the network is shown as it was.")
+    h[0].slider(
+        "History: samples seen",
+        0,
+        max(pg.t_max, 1),
+        key="w_scrub",
+        on_change=_scrub,
+        help="Go back to any recorded step; the network is shown as it was.",
+    )
     if pg.t < pg.t_max:
-        if h[1].button("Continue from here", key="b_fork", help="Forget the recorded future and learn on from this step"):
-            pg.fork(**({"deletion_interval": int(cfg["lam"]), "max_edge_age": int(cfg["amax"])}
-                       if cfg["algo"] == "CAEA" else {}))
+        if h[1].button(
+            "Continue from here", key="b_fork", help="Forget the recorded future and learn on from this step"
+        ):
+            pg.fork(
+                **(
+                    {"deletion_interval": int(cfg["lam"]), "max_edge_age": int(cfg["amax"])}
+                    if cfg["algo"] == "CAEA"
+                    else {}
+                )
+            )
             st.session_state.pop("traces_fig", None)
             st.rerun()
         h[1].caption(f"viewing t = {pg.t:,} of {pg.t_max:,}")
@@ -103,17 +150,17 @@ def quiz_panel():
     revealed = qs["revealed"]
     if revealed is not None and revealed["t"] == pg.t:
         with left:
-            fig = network_view(pg, vigilance=vigilance, bandwidth=bandwidth, window=window,
-                               deleted=pg.deleted_in_frame)
+            fig = network_view(pg, vigilance=vigilance, bandwidth=bandwidth, window=window, deleted=pg.deleted_in_frame)
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
         with right:
             ok_case, ok_edge, ok_node = revealed["marks"]
-            (st.success if all(revealed["marks"]) else st.error)(
-                "Right!" if all(revealed["marks"]) else "Not quite.")
-            st.markdown(f"**What CAE did:** {QUIZ_CHOICES[revealed['truth'][0]]}  \n"
-                        f"{'✓' if ok_case else '✗'} you said: {QUIZ_CHOICES[revealed['answer'][0]]}  \n"
-                        f"{'✓' if ok_edge else '✗'} an edge deleted: {'yes' if revealed['truth'][1] else 'no'}  \n"
-                        f"{'✓' if ok_node else '✗'} a node deleted: {'yes' if revealed['truth'][2] else 'no'}")
+            (st.success if all(revealed["marks"]) else st.error)("Right!" if all(revealed["marks"]) else "Not quite.")
+            st.markdown(
+                f"**What CAE did:** {QUIZ_CHOICES[revealed['truth'][0]]}  \n"
+                f"{'✓' if ok_case else '✗'} you said: {QUIZ_CHOICES[revealed['answer'][0]]}  \n"
+                f"{'✓' if ok_edge else '✗'} an edge deleted: {'yes' if revealed['truth'][1] else 'no'}  \n"
+                f"{'✓' if ok_node else '✗'} a node deleted: {'yes' if revealed['truth'][2] else 'no'}"
+            )
             st.metric("Score", f"{qs['right']} / {qs['asked']}")
             if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
                 qs["revealed"] = None
@@ -125,16 +172,31 @@ def quiz_panel():
     probe = pg.model.snapshot()
     truth_rec = probe.learn_one(x)
     with left:
-        fig = network_view(pg, record=truth_rec, vigilance=vigilance, bandwidth=bandwidth, window=window,
-                           current=x, current_name="next sample")
+        fig = network_view(
+            pg,
+            record=truth_rec,
+            vigilance=vigilance,
+            bandwidth=bandwidth,
+            window=window,
+            current=x,
+            current_name="next sample",
+        )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
-        st.caption("The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the "
-                   "dotted region is where CIM to s1 is at most V." if truth_rec.case > 0 else
-                   "The star is the next sample. No threshold V is set yet.")
+        st.caption(
+            "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the "
+            "dotted region is where CIM to s1 is at most V."
+            if truth_rec.case > 0
+            else "The star is the next sample. No threshold V is set yet."
+        )
     with right:
         st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
-        answer = st.radio("Prediction", list(QUIZ_CHOICES), format_func=QUIZ_CHOICES.get, key="w_quiz_case",
-                          label_visibility="collapsed")
+        answer = st.radio(
+            "Prediction",
+            list(QUIZ_CHOICES),
+            format_func=QUIZ_CHOICES.get,
+            key="w_quiz_case",
+            label_visibility="collapsed",
+        )
         edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
         node = st.checkbox("A node will be deleted (isolated-node sweep)", key="w_quiz_node")
         if st.button("Reveal", type="primary", key="b_quiz_reveal"):
@@ -182,14 +244,22 @@ def live():
         a.metric("λ", _fmt(lam))
         thr = pg.model.threshold_ if pg.t else float("nan")
         b.metric("V", _fmt(thr))
-        noise_note = ("; the noise counts as a class of its own" if score_noise else
-                      "; the uniform noise is learned but not scored, as in the paper")
-        st.caption("NMI/ARI against the true labels of the data seen so far"
-                   + (f" (an even sample of them, {m['metric sample']:,} scored)" if m["thinned"] else "")
-                   + (noise_note if pg.stream.noise_label is not None else "") + ".")
+        noise_note = (
+            "; the noise counts as a class of its own"
+            if score_noise
+            else "; the uniform noise is learned but not scored, as in the paper"
+        )
+        st.caption(
+            "NMI/ARI against the true labels of the data seen so far"
+            + (f" (an even sample of them, {m['metric sample']:,} scored)" if m["thinned"] else "")
+            + (noise_note if pg.stream.noise_label is not None else "")
+            + "."
+        )
         if pg.t:
-            st.caption(f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "
-                       f"{pg.model.n_clusters_:,} clusters")
+            st.caption(
+                f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "
+                f"{pg.model.n_clusters_:,} clusters"
+            )
         if pg.record is not None:
             st.markdown(f"**Last step** · {headline(pg.record)}")
         if pg.finished:
@@ -199,8 +269,9 @@ def live():
     tick = st.session_state.get("tick", 0) + 1
     st.session_state.tick = tick
     if "traces_fig" not in st.session_state or not playing or tick % 4 == 0:
-        st.session_state.traces_fig = figures.traces_figure(pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names,
-                                                        pg.events, t_now=pg.t)
+        st.session_state.traces_fig = figures.traces_figure(
+            pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
+        )
     st.subheader("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(f"{pg.t_max:,} steps recorded")
@@ -225,9 +296,11 @@ else:
 if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
     with st.expander("Place a sample: what if a point arrives here?", expanded=False):
         lo, hi = s.X.min(axis=0), s.X.max(axis=0)
-        st.caption("Choose a position (type it or click a square of the grid). Before you feed it, the nodes it "
-                   "would resonate with — CIM within V — are ringed in green. Feeding it makes it the next sample: "
-                   "the history forks there.")
+        st.caption(
+            "Choose a position (type it or click a square of the grid). Before you feed it, the nodes it "
+            "would resonate with — CIM within V — are ringed in green. Feeding it makes it the next sample: "
+            "the history forks there."
+        )
         for gi, fy in enumerate((0.9, 0.7, 0.5, 0.3, 0.1)):
             row = st.columns(6)
             row[0].caption(f"x1 = {lo[1] + fy * (hi[1] - lo[1]):.2f}")
@@ -243,20 +316,25 @@ if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
         p = st.columns([1, 1, 1.4])
         st.session_state.setdefault("w_place_x0", round(float((lo[0] + hi[0]) / 2), 4))
         st.session_state.setdefault("w_place_x1", round(float((lo[1] + hi[1]) / 2), 4))
-        x0 = p[0].number_input("x0", float(lo[0] - span[0]), float(hi[0] + span[0]), step=0.01, format="%.4f",
-                               key="w_place_x0")
-        x1 = p[1].number_input("x1", float(lo[1] - span[1]), float(hi[1] + span[1]), step=0.01, format="%.4f",
-                               key="w_place_x1")
+        x0 = p[0].number_input(
+            "x0", float(lo[0] - span[0]), float(hi[0] + span[0]), step=0.01, format="%.4f", key="w_place_x0"
+        )
+        x1 = p[1].number_input(
+            "x1", float(lo[1] - span[1]), float(hi[1] + span[1]), step=0.01, format="%.4f", key="w_place_x1"
+        )
         xp = np.array([x0, x1])
         rows, cims, V = resonance(pg.model, xp) if pg.t else (np.zeros(0, int), np.zeros(0), float("nan"))
-        fig = network_view(pg, current=xp, current_name="placed sample", highlight=rows, height=420,
-                           vigilance=False, record=False)
+        fig = network_view(
+            pg, current=xp, current_name="placed sample", highlight=rows, height=420, vigilance=False, record=False
+        )
         st.plotly_chart(fig, key="place_fig")
         if math.isnan(V):
             st.caption("No threshold V yet: a sample anywhere simply becomes a node (initial phase).")
         elif len(rows) == 0:
-            st.caption(f"It resonates with no node (the nearest has CIM {cims.min():.4f} > V = {V:.4f}): "
-                       "it would become a new node (Case I).")
+            st.caption(
+                f"It resonates with no node (the nearest has CIM {cims.min():.4f} > V = {V:.4f}): "
+                "it would become a new node (Case I)."
+            )
         else:
             st.caption(f"It resonates with {len(rows)} node(s) (CIM ≤ V = {V:.4f}); the nearest, s1, would learn it.")
         if p[2].button("Feed it as the next sample", type="primary", key="b_place"):
@@ -266,22 +344,35 @@ if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
 
 # ------------------------------------------------------------------ take it to class
 st.subheader("The same network, laid out as a graph")
-lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_layout",
-               format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get)
+lay = st.radio(
+    "Layout",
+    ["spring", "kamada_kawai"],
+    horizontal=True,
+    key="w_layout",
+    format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get,
+)
 if not pg.t:
     st.caption("Nothing learned yet.")
 elif not st.session_state.get("w_play", False):
     st.plotly_chart(figures.topology_figure(pg.model, layout=lay), key="topology_fig")
-    st.caption("Components (clusters) and the bridges between them are easier to see here than in data space. "
-               "Colours match the main view.")
+    st.caption(
+        "Components (clusters) and the bridges between them are easier to see here than in data space. "
+        "Colours match the main view."
+    )
 else:
     st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
 
 if pg.t_max >= 2 and not st.session_state.get("w_play", False):
     with st.expander("Take this run to slides: an animated HTML file, and the traces as CSV", expanded=False):
         e = st.columns([3, 1, 1.2])
-        lo_hi = e[0].slider("Steps", 0, pg.t_max, (0, pg.t_max), key="w_export_range",
-                            help="The animation replays the run from the first to the last of these steps.")
+        lo_hi = e[0].slider(
+            "Steps",
+            0,
+            pg.t_max,
+            (0, pg.t_max),
+            key="w_export_range",
+            help="The animation replays the run from the first to the last of these steps.",
+        )
         frames = int(e[1].number_input("Frames", 2, 200, 60, key="w_export_frames"))
         if e[2].button("Build the animation", key="b_export"):
             from cae.app.slides import export_playground
@@ -293,19 +384,35 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
                 st.error(f"The animation cannot be built: {exc}")
         got = st.session_state.get("export_html")
         if got and got[0] == lo_hi and got[1] == frames:
-            st.download_button("Download the animation (HTML)", got[2], f"cae_run_{lo_hi[0]}-{lo_hi[1]}.html",
-                               "text/html", key="d_export_html", on_click="ignore")
-            st.caption(f"{len(got[2]) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
-                       "button and a slider (one frame per step chosen).")
+            st.download_button(
+                "Download the animation (HTML)",
+                got[2],
+                f"cae_run_{lo_hi[0]}-{lo_hi[1]}.html",
+                "text/html",
+                key="d_export_html",
+                on_click="ignore",
+            )
+            st.caption(
+                f"{len(got[2]) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
+                "button and a slider (one frame per step chosen)."
+            )
         from cae.app.slides import traces_csv
 
-        st.download_button("Download the traces (CSV)", traces_csv(pg.trace_so_far, pg.columns),
-                           "cae_traces.csv", "text/csv", key="d_traces_csv", on_click="ignore",
-                           help="One row per recorded step: every quantity the traces panel draws.")
+        st.download_button(
+            "Download the traces (CSV)",
+            traces_csv(pg.trace_so_far, pg.columns),
+            "cae_traces.csv",
+            "text/csv",
+            key="d_traces_csv",
+            on_click="ignore",
+            help="One row per recorded step: every quantity the traces panel draws.",
+        )
 
 q = lesson_out("playground", cfg, pg)
 with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
-    st.caption("Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
-               "same stream at the same step with the same view; the parameters are readable and editable: "
-               "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, bw, win, sn, quiz, teach.")
+    st.caption(
+        "Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
+        "same stream at the same step with the same view; the parameters are readable and editable: "
+        "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, bw, win, sn, quiz, teach."
+    )

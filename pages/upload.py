@@ -22,12 +22,15 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 MAX_MB = 50
 
 st.title("Your data")
-st.caption("Upload a CSV (numbers in columns; an optional label column). Nothing leaves this session; "
-           "text from the file is shown as data, never rendered as HTML.")
+st.caption(
+    "Upload a CSV (numbers in columns; an optional label column). Nothing leaves this session; "
+    "text from the file is shown as data, never rendered as HTML."
+)
 
 c1, c2 = st.columns([2.2, 1])
-upload = c1.file_uploader("CSV file", type=["csv", "tsv", "txt"], key="w_upload",
-                          help=f"Up to {MAX_MB} MB, 250,000 rows and 1,000 columns.")
+upload = c1.file_uploader(
+    "CSV file", type=["csv", "tsv", "txt"], key="w_upload", help=f"Up to {MAX_MB} MB, 250,000 rows and 1,000 columns."
+)
 samples = sorted(p.name for p in SAMPLES.glob("*.csv"))
 sample = c2.selectbox("…or try a sample file", samples, key="w_sample_name")
 if c2.button("Use this sample", key="b_sample"):
@@ -48,10 +51,13 @@ with st.expander("Reading options (detected automatically)"):
     dec = o[1].selectbox("Decimal separator", ["auto", ".", ","], key="w_dec")
     head = o[2].selectbox("Header row", ["auto", "yes", "no"], key="w_head")
 try:
-    table, report = read_csv(data, delimiter=None if delim == "auto" else ("\t" if delim == "tab" else delim),
-                             decimal=None if dec == "auto" else dec,
-                             header=None if head == "auto" else head == "yes",
-                             limits=Limits(max_bytes=MAX_MB * 1024 * 1024))
+    table, report = read_csv(
+        data,
+        delimiter=None if delim == "auto" else ("\t" if delim == "tab" else delim),
+        decimal=None if dec == "auto" else dec,
+        header=None if head == "auto" else head == "yes",
+        limits=Limits(max_bytes=MAX_MB * 1024 * 1024),
+    )
 except CSVLoadError as exc:
     st.error(f"This file cannot be used: {exc}")
     st.stop()
@@ -68,14 +74,27 @@ by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_colu
 guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
 fkey = your_data.data_hash(data)[:10] + report.delimiter + report.decimal + str(report.header)  # new file, new widgets
 cc = st.columns([2, 1, 1])
-features = cc[0].multiselect("Features", table.numeric_columns,
-                             default=[c for c in table.numeric_columns if c != guess], key=f"w_features_{fkey}")
+features = cc[0].multiselect(
+    "Features",
+    table.numeric_columns,
+    default=[c for c in table.numeric_columns if c != guess],
+    key=f"w_features_{fkey}",
+)
 label_options = ["(none)"] + table.text_columns + [c for c in table.numeric_columns if c not in features]
-label = cc[1].selectbox("Label column (optional)", label_options, key=f"w_label_{fkey}",
-                        index=label_options.index(guess) if guess in label_options else 0)
+label = cc[1].selectbox(
+    "Label column (optional)",
+    label_options,
+    key=f"w_label_{fkey}",
+    index=label_options.index(guess) if guess in label_options else 0,
+)
 label = None if label == "(none)" else label
-scaling = cc[2].radio("Scaling", SCALINGS, key="w_scaling", horizontal=True,
-                      help="The paper feeds raw data; min-max or z-score helps when feature ranges differ widely.")
+scaling = cc[2].radio(
+    "Scaling",
+    SCALINGS,
+    key="w_scaling",
+    horizontal=True,
+    help="The paper feeds raw data; min-max or z-score helps when feature ranges differ widely.",
+)
 try:
     sel = table.select(features, label=label, scaling=scaling)
 except CSVLoadError as exc:
@@ -83,14 +102,21 @@ except CSVLoadError as exc:
     st.stop()
 kept = f"{len(sel.X):,} rows × {len(sel.features)} features"
 if sel.rows_dropped:
-    kept += f" ({sel.rows_dropped:,} dropped: " + ", ".join(f"{v:,} with {k}" for k, v in sel.drop_reasons.items()) + ")"
+    kept += (
+        f" ({sel.rows_dropped:,} dropped: " + ", ".join(f"{v:,} with {k}" for k, v in sel.drop_reasons.items()) + ")"
+    )
 st.text(kept)
 for w in sel.warnings:
     st.warning(escape_markdown(w))
 
 st.subheader("Learn")
-source = st.radio("Model", ["new", "saved"], horizontal=True, key="w_up_source",
-                  format_func={"new": "A new model", "saved": "A saved model (.npz from this page)"}.get)
+source = st.radio(
+    "Model",
+    ["new", "saved"],
+    horizontal=True,
+    key="w_up_source",
+    format_func={"new": "A new model", "saved": "A saved model (.npz from this page)"}.get,
+)
 a = st.columns([3, 1.2])
 mode = "learn"
 if source == "new":
@@ -100,9 +126,13 @@ if source == "new":
     def new_model():
         return make_algorithm(algo, **params)
 else:
-    mfile = a[0].file_uploader("Model file", type=["npz"], key="w_up_model",
-                               help="A model downloaded from this page (or saved with model.save). Loading checks "
-                                    "every array and value; nothing in the file is executed.")
+    mfile = a[0].file_uploader(
+        "Model file",
+        type=["npz"],
+        key="w_up_model",
+        help="A model downloaded from this page (or saved with model.save). Loading checks "
+        "every array and value; nothing in the file is executed.",
+    )
     if mfile is None:
         st.info("Choose a model file to label these rows with it, or to continue its learning with them.")
         st.stop()
@@ -114,47 +144,94 @@ else:
         st.stop()
     names = getattr(loaded, "feature_names_in_", None)
     if loaded.n_features_in_ != len(sel.features):
-        st.error(f"The model was trained on {loaded.n_features_in_} feature(s); {len(sel.features)} are selected "
-                 "here. Choose the same columns, in the same order.")
+        st.error(
+            f"The model was trained on {loaded.n_features_in_} feature(s); {len(sel.features)} are selected "
+            "here. Choose the same columns, in the same order."
+        )
         st.stop()
     if names is not None and [str(n) for n in names] != [str(f) for f in sel.features]:
-        st.error("The model was trained on the columns " + ", ".join(map(str, names)) + "; selected here: "
-                 + ", ".join(map(str, sel.features)) + ". Choose the same columns, in the same order.")
+        st.error(
+            "The model was trained on the columns "
+            + ", ".join(map(str, names))
+            + "; selected here: "
+            + ", ".join(map(str, sel.features))
+            + ". Choose the same columns, in the same order."
+        )
         st.stop()
     algo, params = loaded.algorithm, loaded.get_params()
     if algo == "CAE" and params.get("deletion_interval") is not None:
         algo = "CAEA"
-    st.text(f"A {algo} model: {len(loaded.nodes_):,} nodes, {loaded.n_clusters_} clusters, "
-            f"{loaded.n_samples_seen_:,} samples learned")
-    mode = a[0].radio("Use it to", ["label", "learn"], horizontal=True, key="w_up_model_mode",
-                      format_func={"label": "label these rows", "learn": "continue learning with these rows"}.get)
-    st.caption("The model does not know how its data were scaled: choose the same scaling as when it was trained "
-               "(the run configuration JSON downloaded with it says which).")
+    st.text(
+        f"A {algo} model: {len(loaded.nodes_):,} nodes, {loaded.n_clusters_} clusters, "
+        f"{loaded.n_samples_seen_:,} samples learned"
+    )
+    mode = a[0].radio(
+        "Use it to",
+        ["label", "learn"],
+        horizontal=True,
+        key="w_up_model_mode",
+        format_func={"label": "label these rows", "learn": "continue learning with these rows"}.get,
+    )
+    st.caption(
+        "The model does not know how its data were scaled: choose the same scaling as when it was trained "
+        "(the run configuration JSON downloaded with it says which)."
+    )
     model_key = ("file", your_data.data_hash(mbytes), mode)
 
     def new_model():
         return loaded.snapshot()
-shuffle = a[1].checkbox("Present rows in random order", key="w_shuffle",
-                        help="The algorithms learn a stream; by default the file's row order is the stream. "
-                             "The paper presents the rows in a random order.")
+
+
+shuffle = a[1].checkbox(
+    "Present rows in random order",
+    key="w_shuffle",
+    help="The algorithms learn a stream; by default the file's row order is the stream. "
+    "The paper presents the rows in a random order.",
+)
 seed = int(a[1].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
 order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
-run_key = (your_data.data_hash(data), tuple(sel.features), label, scaling, model_key, seed,
-           report.delimiter, report.decimal, report.header)
+run_key = (
+    your_data.data_hash(data),
+    tuple(sel.features),
+    label,
+    scaling,
+    model_key,
+    seed,
+    report.delimiter,
+    report.decimal,
+    report.header,
+)
 
 b = st.columns([1, 1, 4])
 if mode == "label":
     if b[0].button("Label", type="primary", key="b_label"):
-        st.session_state.up_result = {"key": run_key, "model": new_model(), "learned": 0, "n": len(sel.X),
-                                      "order": order, "sel": sel, "mode": "label", "algo": algo, "params": params}
+        st.session_state.up_result = {
+            "key": run_key,
+            "model": new_model(),
+            "learned": 0,
+            "n": len(sel.X),
+            "order": order,
+            "sel": sel,
+            "mode": "label",
+            "algo": algo,
+            "params": params,
+        }
 else:
     go = b[0].button("Learn", type="primary", key="b_learn")
     b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
     if go:
         model = new_model()
-        st.session_state.up_result = res = {"key": run_key, "model": model, "learned": 0, "n": len(sel.X),
-                                            "order": order, "sel": sel, "mode": "learn", "algo": algo,
-                                            "params": params}
+        st.session_state.up_result = res = {
+            "key": run_key,
+            "model": model,
+            "learned": 0,
+            "n": len(sel.X),
+            "order": order,
+            "sel": sel,
+            "mode": "learn",
+            "algo": algo,
+            "params": params,
+        }
         bar = st.progress(0.0, text="learning…" + slow_hint())
 
         def _progress(f):
@@ -168,8 +245,9 @@ res = st.session_state.get("up_result")
 if res is None or (res["learned"] == 0 and res.get("mode") != "label"):
     st.stop()
 if res["key"] != run_key:
-    st.info("The data, columns, scaling or model changed since the last run: press **Learn** (or **Label**) to see "
-            "results.")
+    st.info(
+        "The data, columns, scaling or model changed since the last run: press **Learn** (or **Label**) to see results."
+    )
     st.stop()
 model, rsel, rorder = res["model"], res["sel"], res["order"]
 algo, params = res["algo"], res["params"]
@@ -189,8 +267,10 @@ if rsel.y is not None:
     m[3].metric("NMI", f"{nmi(rsel.y, labels):.3f}")
     m[4].metric("ARI", f"{ari(rsel.y, labels):.3f}")
 if np.isnan(getattr(model, "threshold_", 0.0)):
-    st.warning("No similarity threshold was ever set: the nodes never stopped being diverse, so every sample "
-               "became a node. This happens with raw data whose feature ranges differ widely — try min-max scaling.")
+    st.warning(
+        "No similarity threshold was ever set: the nodes never stopped being diverse, so every sample "
+        "became a node. This happens with raw data whose feature ranges differ widely — try min-max scaling."
+    )
 
 tabs = st.tabs(["Data and network", "Topology", "Clusters", "Labels vs clusters", "Downloads"])
 with tabs[0]:
@@ -211,9 +291,18 @@ with tabs[0]:
         j = p[1].selectbox("Vertical axis", range(len(axes)), index=1, format_func=axes.__getitem__, key="w_pc_y")
         Xv, Nv, titles = Xp[:, [i, j]], Np[:, [i, j]], (axes[i], axes[j])
         st.caption("A PCA of the data (fitted on the data; the nodes are projected by the same PCA).")
-    st.plotly_chart(figures.projected_network_figure(Nv, model.edges_, model.node_labels_, model.win_counts_,
-                                                 data_2d=Xv[show], data_labels=labels[show],
-                                                 axis_titles=titles), key="up_view")
+    st.plotly_chart(
+        figures.projected_network_figure(
+            Nv,
+            model.edges_,
+            model.node_labels_,
+            model.win_counts_,
+            data_2d=Xv[show],
+            data_labels=labels[show],
+            axis_titles=titles,
+        ),
+        key="up_view",
+    )
 with tabs[1]:
     lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_up_layout")
     st.plotly_chart(figures.topology_figure(model, layout=lay), key="up_topology")
@@ -224,26 +313,71 @@ with tabs[3]:
         st.info("Choose a label column to compare the clusters with it.")
     else:
         ct = your_data.contingency_table(rsel.y, labels, rsel.label_names)
-        st.plotly_chart(figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
-                        key="up_contingency")
+        st.plotly_chart(
+            figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
+            key="up_contingency",
+        )
         st.caption(f"Rows: the file's labels; columns: {algo}'s clusters.")
 with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
     dl = st.columns(3)
-    dl[0].download_button("Labels per row (CSV)", your_data.labels_csv(table.lines[rsel.row_index], labels, label_values),
-                          f"{stem}_labels.csv", "text/csv", key="d_labels", on_click="ignore")
-    dl[1].download_button("Nodes (CSV)", your_data.nodes_csv(model, rsel.features), f"{stem}_nodes.csv", "text/csv",
-                          key="d_nodes", on_click="ignore")
-    dl[2].download_button("Edges (CSV)", your_data.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore")
-    dl[0].download_button("Graph (GraphML)", your_data.graphml_bytes(model), f"{stem}_graph.graphml",
-                          "application/xml", key="d_graphml", on_click="ignore")
-    dl[1].download_button("Model (.npz)", your_data.model_bytes(model), f"{stem}_{algo.replace('+', 'plus')}_model.npz",
-                          "application/octet-stream", key="d_model", on_click="ignore")
-    dl[2].download_button("Run configuration (JSON)",
-                          your_data.run_config(your_data.data_hash(data), name, rsel.features, rsel.label, rsel.scaling, algo,
-                                        params, seed, res["learned"], report),
-                          f"{stem}_run.json", "application/json", key="d_config", on_click="ignore")
-    st.caption("Labels: `line` is the row's line in the file (the header is line 1); rows dropped "
-               "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
-               "spreadsheets do not run them. The model file loads with `cae.load_model`.")
+    dl[0].download_button(
+        "Labels per row (CSV)",
+        your_data.labels_csv(table.lines[rsel.row_index], labels, label_values),
+        f"{stem}_labels.csv",
+        "text/csv",
+        key="d_labels",
+        on_click="ignore",
+    )
+    dl[1].download_button(
+        "Nodes (CSV)",
+        your_data.nodes_csv(model, rsel.features),
+        f"{stem}_nodes.csv",
+        "text/csv",
+        key="d_nodes",
+        on_click="ignore",
+    )
+    dl[2].download_button(
+        "Edges (CSV)", your_data.edges_csv(model), f"{stem}_edges.csv", "text/csv", key="d_edges", on_click="ignore"
+    )
+    dl[0].download_button(
+        "Graph (GraphML)",
+        your_data.graphml_bytes(model),
+        f"{stem}_graph.graphml",
+        "application/xml",
+        key="d_graphml",
+        on_click="ignore",
+    )
+    dl[1].download_button(
+        "Model (.npz)",
+        your_data.model_bytes(model),
+        f"{stem}_{algo.replace('+', 'plus')}_model.npz",
+        "application/octet-stream",
+        key="d_model",
+        on_click="ignore",
+    )
+    dl[2].download_button(
+        "Run configuration (JSON)",
+        your_data.run_config(
+            your_data.data_hash(data),
+            name,
+            rsel.features,
+            rsel.label,
+            rsel.scaling,
+            algo,
+            params,
+            seed,
+            res["learned"],
+            report,
+        ),
+        f"{stem}_run.json",
+        "application/json",
+        key="d_config",
+        on_click="ignore",
+    )
+    st.caption(
+        "Labels: `line` is the row's line in the file (the header is line 1); rows dropped "
+        "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
+        "spreadsheets do not run them. The model file loads with `cae.load_model`."
+    )

@@ -61,7 +61,7 @@ def rewrite_model_file(parts, meta=None, arrays=None):
     with zipfile.ZipFile(out, "w") as z:
         for n, data in parts.items():
             b = io.BytesIO()
-            key = n[len("state_"):-4]
+            key = n[len("state_") : -4]
             if n == "meta_json.npy" and meta is not None:
                 np.save(b, np.array(json.dumps(meta)))
                 data = b.getvalue()

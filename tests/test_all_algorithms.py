@@ -14,12 +14,29 @@ import cae
 from cae.registry import ALGORITHMS
 
 # small parameters, so that deletions of every kind happen within a few hundred samples
-PARAMS = {"CAE": {}, "CAEA": {"deletion_interval": 20, "max_edge_age": 8}, "SOINN+": {},
-          "ASOINN": {"deletion_interval": 25, "max_edge_age": 6},
-          "TCA": {"reconstruction_interval": 30, "sigma_init": 0.3}, "AutoCloud": {"m": 1.0}}
+PARAMS = {
+    "CAE": {},
+    "CAEA": {"deletion_interval": 20, "max_edge_age": 8},
+    "SOINN+": {},
+    "ASOINN": {"deletion_interval": 25, "max_edge_age": 6},
+    "TCA": {"reconstruction_interval": 30, "sigma_init": 0.3},
+    "AutoCloud": {"m": 1.0},
+}
 NAMES = list(ALGORITHMS)
-PROTOCOL = ("t", "event", "s1_id", "s2_id", "new_node_id", "edge_created", "edge_reset", "edges_deleted",
-            "nodes_deleted", "n_nodes", "n_edges", "n_clusters")
+PROTOCOL = (
+    "t",
+    "event",
+    "s1_id",
+    "s2_id",
+    "new_node_id",
+    "edge_created",
+    "edge_reset",
+    "edges_deleted",
+    "nodes_deleted",
+    "n_nodes",
+    "n_edges",
+    "n_clusters",
+)
 
 
 def make(name):
@@ -46,8 +63,13 @@ def streams(draw, max_n=400):
 
 
 def snapshot_state(m):
-    out = [np.asarray(m.nodes_).copy(), np.asarray(m.node_ids_).copy(), np.asarray(m.edges_).copy(),
-           np.asarray(m.win_counts_).copy(), m.n_samples_seen_]
+    out = [
+        np.asarray(m.nodes_).copy(),
+        np.asarray(m.node_ids_).copy(),
+        np.asarray(m.edges_).copy(),
+        np.asarray(m.win_counts_).copy(),
+        m.n_samples_seen_,
+    ]
     if hasattr(m, "edge_ages_"):
         out.append(np.asarray(m.edge_ages_).copy())
     return out
@@ -108,8 +130,9 @@ def test_step_records_and_traces_agree(name):
             assert hasattr(rec, field), field
         assert isinstance(rec.event, str) and rec.event
         assert rec.t == k + 1 == int(tr["t"].iloc[k])
-        assert (rec.n_nodes, rec.n_edges, rec.n_clusters) == tuple(int(tr[c].iloc[k]) for c in
-                                                                   ("n_nodes", "n_edges", "n_clusters"))
+        assert (rec.n_nodes, rec.n_edges, rec.n_clusters) == tuple(
+            int(tr[c].iloc[k]) for c in ("n_nodes", "n_edges", "n_clusters")
+        )
         assert len(rec.nodes_deleted) == int(tr["n_swept"].iloc[k])
         row = one.last_trace_row()
         np.testing.assert_array_equal(row, tr.iloc[k].to_numpy())

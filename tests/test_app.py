@@ -1,6 +1,5 @@
 """AppTest through app.py: every page, its controls, and what it shows."""
 
-
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
@@ -84,7 +83,6 @@ def test_play_ticks_and_scrub_back():
     at.number_input(key="w_stepn").set_value(10).run()
     at.button(key="b_stepn").click().run()  # learning goes on from the fork
     assert _seen(at) == 70 and at.session_state.pg.t_max == 70
-
 
 
 def test_caea_sliders_rebuild_the_run():

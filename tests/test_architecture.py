@@ -45,7 +45,8 @@ def import_graph():
         deps = set()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         lazy = path.name == "__init__.py" and any(
-            isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
+            isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body
+        )
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 deps.update(d for d in _resolve(name, node) if d in MODULES and d != name)
@@ -68,7 +69,7 @@ def test_no_import_cycles():
         stack.append(m)
         for d in sorted(graph[m]):
             if state.get(d) == "open":
-                cycle = stack[stack.index(d):] + [d]
+                cycle = stack[stack.index(d) :] + [d]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if d not in state:
                 visit(d)

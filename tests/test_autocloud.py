@@ -32,8 +32,9 @@ EXPECTED_FAILURES_M2 = {
 }
 
 
-@parametrize_with_checks([AutoCloud(), AutoCloud(m=2.0)],
-                         expected_failed_checks=lambda e: EXPECTED_FAILURES_M2 if e.m == 2.0 else {})
+@parametrize_with_checks(
+    [AutoCloud(), AutoCloud(m=2.0)], expected_failed_checks=lambda e: EXPECTED_FAILURES_M2 if e.m == 2.0 else {}
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -137,8 +138,22 @@ def test_merge_rebuilds_counts_like_the_reference():
     ref.intersection_matrix = IM.astype(float)
     ref.merge_clouds()
     assert ref.last_merges == [(1, 4, 60)]
-    newC = kernel.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, C, 1, 4,
-                         state.merge_rec, 0, state.colv, state.rowv)
+    newC = kernel.merge_pair(
+        state.Y,
+        state.var,
+        state.n,
+        state.ids,
+        state.IM,
+        state.flags,
+        state.iscal,
+        C,
+        1,
+        4,
+        state.merge_rec,
+        0,
+        state.colv,
+        state.rowv,
+    )
     assert newC == C - 1
     np.testing.assert_array_equal(state.IM[:newC, :newC], ref.intersection_matrix)
     assert not state.IM[newC:, :].any() and not state.IM[:, newC:].any()
@@ -157,8 +172,22 @@ def test_merging_two_single_sample_clouds_gives_nan_variance_that_accepts_everyt
     state.IM[0, 1] = 1
     state.iscal[kernel.I_K] = 2
     state.iscal[kernel.I_NEXTID] = 2
-    C = kernel.merge_pair(state.Y, state.var, state.n, state.ids, state.IM, state.flags, state.iscal, 2, 0, 1,
-                      state.merge_rec, 0, state.colv, state.rowv)
+    C = kernel.merge_pair(
+        state.Y,
+        state.var,
+        state.n,
+        state.ids,
+        state.IM,
+        state.flags,
+        state.iscal,
+        2,
+        0,
+        1,
+        state.merge_rec,
+        0,
+        state.colv,
+        state.rowv,
+    )
     assert C == 1 and state.n[0] == 1 and math.isnan(state.var[0])
     np.testing.assert_array_equal(state.Y[0], [0.5, 0.5])
     for x in ([0.5, 0.5], [100.0, -3.0]):
@@ -290,8 +319,6 @@ def test_capacity_growth_changes_nothing():
     np.testing.assert_array_equal(small.IM[:C, :C], big.IM[:C, :C])
 
 
-
-
 def test_bad_model_files():
     X = stationary_stream(make_paper2d(n_per_class=100, seed=0), seed=0).X
     buf = io.BytesIO()
@@ -300,11 +327,14 @@ def test_bad_model_files():
         parts = {n: z.read(n) for n in z.namelist()}
     meta = json.loads(str(np.load(io.BytesIO(parts["meta_json.npy"]))[()]))
     assert meta["algorithm"] == "AutoCloud" and meta["params"] == {"m": 1.0}
-    for change, msg in (({"params": {"m": -1}}, "invalid parameters"), ({"params": {"m": 2.0}}, "differs"),
-                        ({"algorithm": "CAE"}, "holds a CAE model")):
+    for change, msg in (
+        ({"params": {"m": -1}}, "invalid parameters"),
+        ({"params": {"m": 2.0}}, "differs"),
+        ({"algorithm": "CAE"}, "holds a CAE model"),
+    ):
         with pytest.raises(ModelFileError, match=msg):
             AutoCloud.load(rewrite_model_file(parts, meta={**meta, **change}))
-    state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
+    state = {n[len("state_") : -4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
     C = state["n"].shape[0]
     assert C >= 3
 

@@ -37,9 +37,26 @@ def _start_server(env=None):
     """A fresh `streamlit run app.py`; returns (process, url) once it answers its health check."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -74,9 +91,19 @@ def browser():
         pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        b = p.chromium.launch(
+            executable_path=path,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         yield b
         b.close()
 
@@ -95,11 +122,14 @@ def _wait_idle(page):
     rerun, then ``running``, then ``notRunning`` (the status widget shows "Running" only for longer runs).
     """
     page.wait_for_timeout(300)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=60000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-                           " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-                           timeout=60000)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=60000
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=60000,
+    )
     page.wait_for_timeout(300)
 
 
@@ -110,9 +140,11 @@ def _metric(page, label):
 
 def _wait_home_picture(page):
     """Until the home picture (an SVG image of the trained network) is drawn, not just its box."""
-    page.wait_for_function("() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
-                           " return i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 300 }",
-                           timeout=60000)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
+        " return i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 300 }",
+        timeout=60000,
+    )
 
 
 def _seen(page):
@@ -124,7 +156,9 @@ def _wait_seen(page, n, timeout_ms=60000):
     page.wait_for_function(
         "n => [...document.querySelectorAll('[data-testid=\"stMetric\"]')].some(m => m.innerText.includes('Samples seen')"
         " && m.querySelector('[data-testid=\"stMetricValue\"]').innerText.split('/')[0].replace(/,/g, '').trim() === String(n))",
-        arg=n, timeout=timeout_ms)
+        arg=n,
+        timeout=timeout_ms,
+    )
     _wait_idle(page)
     assert _seen(page) == n
 
@@ -299,8 +333,23 @@ def test_direct_link_to_a_page_on_a_fresh_server(browser):
     """The first request a server sees is a link to a page, not to the home page."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(180):
@@ -350,8 +399,10 @@ def test_first_load_on_a_fresh_server_with_an_empty_cache(browser, tmp_path, cap
         page.get_by_text("Preparing the fast kernel").first.wait_for()
         _shot(page, "00_first_load_empty_cache")
         with capsys.disabled():
-            print(f"\n[first load] fresh server, empty kernel cache: the home figure was visible after "
-                  f"{seconds:.1f} s (server start included)")
+            print(
+                f"\n[first load] fresh server, empty kernel cache: the home figure was visible after "
+                f"{seconds:.1f} s (server start included)"
+            )
         (SHOTS.parent / "first_load_seconds.txt").write_text(f"{seconds:.2f}\n")
         ctx.close()
     finally:

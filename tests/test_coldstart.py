@@ -28,11 +28,18 @@ print(json.dumps({"before": before, "after": state, "compiled": _jit.compiled()}
 def test_a_run_that_starts_unjitted_and_finishes_compiled_is_the_same(tmp_path):
     X = stationary_stream(make_paper2d(n_per_class=600, seed=3), seed=3).X
     np.save(tmp_path / "X.npy", X)
-    env = dict(os.environ, CAE_EXPLORER_CACHE=str(tmp_path / "empty-cache"), CAE_WARMUP_ALGORITHMS="CAE",
-               CAE_JIT="auto")
+    env = dict(
+        os.environ, CAE_EXPLORER_CACHE=str(tmp_path / "empty-cache"), CAE_WARMUP_ALGORITHMS="CAE", CAE_JIT="auto"
+    )
     env.pop("NUMBA_CACHE_DIR", None)
-    out = subprocess.run([sys.executable, "-c", SWITCH, str(tmp_path / "X.npy"), str(tmp_path / "m.npz")],
-                         env=env, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    out = subprocess.run(
+        [sys.executable, "-c", SWITCH, str(tmp_path / "X.npy"), str(tmp_path / "m.npz")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout.strip().splitlines()[-1])
     assert info == {"before": "preparing", "after": "compiled", "compiled": True}

@@ -37,8 +37,7 @@ def _expected_failures(estimator):
     return CAEA_EXPECTED_FAILURES if estimator.deletion_interval is not None else {}
 
 
-@parametrize_with_checks([CAE(), CAE(deletion_interval=10, max_edge_age=20)],
-                         expected_failed_checks=_expected_failures)
+@parametrize_with_checks([CAE(), CAE(deletion_interval=10, max_edge_age=20)], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -203,8 +202,15 @@ STATE = ("nodes_", "node_ids_", "sigmas_", "win_counts_", "edges_", "edge_ages_"
 def assert_same_model(a, b):
     for name in STATE:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-    for name in ("threshold_", "deletion_interval_", "n_active_nodes_", "n_deleted_edges_",
-                 "mean_deleted_edge_age_", "n_samples_seen_", "sigma_init_"):
+    for name in (
+        "threshold_",
+        "deletion_interval_",
+        "n_active_nodes_",
+        "n_deleted_edges_",
+        "mean_deleted_edge_age_",
+        "n_samples_seen_",
+        "sigma_init_",
+    ):
         x, y = getattr(a, name), getattr(b, name)
         assert x == y or (x != x and y != y), name
 
@@ -263,15 +269,18 @@ def test_bad_model_files(tmp_path):
     with zipfile.ZipFile(io.BytesIO(good)) as z:
         parts = {n: z.read(n) for n in z.namelist()}
     meta = json.loads(str(np.load(io.BytesIO(parts["meta_json.npy"]))[()]))
-    for change, msg in (({"format": "other"}, "not a CAE"), ({"version": 99}, "version"),
-                        ({"n_features": 5}, "inconsistent"),
-                        ({"params": {"deletion_interval": 1, "max_edge_age": None}}, "invalid parameters"),
-                        ({"algorithm": "SOINN+"}, "holds a SOINN\\+ model"),
-                        ({"feature_names": ["a"]}, "feature names")):
+    for change, msg in (
+        ({"format": "other"}, "not a CAE"),
+        ({"version": 99}, "version"),
+        ({"n_features": 5}, "inconsistent"),
+        ({"params": {"deletion_interval": 1, "max_edge_age": None}}, "invalid parameters"),
+        ({"algorithm": "SOINN+"}, "holds a SOINN\\+ model"),
+        ({"feature_names": ["a"]}, "feature names"),
+    ):
         with pytest.raises(ModelFileError, match=msg):
             CAE.load(rewrite_model_file(parts, meta={**meta, **change}))
     # values that pass the shape checks but cannot be a CAE state
-    state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
+    state = {n[len("state_") : -4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
     from cae.algorithms import _cae_kernel as kernel
 
     def tampered(name, fn):
@@ -291,8 +300,6 @@ def test_bad_model_files(tmp_path):
             CAE.load(tampered(name, fn))
 
 
-
-
 def test_version_1_model_files_still_load():
     """Files written before the baselines (format version 1, CAE only) still load and resume."""
     X, _ = load_golden_input(G0)
@@ -301,8 +308,14 @@ def test_version_1_model_files_still_load():
     m.save(buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
         parts = {n: z.read(n) for n in z.namelist()}
-    v1 = {"format": "cae-explorer-model", "version": 1, "deletion_interval": 40, "max_edge_age": None,
-          "n_features": 2, "feature_names": None}
+    v1 = {
+        "format": "cae-explorer-model",
+        "version": 1,
+        "deletion_interval": 40,
+        "max_edge_age": None,
+        "n_features": 2,
+        "feature_names": None,
+    }
     old = CAE.load(rewrite_model_file(parts, meta=v1))
     assert old.deletion_interval == 40
     assert_same_model(old.partial_fit(X[600:]), CAE(deletion_interval=40).fit(X))

@@ -7,23 +7,39 @@ import pandas as pd
 import pytest
 
 from cae.data.csvio import (
-    CSVLoadError, Limits, escape_markdown, range_warning, read_csv, scale, safe_csv_cell, to_safe_csv,
+    CSVLoadError,
+    Limits,
+    escape_markdown,
+    range_warning,
+    read_csv,
+    scale,
+    safe_csv_cell,
+    to_safe_csv,
 )
 
 CORPUS = Path(__file__).resolve().parent / "csv_corpus"
 
 # file -> expected report fields (loaded) ...
 LOADS = {
-    "01_utf8_bom.csv": dict(encoding="utf-8 (with BOM)", delimiter=",", header=True, rows_read=30, numeric_columns=["x", "y"]),
-    "02_latin1_semicolon_decimal_comma.csv": dict(encoding="latin-1", delimiter=";", decimal=",",
-                                                  numeric_columns=["température", "poids"], text_columns=["espèce"]),
+    "01_utf8_bom.csv": dict(
+        encoding="utf-8 (with BOM)", delimiter=",", header=True, rows_read=30, numeric_columns=["x", "y"]
+    ),
+    "02_latin1_semicolon_decimal_comma.csv": dict(
+        encoding="latin-1",
+        delimiter=";",
+        decimal=",",
+        numeric_columns=["température", "poids"],
+        text_columns=["espèce"],
+    ),
     "03_semicolon_decimal_comma.csv": dict(delimiter=";", decimal=",", rows_read=10),
     "04_tab.tsv": dict(delimiter="\t", numeric_columns=["a", "b", "c"], rows_read=12),
     "05_pipe.csv": dict(delimiter="|", rows_read=8),
     "06_no_header.csv": dict(header=False, numeric_columns=["column_1", "column_2"], rows_read=30),
     "07_thousands_quoted.csv": dict(numeric_columns=["id", "amount"], thousands_separators_removed=8),
-    "08_duplicate_headers.csv": dict(numeric_columns=["x", "x_2", "y", "column_4"],
-                                     renamed_columns={"x": "x_2", "(empty name, column 4)": "column_4"}),
+    "08_duplicate_headers.csv": dict(
+        numeric_columns=["x", "x_2", "y", "column_4"],
+        renamed_columns={"x": "x_2", "(empty name, column 4)": "column_4"},
+    ),
     "09_empty_column.csv": dict(numeric_columns=["a", "b"], empty_columns_dropped=["empty"]),
     "10_constant_column.csv": dict(constant_columns=["c"]),
     "11_missing_values.csv": dict(rows_read=9, numeric_columns=["a", "b"]),

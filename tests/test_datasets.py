@@ -5,8 +5,14 @@ import pandas as pd
 import pytest
 
 from cae.data import (
-    BUILTINS, NOISE_LABEL, class_incremental_stream, load_builtin, load_labelled_csv, make_paper2d,
-    nonstationary_stream, stationary_stream,
+    BUILTINS,
+    NOISE_LABEL,
+    class_incremental_stream,
+    load_builtin,
+    load_labelled_csv,
+    make_paper2d,
+    nonstationary_stream,
+    stationary_stream,
 )
 from conftest import shared_path
 
@@ -47,7 +53,7 @@ def test_streams_are_reproducible_and_complete():
     assert ns.stage_names == [f"stream #{k}" for k in range(1, 7)]
     assert list(ns.stage_starts) == [0, 330, 660, 990, 1320, 1650] and len(ns) == 1980
     for k in range(6):
-        ys = ns.y[ns.stage_starts[k]:ns.stage_ends[k]]
+        ys = ns.y[ns.stage_starts[k] : ns.stage_ends[k]]
         assert set(ys.tolist()) == {k, NOISE_LABEL} and (ys == NOISE_LABEL).sum() == 30
     assert ns.stage_of(0) == 0 and ns.stage_of(330) == 1 and ns.stage_of(1979) == 5
     assert ns.fingerprint() == nonstationary_stream(d, seed=7).fingerprint()

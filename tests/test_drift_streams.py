@@ -7,7 +7,12 @@ import pytest
 
 from cae import CAE
 from cae.data import (
-    DRIFT_STREAMS, Stream, appear_disappear_stream, gradual_drift_stream, make_drift_stream, recurring_stream,
+    DRIFT_STREAMS,
+    Stream,
+    appear_disappear_stream,
+    gradual_drift_stream,
+    make_drift_stream,
+    recurring_stream,
     sudden_switch_stream,
 )
 from cae.app.stepper import Stepper
@@ -18,8 +23,11 @@ KEYS = ["gradual", "switch", "recurring", "appear"]
 EXPECTED = {
     "gradual": ([0, 825, 1650, 2475], [[0, 1]] * 4, ["moving blob", "fixed blob", "noise"]),
     "switch": ([0, 1650], [[0], [1]], ["old region", "new region", "noise"]),
-    "recurring": ([0, 825, 1650, 2475], [[0], [1], [2], [0]],
-                  ["A (left blob)", "B (right blob)", "C (upper band)", "noise"]),
+    "recurring": (
+        [0, 825, 1650, 2475],
+        [[0], [1], [2], [0]],
+        ["A (left blob)", "B (right blob)", "C (upper band)", "noise"],
+    ),
     "appear": ([0, 1650], [[0, 1], [0, 2]], ["stays", "leaves half way", "arrives half way", "noise"]),
 }
 
@@ -152,8 +160,18 @@ def test_reproducible_from_the_seed(key):
 
 
 @pytest.mark.parametrize("key", KEYS)
-@pytest.mark.parametrize("n, message", [(-1, "at least"), (0, "at least"), (1, "at least"), (2.5, "integer"),
-                                        ("3000", "integer"), (True, "integer"), (None, "integer")])
+@pytest.mark.parametrize(
+    "n, message",
+    [
+        (-1, "at least"),
+        (0, "at least"),
+        (1, "at least"),
+        (2.5, "integer"),
+        ("3000", "integer"),
+        (True, "integer"),
+        (None, "integer"),
+    ],
+)
 def test_bad_n(key, n, message):
     with pytest.raises(ValueError, match=f"n must be .*{message}"):
         make_drift_stream(key, n=n)
@@ -167,8 +185,9 @@ def test_bad_noise_fraction(key, f):
 
 
 def test_other_bad_arguments():
-    with pytest.raises(ValueError, match="unknown drift stream 'spiral'; choose one of gradual, switch, recurring, "
-                                         "appear"):
+    with pytest.raises(
+        ValueError, match="unknown drift stream 'spiral'; choose one of gradual, switch, recurring, appear"
+    ):
         make_drift_stream("spiral")
     with pytest.raises(ValueError, match="unknown drift stream"):
         make_drift_stream(None)

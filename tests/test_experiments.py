@@ -33,12 +33,33 @@ def _run(tmp_path, *args):
 
 
 def test_synthetic_stationary_reproducible(tmp_path):
-    args = ["synthetic", "--environment", "stationary", "--runs", "2", "--seed", "3", "--n-per-class", "400",
-            "--algorithms", "CAE,CAEA"]
+    args = [
+        "synthetic",
+        "--environment",
+        "stationary",
+        "--runs",
+        "2",
+        "--seed",
+        "3",
+        "--n-per-class",
+        "400",
+        "--algorithms",
+        "CAE,CAEA",
+    ]
     out = _run(tmp_path, *args)
     a = pd.read_csv(out / "synthetic_stationary.csv")
-    assert list(a.columns) == ["algorithm", "run", "stage", "nmi", "ari", "n_nodes", "n_clusters", "noise_scored",
-                               "params", "seconds"]
+    assert list(a.columns) == [
+        "algorithm",
+        "run",
+        "stage",
+        "nmi",
+        "ari",
+        "n_nodes",
+        "n_clusters",
+        "noise_scored",
+        "params",
+        "seconds",
+    ]
     assert a["algorithm"].tolist() == ["CAE", "CAE", "CAEA", "CAEA"] and (a["stage"] == "all").all()
     assert json.loads(a["params"].iloc[2]) == {"deletion_interval": 50, "max_edge_age": 30}  # the paper's setting
     b = pd.read_csv(_run(tmp_path / "again", *args) / "synthetic_stationary.csv")
@@ -63,8 +84,9 @@ def test_synthetic_noise_is_learned_but_not_scored():
 
 
 def test_synthetic_nonstationary_rows_per_stage(tmp_path):
-    out = _run(tmp_path, "synthetic", "--environment", "nonstationary", "--runs", "1", "--n-per-class", "300",
-               "--n-jobs", "2")
+    out = _run(
+        tmp_path, "synthetic", "--environment", "nonstationary", "--runs", "1", "--n-per-class", "300", "--n-jobs", "2"
+    )
     df = pd.read_csv(out / "synthetic_nonstationary.csv")
     assert df["stage"].tolist() == [f"stream #{k}" for k in range(1, 7)]
     assert (df["n_nodes"] > 0).all()
@@ -79,14 +101,28 @@ def test_synthetic_with_the_authors_file(tmp_path):
 def test_realworld_both_environments(tmp_path, folder):
     out = _run(tmp_path, "realworld", "--datasets", str(folder), "--runs", "2", "--algorithms", "CAE,CAEA(mean)")
     df = pd.read_csv(out / "realworld_stationary.csv")
-    assert {"dataset", "algorithm", "run", "nmi", "ari", "n_nodes", "n_clusters", "params", "seconds"} <= set(df.columns)
+    assert {"dataset", "algorithm", "run", "nmi", "ari", "n_nodes", "n_clusters", "params", "seconds"} <= set(
+        df.columns
+    )
     assert sorted(set(df["dataset"])) == ["Iris", "wine"] and (df["scaling"] == "minmax").all()
     assert sorted(set(df["algorithm"])) == ["CAE", "CAEA(mean)"]
     # Iris is one of the paper's datasets; CAEA(mean) runs with the mean of the 12 grid values (λ 329.2 -> 329)
     assert json.loads(df.loc[df["algorithm"] == "CAEA(mean)", "params"].iloc[0]) == {
-        "deletion_interval": 329, "max_edge_age": 55.0}
-    out = _run(tmp_path, "realworld", "--datasets", str(folder), "--names", "iris", "--runs", "3",
-               "--environment", "nonstationary")
+        "deletion_interval": 329,
+        "max_edge_age": 55.0,
+    }
+    out = _run(
+        tmp_path,
+        "realworld",
+        "--datasets",
+        str(folder),
+        "--names",
+        "iris",
+        "--runs",
+        "3",
+        "--environment",
+        "nonstationary",
+    )
     df = pd.read_csv(out / "realworld_nonstationary.csv")
     assert {"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari", "ai_nmi_text", "bwt_nmi_text"} <= set(df.columns)
     assert len(df) == 3 and "ai_nmi" in (out / "realworld_nonstationary.md").read_text()
@@ -114,8 +150,9 @@ def test_realworld_raw_wine_never_sets_a_threshold(folder):
 
 
 def test_lambda_sweep_and_runtime(tmp_path, folder):
-    out = _run(tmp_path, "lambda-sweep", "--datasets", str(folder), "--names", "iris", "--runs", "2",
-               "--lambdas", "10,40")
+    out = _run(
+        tmp_path, "lambda-sweep", "--datasets", str(folder), "--names", "iris", "--runs", "2", "--lambdas", "10,40"
+    )
     df = pd.read_csv(out / "lambda_validity.csv")
     assert len(df) == 12 and set(df.loc[~df["estimated"], "lambda"]) == {10, 40}
     assert set(df["environment"]) == {"stationary", "nonstationary"}
@@ -147,7 +184,9 @@ def test_dask_backend_gives_the_same_rows(folder):
     distributed = pytest.importorskip("dask.distributed")
     args = [(str(folder / "iris.csv"), "stationary", r, 0, "minmax", "CAEA") for r in range(3)]
     local = ex.run_jobs(ex.realworld_job, args, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         remote = ex.run_jobs(ex.realworld_job, args, dask=cluster.scheduler_address, progress=False)
     pd.testing.assert_frame_equal(local.drop(columns="seconds"), remote.drop(columns="seconds"))
     assert np.all(remote["n_nodes"] > 0)
@@ -188,32 +227,90 @@ def _fake_paper(tmp_path):
     paper, ours = tmp_path / "paper", tmp_path / "ours"
     paper.mkdir()
     ours.mkdir()
-    scores = [(d, m, a, v, sd, rk) for m in ("NMI", "ARI") for d, a, v, sd, rk in (
-        ("Iris", "CAE", 0.5, 0.1, 1), ("Iris", "TCA", 0.5, 0.0, 2), ("Iris", "SOINN+", 0.4, 0.05, 3),
-        ("Pima", "CAE", 0.2, 0.01, 1), ("Pima", "TCA", 0.1, 0.01, 2), ("Pima", "SOINN+", 0.1, 0.02, 3))]
-    pd.DataFrame(scores + [
-        ("Iris", "n_nodes", "CAE", 50.0, 0.0, None), ("Iris", "n_nodes", "AutoCloud", "---", None, None),
-    ], columns=["dataset", "metric", "algorithm", "mean", "std", "rank"]).to_csv(paper / "realworld_stationary.csv",
-                                                                             index=False)
-    pd.DataFrame([("Iris", "AI-NMI", "CAE", 0.6, 0.001, 1)],
-                 columns=["dataset", "metric", "algorithm", "mean", "std", "rank"]).to_csv(
-        paper / "realworld_continual.csv", index=False)
-    pd.DataFrame([("nonstationary", "stream 1", "NMI", "CAE", 0.987, 0.015),
-                  ("nonstationary", "stream 2", "NMI", "CAE", 0.992, 0.005)],
-                 columns=["environment", "stage", "metric", "algorithm", "mean", "std"]).to_csv(paper / "synthetic.csv",
-                                                                                            index=False)
-    rows = [("Iris", "CAE", 0.55, 50.04), ("Iris", "CAE", 0.65, 50.04), ("Iris", "TCA", 0.5004, 9.0),
-            ("Iris", "TCA", 0.5004, 9.0), ("Iris", "SOINN+", 0.3, 9.0), ("Iris", "SOINN+", 0.3, 9.0),
-            ("Pima", "CAE", 0.2, 9.0), ("Pima", "CAE", 0.2, 9.0), ("Pima", "TCA", 0.13, 9.0),
-            ("Pima", "TCA", 0.13, 9.0), ("Pima", "SOINN+", 0.1, 9.0), ("Pima", "SOINN+", 0.1, 9.0),
-            ("Iris", "AutoCloud", 0.1, np.nan), ("Iris", "AutoCloud", 0.1, np.nan)]
-    pd.DataFrame([{"dataset": d, "algorithm": a, "run": k % 2, "nmi": v, "ari": v, "n_nodes": n, "n_clusters": 2}
-                  for k, (d, a, v, n) in enumerate(rows)]).to_csv(ours / "realworld_stationary.csv", index=False)
-    pd.DataFrame([{"dataset": "Iris", "algorithm": "CAE", "run": r, "nmi": 0.5, "ari": 0.5, "n_nodes": 9,
-                   "n_clusters": 2, "ai_nmi": 0.62, "bwt_nmi": -0.1, "ai_ari": 0.5, "bwt_ari": -0.1}
-                  for r in range(2)]).to_csv(ours / "realworld_nonstationary.csv", index=False)
-    pd.DataFrame([{"algorithm": "CAE", "run": 0, "stage": f"stream #{k}", "nmi": 0.5, "ari": 0.5, "n_nodes": 9,
-                   "n_clusters": 2} for k in (1, 2)]).to_csv(ours / "synthetic_nonstationary.csv", index=False)
+    scores = [
+        (d, m, a, v, sd, rk)
+        for m in ("NMI", "ARI")
+        for d, a, v, sd, rk in (
+            ("Iris", "CAE", 0.5, 0.1, 1),
+            ("Iris", "TCA", 0.5, 0.0, 2),
+            ("Iris", "SOINN+", 0.4, 0.05, 3),
+            ("Pima", "CAE", 0.2, 0.01, 1),
+            ("Pima", "TCA", 0.1, 0.01, 2),
+            ("Pima", "SOINN+", 0.1, 0.02, 3),
+        )
+    ]
+    pd.DataFrame(
+        scores
+        + [
+            ("Iris", "n_nodes", "CAE", 50.0, 0.0, None),
+            ("Iris", "n_nodes", "AutoCloud", "---", None, None),
+        ],
+        columns=["dataset", "metric", "algorithm", "mean", "std", "rank"],
+    ).to_csv(paper / "realworld_stationary.csv", index=False)
+    pd.DataFrame(
+        [("Iris", "AI-NMI", "CAE", 0.6, 0.001, 1)], columns=["dataset", "metric", "algorithm", "mean", "std", "rank"]
+    ).to_csv(paper / "realworld_continual.csv", index=False)
+    pd.DataFrame(
+        [
+            ("nonstationary", "stream 1", "NMI", "CAE", 0.987, 0.015),
+            ("nonstationary", "stream 2", "NMI", "CAE", 0.992, 0.005),
+        ],
+        columns=["environment", "stage", "metric", "algorithm", "mean", "std"],
+    ).to_csv(paper / "synthetic.csv", index=False)
+    rows = [
+        ("Iris", "CAE", 0.55, 50.04),
+        ("Iris", "CAE", 0.65, 50.04),
+        ("Iris", "TCA", 0.5004, 9.0),
+        ("Iris", "TCA", 0.5004, 9.0),
+        ("Iris", "SOINN+", 0.3, 9.0),
+        ("Iris", "SOINN+", 0.3, 9.0),
+        ("Pima", "CAE", 0.2, 9.0),
+        ("Pima", "CAE", 0.2, 9.0),
+        ("Pima", "TCA", 0.13, 9.0),
+        ("Pima", "TCA", 0.13, 9.0),
+        ("Pima", "SOINN+", 0.1, 9.0),
+        ("Pima", "SOINN+", 0.1, 9.0),
+        ("Iris", "AutoCloud", 0.1, np.nan),
+        ("Iris", "AutoCloud", 0.1, np.nan),
+    ]
+    pd.DataFrame(
+        [
+            {"dataset": d, "algorithm": a, "run": k % 2, "nmi": v, "ari": v, "n_nodes": n, "n_clusters": 2}
+            for k, (d, a, v, n) in enumerate(rows)
+        ]
+    ).to_csv(ours / "realworld_stationary.csv", index=False)
+    pd.DataFrame(
+        [
+            {
+                "dataset": "Iris",
+                "algorithm": "CAE",
+                "run": r,
+                "nmi": 0.5,
+                "ari": 0.5,
+                "n_nodes": 9,
+                "n_clusters": 2,
+                "ai_nmi": 0.62,
+                "bwt_nmi": -0.1,
+                "ai_ari": 0.5,
+                "bwt_ari": -0.1,
+            }
+            for r in range(2)
+        ]
+    ).to_csv(ours / "realworld_nonstationary.csv", index=False)
+    pd.DataFrame(
+        [
+            {
+                "algorithm": "CAE",
+                "run": 0,
+                "stage": f"stream #{k}",
+                "nmi": 0.5,
+                "ari": 0.5,
+                "n_nodes": 9,
+                "n_clusters": 2,
+            }
+            for k in (1, 2)
+        ]
+    ).to_csv(ours / "synthetic_nonstationary.csv", index=False)
     return paper, ours
 
 
@@ -269,10 +366,33 @@ def test_compare_cli_writes_the_comparison_and_figures(tmp_path):
 def test_paper_quick_end_to_end(tmp_path, folder):
     paper = shared_path("spec", "paper-results")
     out = tmp_path / "results"
-    assert ex.main(["paper", "--quick", "--datasets", str(folder), "--paper", str(paper), "--out", str(out),
-                    "--algorithms", "CAE,CAEA,CAEA(mean)", "--quiet"]) == 0
-    for name in ("synthetic_stationary", "synthetic_nonstationary", "realworld_stationary", "realworld_nonstationary",
-                 "lambda_validity", "runtime", "paper_comparison"):
+    assert (
+        ex.main(
+            [
+                "paper",
+                "--quick",
+                "--datasets",
+                str(folder),
+                "--paper",
+                str(paper),
+                "--out",
+                str(out),
+                "--algorithms",
+                "CAE,CAEA,CAEA(mean)",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    for name in (
+        "synthetic_stationary",
+        "synthetic_nonstationary",
+        "realworld_stationary",
+        "realworld_nonstationary",
+        "lambda_validity",
+        "runtime",
+        "paper_comparison",
+    ):
         assert (out / f"{name}.csv").exists(), name
     info = json.loads((out / "paper_run.json").read_text())
     assert info["quick"] and info["wall_seconds"] > 0
@@ -304,8 +424,24 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
 def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
     """No ../shared: the quick reproduction still runs every study; the comparison is skipped, and said so."""
     out = tmp_path / "results"
-    assert ex.main(["paper", "--quick", "--datasets", str(folder), "--paper", str(tmp_path / "no-paper"),
-                    "--out", str(out), "--algorithms", "CAE,SOINN+,TCA", "--quiet"]) == 0
+    assert (
+        ex.main(
+            [
+                "paper",
+                "--quick",
+                "--datasets",
+                str(folder),
+                "--paper",
+                str(tmp_path / "no-paper"),
+                "--out",
+                str(out),
+                "--algorithms",
+                "CAE,SOINN+,TCA",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     info = json.loads((out / "paper_run.json").read_text())
     assert info["quick"] and not info["compared_with_paper"]
     rw = pd.read_csv(out / "realworld_stationary.csv")

@@ -24,9 +24,17 @@ def _named(fig, name):
 
 def test_network_figure_layers(pg):
     X = pg.stream.X
-    fig = viz.network_figure(pg.model, X[:pg.t], X[pg.t - 100:pg.t], X[pg.t - 1], pg.record,
-                             bounds=((0, 1), (0, 1)), show_vigilance=True, show_bandwidth=True,
-                             deleted=np.array([[0.5, 0.5]]))
+    fig = viz.network_figure(
+        pg.model,
+        X[: pg.t],
+        X[pg.t - 100 : pg.t],
+        X[pg.t - 1],
+        pg.record,
+        bounds=((0, 1), (0, 1)),
+        show_vigilance=True,
+        show_bandwidth=True,
+        deleted=np.array([[0.5, 0.5]]),
+    )
     nodes = _named(fig, "nodes")[0]
     K = len(pg.model.nodes_)
     assert len(nodes.x) == K and np.asarray(nodes.x).dtype == np.float32
@@ -60,11 +68,22 @@ def test_vigilance_boundary_is_the_cim_level_set(pg):
 
 def test_traces_figure_rows_and_thinning(pg):
     tr = pg.trace_so_far
-    fig = viz.traces_figure(tr, TRACE_COLUMNS, pg.stream.stage_starts, pg.stream.stage_names, pg.events, t_now=pg.t,
-                            max_points=300)
+    fig = viz.traces_figure(
+        tr, TRACE_COLUMNS, pg.stream.stage_starts, pg.stream.stage_names, pg.events, t_now=pg.t, max_points=300
+    )
     names = {t.name for t in fig.data}
-    assert {"#nodes", "#edges", "#clusters", "V", "λ", "n_active", "D", "1e-6", "a_max",
-            "mean age of deleted edges"} <= names
+    assert {
+        "#nodes",
+        "#edges",
+        "#clusters",
+        "V",
+        "λ",
+        "n_active",
+        "D",
+        "1e-6",
+        "a_max",
+        "mean age of deleted edges",
+    } <= names
     nodes = [t for t in fig.data if t.name == "#nodes"][0]
     assert len(nodes.x) <= 301 and nodes.x[-1] == pg.t
     assert fig.layout.yaxis4.type == "log"
@@ -136,11 +155,17 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
 def test_network_svg_of_an_empty_or_edgeless_network():
     from types import SimpleNamespace
 
-    empty = SimpleNamespace(nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int),
-                            win_counts_=np.zeros(0))
+    empty = SimpleNamespace(
+        nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int), win_counts_=np.zeros(0)
+    )
     assert viz.network_svg(empty).count("<circle") == 0
-    tca_like = SimpleNamespace(nodes_=np.array([[0.0, 0.0], [2.0, 1.0]]), edges_=np.array([[0, 1]]),
-                               node_labels_=np.array([0, 0]), win_counts_=np.array([1, 1]), n_clusters_=1)
+    tca_like = SimpleNamespace(
+        nodes_=np.array([[0.0, 0.0], [2.0, 1.0]]),
+        edges_=np.array([[0, 1]]),
+        node_labels_=np.array([0, 0]),
+        win_counts_=np.array([1, 1]),
+        n_clusters_=1,
+    )
     svg = viz.network_svg(tca_like)  # edges without ages: one grey, no age scale
     assert 'stroke="#555"' in svg and "edge age" not in svg
 
@@ -150,8 +175,16 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
 
     ages = np.array([0, 1, 3, 7, 20, 50])
     P = np.array([[k, (k % 2) * 1.0] for k in range(7)], dtype=float)
-    net = SimpleNamespace(network_=None, nodes_=P, node_ids_=np.arange(7), edges_=np.array([[k, k + 1] for k in range(6)]),
-                          edge_ages_=ages, node_labels_=np.zeros(7, int), win_counts_=np.ones(7), n_clusters_=1)
+    net = SimpleNamespace(
+        network_=None,
+        nodes_=P,
+        node_ids_=np.arange(7),
+        edges_=np.array([[k, k + 1] for k in range(6)]),
+        edge_ages_=ages,
+        node_labels_=np.zeros(7, int),
+        win_counts_=np.ones(7),
+        n_clusters_=1,
+    )
     fig = viz.network_figure(net)
     plotly_colour = {}
     for tr in fig.data:

@@ -52,7 +52,7 @@ def replay(case_dir):
     np.testing.assert_allclose(model.nodes_, nodes, rtol=0, atol=TOL)
     want_sig = np.array([float(v) for v in (exp / "sigmas.csv").read_text().split()])
     np.testing.assert_allclose(model.sigmas_[: len(want_sig)], want_sig, rtol=0, atol=TOL)
-    assert np.all(np.isnan(model.sigmas_[len(want_sig):]))
+    assert np.all(np.isnan(model.sigmas_[len(want_sig) :]))
     np.testing.assert_array_equal(model.win_counts_, np.loadtxt(exp / "win_counts.csv", ndmin=1).astype(int))
     want_edges = sorted((int(r["i"]), int(r["j"]), int(r["age"])) for r in csv.DictReader(open(exp / "edges.csv")))
     got_edges = [(int(i), int(j), int(a)) for (i, j), a in zip(model.edges_, model.edge_ages_)]
@@ -90,7 +90,7 @@ def test_fit_matches_learn_one_on_golden():
 def test_records_agree_with_state(step):
     """The record's after-positions and counts are the state the step left."""
     X, _ = load_golden_input(FIXTURES / "g0_mixture2d")
-    model = cae.CAE().fit(X[:2000 + step])
+    model = cae.CAE().fit(X[: 2000 + step])
     rec = model.learn_one(X[2000 + step])
     ids = list(model.node_ids_)
     for node_id, before, after in rec.moved:
@@ -120,6 +120,12 @@ def test_learn_traced_matches_golden_trace_and_records():
         rec = m.learn_one(X[t])
         row = tr.iloc[t]
         assert (rec.case, rec.n_nodes, rec.n_edges, rec.n_clusters, rec.s1, rec.s2) == (
-            row["case"], row["n_nodes"], row["n_edges"], row["n_clusters"], row["s1"], row["s2"])
+            row["case"],
+            row["n_nodes"],
+            row["n_edges"],
+            row["n_clusters"],
+            row["s1"],
+            row["s2"],
+        )
         assert rec.lambda_fixed == bool(row["lambda_fixed"]) and rec.threshold_setup == bool(row["threshold_setup"])
         assert len(rec.swept_ids) == row["n_swept"] == len(rec.swept_positions)

@@ -50,9 +50,10 @@ def check_network(model, n_seen):
 
 
 def state(model):
-    return [np.asarray(getattr(model, a)).copy() for a in
-            ("nodes_", "node_ids_", "sigmas_", "win_counts_", "edges_", "edge_ages_")] + [
-        model.threshold_, model.deletion_interval_, model.n_deleted_edges_, model.mean_deleted_edge_age_]
+    return [
+        np.asarray(getattr(model, a)).copy()
+        for a in ("nodes_", "node_ids_", "sigmas_", "win_counts_", "edges_", "edge_ages_")
+    ] + [model.threshold_, model.deletion_interval_, model.n_deleted_edges_, model.mean_deleted_edge_age_]
 
 
 def equal_states(a, b):

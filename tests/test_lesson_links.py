@@ -14,12 +14,35 @@ from pages._playground_session import algo_params
 STREAMS = list(SOURCES)
 
 HOSTILE = [
-    {"stream": "mars"}, {"stream": ""}, {"stream": "<script>alert(1)</script>"}, {"n": "abc"}, {"n": "-5"},
-    {"n": "1e309"}, {"n": "nan"}, {"noise": "-0.3"}, {"noise": "7"}, {"noise": "inf"}, {"seed": "-1"},
-    {"seed": "99999999999999999999"}, {"seed": "3.7"}, {"algo": "GNG"}, {"algo": "cae"}, {"lam": "2"},
-    {"lam": "1000001"}, {"lam": "x"}, {"amax": "0"}, {"t": "-10"}, {"t": "10000000000"}, {"t": "12abc"},
-    {"vig": "maybe"}, {"win": "7"}, {"place": "1:2"}, {"place": "a:b:c,5:0.1:0.2"},
-    {"place": ",".join(f"{k}:0.5:0.5" for k in range(80))}, {"t": "9" * 10_000}, {"x" * 500: "1"},
+    {"stream": "mars"},
+    {"stream": ""},
+    {"stream": "<script>alert(1)</script>"},
+    {"n": "abc"},
+    {"n": "-5"},
+    {"n": "1e309"},
+    {"n": "nan"},
+    {"noise": "-0.3"},
+    {"noise": "7"},
+    {"noise": "inf"},
+    {"seed": "-1"},
+    {"seed": "99999999999999999999"},
+    {"seed": "3.7"},
+    {"algo": "GNG"},
+    {"algo": "cae"},
+    {"lam": "2"},
+    {"lam": "1000001"},
+    {"lam": "x"},
+    {"amax": "0"},
+    {"t": "-10"},
+    {"t": "10000000000"},
+    {"t": "12abc"},
+    {"vig": "maybe"},
+    {"win": "7"},
+    {"place": "1:2"},
+    {"place": "a:b:c,5:0.1:0.2"},
+    {"place": ",".join(f"{k}:0.5:0.5" for k in range(80))},
+    {"t": "9" * 10_000},
+    {"x" * 500: "1"},
     {"stream": "moons", "n": "[1,2]", "quiz": "1", "teach": "1", "sn": "yes", "bw": "1", "place": "-3:0.1:0.1"},
 ]
 
@@ -39,14 +62,16 @@ def test_thirty_hostile_query_strings_parse_without_errors():
 
 
 def test_parse_values_by_hand():
-    state, notices = parse_playground({"noise": "0.13", "lam": "61", "win": "520", "place": "9:0.25:0.5,3:0.1:0.2"},
-                                      STREAMS)
+    state, notices = parse_playground(
+        {"noise": "0.13", "lam": "61", "win": "520", "place": "9:0.25:0.5,3:0.1:0.2"}, STREAMS
+    )
     assert state["cfg"] == {"noise": 0.15, "lam": 60}  # snapped to the widgets' steps (half to even), with notices
     assert state["view"] == {"win": 500} and state["place"] == [(3, 0.1, 0.2), (9, 0.25, 0.5)]
     assert len(notices) == 3 and "using 0.15" in notices[0]
     assert parse_step({"t": "50"}, t_max=40) == (40, ["t = 50 is out of range: using 40"])
-    out, notes = parse_continual({"stream": "iris", "order": "2,0,9", "seed": "4"}, ["paper", "iris"],
-                                 lambda s: [0, 1, 2])
+    out, notes = parse_continual(
+        {"stream": "iris", "order": "2,0,9", "seed": "4"}, ["paper", "iris"], lambda s: [0, 1, 2]
+    )
     assert out == {"stream": "iris", "seed": 4} and "distinct class numbers among 0, 1, 2" in notes[0]
 
 
@@ -65,14 +90,32 @@ def _fresh(cfg, t):
 
 
 def test_a_lesson_link_reproduces_the_view():
-    query = {"stream": "paper2d-ns", "n": "500", "noise": "0.15", "seed": "7", "algo": "CAEA", "lam": "60",
-             "amax": "30", "t": "1234", "vig": "0", "win": "500"}
+    query = {
+        "stream": "paper2d-ns",
+        "n": "500",
+        "noise": "0.15",
+        "seed": "7",
+        "algo": "CAEA",
+        "lam": "60",
+        "amax": "30",
+        "t": "1234",
+        "vig": "0",
+        "win": "500",
+    }
     at = _app(query)
     at.switch_page("pages/playground.py").run()
     assert not at.exception and not at.warning
     pg = at.session_state.pg
-    cfg = {**PLAYGROUND_DEFAULTS, "source": "paper2d-ns", "n_per_class": 500, "noise": 0.15, "seed": 7,
-           "algo": "CAEA", "lam": 60, "amax": 30}
+    cfg = {
+        **PLAYGROUND_DEFAULTS,
+        "source": "paper2d-ns",
+        "n_per_class": 500,
+        "noise": 0.15,
+        "seed": 7,
+        "algo": "CAEA",
+        "lam": 60,
+        "amax": 30,
+    }
     ref = _fresh(cfg, 1234)
     assert pg.t == 1234 and pg.model.deletion_interval == 60
     np.testing.assert_array_equal(pg.model.nodes_, ref.model.nodes_)
@@ -89,8 +132,10 @@ def test_hostile_links_give_a_notice_not_a_traceback(q):
     at.switch_page("pages/playground.py").run()
     assert not at.exception
     assert at.warning and at.warning[0].value.startswith("Some values in this link could not be used")
-    assert "<script>" not in at.warning[0].value.replace("\\<", "<").replace("&lt;", "<") or \
-        "\\<script\\>" in at.warning[0].value
+    assert (
+        "<script>" not in at.warning[0].value.replace("\\<", "<").replace("&lt;", "<")
+        or "\\<script\\>" in at.warning[0].value
+    )
 
 
 def test_t_beyond_the_stream_is_clamped_with_a_notice():

@@ -200,7 +200,9 @@ def test_upload_sample_file_3d_uses_pca():
 def test_upload_malformed_files_give_a_clear_message(name):
     at = _page("pages/upload.py")
     # named .csv: the uploader itself refuses other extensions; people rename files
-    at.file_uploader(key="w_upload").set_value((Path(name).stem + ".csv", (CORPUS / name).read_bytes(), "text/csv")).run()
+    at.file_uploader(key="w_upload").set_value(
+        (Path(name).stem + ".csv", (CORPUS / name).read_bytes(), "text/csv")
+    ).run()
     assert not at.exception
     assert len(at.error) == 1 and at.error[0].value.startswith("This file cannot be used: ")
     assert REFUSED[name].split(";")[0] in at.error[0].value
@@ -249,8 +251,10 @@ def test_compare_page_steps_together():
     # the other two, with their parameters changed by hand and then back to the paper's setting
     at.multiselect(key="w_cmp_algos").set_value(["ASOINN", "AutoCloud", "CAE"]).run()
     at.number_input(key="w_cmp_ASOINN_deletion_interval").set_value(100).run()
-    assert at.session_state.cmp.runs["ASOINN (λ=100, a_max=10)"] == ("ASOINN", {"deletion_interval": 100,
-                                                                              "max_edge_age": 10.0})
+    assert at.session_state.cmp.runs["ASOINN (λ=100, a_max=10)"] == (
+        "ASOINN",
+        {"deletion_interval": 100, "max_edge_age": 10.0},
+    )
     at.button(key="b_cmp_paper_ASOINN").click().run()
     assert at.number_input(key="w_cmp_ASOINN_deletion_interval").value == 250  # non-stationary grid value
     at.button(key="b_cmp_step").click().run()

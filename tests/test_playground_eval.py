@@ -22,9 +22,7 @@ def test_nmi_ari_by_hand():
 
 
 def test_ai_bwt_by_hand():
-    R = np.array([[0.9, 0.7, 0.6],
-                  [0.0, 0.8, 0.5],
-                  [0.0, 0.0, 0.7]])
+    R = np.array([[0.9, 0.7, 0.6], [0.0, 0.8, 0.5], [0.0, 0.0, 0.7]])
     assert average_incremental(R) == pytest.approx((0.9 + 0.8 + 0.7) / 3)
     assert backward_transfer(R) == pytest.approx(((0.6 - 0.9) + (0.5 - 0.8)) / 2)
     assert backward_transfer([[0.5]]) == 0.0

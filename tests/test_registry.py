@@ -9,8 +9,7 @@ from cae.presets import DATASETS, PAPER_GRID, dataset_key, paper_parameters
 from cae.registry import ALGORITHMS, make_algorithm
 from conftest import shared_path
 
-COLUMNS = ["autocloud_m", "asoinn_lambda", "asoinn_a_max", "tca_lambda", "tca_sigma_init", "caea_lambda",
-           "caea_a_max"]
+COLUMNS = ["autocloud_m", "asoinn_lambda", "asoinn_a_max", "tca_lambda", "tca_sigma_init", "caea_lambda", "caea_a_max"]
 
 
 def test_presets_agree_with_the_papers_tables():

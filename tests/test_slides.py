@@ -12,7 +12,14 @@ import pytest
 
 from cae import CAE
 from cae.app.slides import (
-    MAX_FRAMES, Frame, animation_figure, animation_html, build_animation, export_playground, frame_steps, record_frames,
+    MAX_FRAMES,
+    Frame,
+    animation_figure,
+    animation_html,
+    build_animation,
+    export_playground,
+    frame_steps,
+    record_frames,
     traces_csv,
 )
 from cae.data import make_drift_stream, make_paper2d, nonstationary_stream
@@ -72,17 +79,20 @@ def test_frame_steps_are_exact_and_distinct():
         np.testing.assert_allclose(st, np.linspace(a, b, k), atol=0.5)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((-1, 100, 10, 1980), "t_start must be 0 or more"),
-    ((0, 2000, 10, 1980), r"t_end \(2000\) is beyond the end of the stream \(1980 samples\)"),
-    ((500, 500, 10, 1980), r"t_start \(500\) must be less than t_end \(500\)"),
-    ((600, 500, 10, 1980), "must be less than"),
-    ((0, 1980, 1, 1980), "n_frames must be between 2 and 200, got 1"),
-    ((0, 1980, 201, 1980), "n_frames must be between 2 and 200, got 201"),
-    ((0, 1980, 2.5, 1980), "n_frames must be a whole number"),
-    ((0, "end", 10, 1980), "t_end must be a whole number"),
-    ((0, 5, 10, 1980), "10 frames need 10 distinct steps, but steps 0 to 5 are only 6"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((-1, 100, 10, 1980), "t_start must be 0 or more"),
+        ((0, 2000, 10, 1980), r"t_end \(2000\) is beyond the end of the stream \(1980 samples\)"),
+        ((500, 500, 10, 1980), r"t_start \(500\) must be less than t_end \(500\)"),
+        ((600, 500, 10, 1980), "must be less than"),
+        ((0, 1980, 1, 1980), "n_frames must be between 2 and 200, got 1"),
+        ((0, 1980, 201, 1980), "n_frames must be between 2 and 200, got 201"),
+        ((0, 1980, 2.5, 1980), "n_frames must be a whole number"),
+        ((0, "end", 10, 1980), "t_end must be a whole number"),
+        ((0, 5, 10, 1980), "10 frames need 10 distinct steps, but steps 0 to 5 are only 6"),
+    ],
+)
 def test_frame_steps_errors(args, message):
     with pytest.raises(ValueError, match=message):
         frame_steps(*args)
@@ -163,8 +173,15 @@ def test_record_frames_errors(stream):
 @pytest.fixture(scope="module")
 def exported(stream):
     frames = record_frames(stream.X, CAE, t_start=100, t_end=len(stream), n_frames=25)
-    html = animation_html(frames, stream.X, max_points=800, title="paper <2-D>", algorithm="CAE",
-                          stage_starts=stream.stage_starts, stage_names=stream.stage_names)
+    html = animation_html(
+        frames,
+        stream.X,
+        max_points=800,
+        title="paper <2-D>",
+        algorithm="CAE",
+        stage_starts=stream.stage_starts,
+        stage_names=stream.stage_names,
+    )
     return frames, html, _parse(html)
 
 

@@ -26,39 +26,50 @@ MAD = 1.4826022185056018  # -1/(sqrt(2) erfcinv(3/2)), MATLAB isoutlier's scaled
 # ---------------------------------------------------------------- scikit-learn
 def _expected_failures(estimator):
     if isinstance(estimator, ASOINN) and estimator.deletion_interval >= 50:
-        return {"check_clustering": (
-            "asks for ARI > 0.4 after one pass over 50 samples; with the reference's default λ = 300 no node "
-            "is ever deleted in 50 samples, so most samples stay isolated nodes, each a cluster of its own "
-            "(a statement about λ, not the API: ASOINN(10, 5) and SOINN+ pass the same check)")}
+        return {
+            "check_clustering": (
+                "asks for ARI > 0.4 after one pass over 50 samples; with the reference's default λ = 300 no node "
+                "is ever deleted in 50 samples, so most samples stay isolated nodes, each a cluster of its own "
+                "(a statement about λ, not the API: ASOINN(10, 5) and SOINN+ pass the same check)"
+            )
+        }
     return {}
 
 
-@parametrize_with_checks([SOINNPlus(), ASOINN(deletion_interval=10, max_edge_age=5), ASOINN()],
-                         expected_failed_checks=_expected_failures)
+@parametrize_with_checks(
+    [SOINNPlus(), ASOINN(deletion_interval=10, max_edge_age=5), ASOINN()], expected_failed_checks=_expected_failures
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
 def test_parameters_are_checked():
     X = np.random.default_rng(0).random((20, 2))
-    for kw in ({"deletion_interval": 0}, {"deletion_interval": 2.5}, {"deletion_interval": True},
-               {"deletion_interval": "300"}):
+    for kw in (
+        {"deletion_interval": 0},
+        {"deletion_interval": 2.5},
+        {"deletion_interval": True},
+        {"deletion_interval": "300"},
+    ):
         with pytest.raises(ValueError, match="deletion_interval"):
             ASOINN(**kw).fit(X)
     for amax in (-1, math.nan, math.inf, None, False):
         with pytest.raises(ValueError, match="max_edge_age"):
             ASOINN(max_edge_age=amax).fit(X)
     assert ASOINN(deletion_interval=7.0, max_edge_age=0).fit(X).n_samples_seen_ == 20
-    assert SOINNPlus().get_params() == {} and ASOINN().get_params() == {"deletion_interval": 300,
-                                                                        "max_edge_age": 50}
+    assert SOINNPlus().get_params() == {} and ASOINN().get_params() == {"deletion_interval": 300, "max_edge_age": 50}
 
 
 # ---------------------------------------------------------- MATLAB statistics
 def test_order_statistics_are_matlabs():
     """prctile (100 (i - 0.5)/n), iqr and median (meanof) on hand values; the kernel's and the oracle's agree."""
     cases = {  # values -> (prctile 75, prctile 25)
-        (1, 2, 3, 4): (3.5, 1.5), (1, 2, 3): (2.75, 1.25), (5,): (5.0, 5.0), (1, 10): (10.0, 1.0),
-        (2, 2, 2, 9): (5.5, 2.0), (3, 1, 2, 2, 7, 7, 7, 1): (7.0, 1.5),
+        (1, 2, 3, 4): (3.5, 1.5),
+        (1, 2, 3): (2.75, 1.25),
+        (5,): (5.0, 5.0),
+        (1, 10): (10.0, 1.0),
+        (2, 2, 2, 9): (5.5, 2.0),
+        (3, 1, 2, 2, 7, 7, 7, 1): (7.0, 1.5),
     }
     for vals, (p75, p25) in cases.items():
         buf = np.array(vals, dtype=np.int64)
@@ -167,9 +178,16 @@ def _streams():
 
 
 STREAMS = _streams()
-CASES = [("paper2d-stationary", None), ("paper2d-nonstationary", None), ("mixture10d", None), ("iris-x3", None),
-         ("paper2d-stationary", (50, 10)), ("paper2d-nonstationary", (100, 5)), ("mixture10d", (30, 3)),
-         ("iris-x3", (4, 0))]  # lambda = 4, a_max = 0 empties the network again and again
+CASES = [
+    ("paper2d-stationary", None),
+    ("paper2d-nonstationary", None),
+    ("mixture10d", None),
+    ("iris-x3", None),
+    ("paper2d-stationary", (50, 10)),
+    ("paper2d-nonstationary", (100, 5)),
+    ("mixture10d", (30, 3)),
+    ("iris-x3", (4, 0)),
+]  # lambda = 4, a_max = 0 empties the network again and again
 SEEN = {"plus": {}, "legacy": {}}
 
 
@@ -200,18 +218,29 @@ def test_every_step_matches_the_reference_transcription(stream, legacy):
         assert np.array_equal(model.last_win_steps_, ref.winTS), i
         assert np.array_equal(model.creation_steps_, ref.nodeTS), i
         assert (model.n_links_created_, model.n_deleted_edges_, model.node_deletion_counter_) == (
-            ref.linkCreated, ref.edgeDeleted, ref.nodeDeleted), i
-        for ours, theirs in ((model.link_threshold_mean_, ref.runThMean), (model.link_threshold_m2_, ref.runThVariance),
-                             ([model.mean_deleted_edge_age_, model.mean_deleted_node_unutility_,
-                               model.mean_deleted_node_idle_time_], [ref.edgeAvgLtDel, ref.nodeDelTh,
-                                                                     ref.nodeAvgIdleDel])):
+            ref.linkCreated,
+            ref.edgeDeleted,
+            ref.nodeDeleted,
+        ), i
+        for ours, theirs in (
+            (model.link_threshold_mean_, ref.runThMean),
+            (model.link_threshold_m2_, ref.runThVariance),
+            (
+                [model.mean_deleted_edge_age_, model.mean_deleted_node_unutility_, model.mean_deleted_node_idle_time_],
+                [ref.edgeAvgLtDel, ref.nodeDelTh, ref.nodeAvgIdleDel],
+            ),
+        ):
             assert np.allclose(ours, theirs, rtol=1e-12, atol=0), i
         assert len(rec.edges_deleted) == last["deleted_edges"] and len(rec.nodes_deleted) == last["deleted_nodes"]
-        for key, hit in (("link refused", rec.link is False), ("edge reset", rec.edge_reset is not None),
-                         ("edge deleted", bool(rec.edges_deleted)),
-                         ("node deleted by edge deletion", rec.n_nodes_deleted_by_edges > 0),
-                         ("node deleted by node deletion", len(rec.nodes_deleted) > rec.n_nodes_deleted_by_edges),
-                         ("network emptied", rec.n_nodes == 0), ("duplicate node", rec.threshold1 == 0.0)):
+        for key, hit in (
+            ("link refused", rec.link is False),
+            ("edge reset", rec.edge_reset is not None),
+            ("edge deleted", bool(rec.edges_deleted)),
+            ("node deleted by edge deletion", rec.n_nodes_deleted_by_edges > 0),
+            ("node deleted by node deletion", len(rec.nodes_deleted) > rec.n_nodes_deleted_by_edges),
+            ("network emptied", rec.n_nodes == 0),
+            ("duplicate node", rec.threshold1 == 0.0),
+        ):
             seen[key] = seen.get(key, 0) + int(hit)
     np.testing.assert_array_equal(model.predict(X), ref.predict(X))
     # learn_one records every step (tracked); learn_many takes the untracked shortcuts: same state
@@ -222,11 +251,22 @@ def test_the_reference_streams_exercised_every_path():
     """Runs after the parametrised comparison: each path of the step was compared at least once."""
     if not SEEN["plus"] or not SEEN["legacy"]:
         pytest.skip("run with the comparison tests")
-    for key in ("link refused", "edge reset", "edge deleted", "node deleted by edge deletion",
-                "node deleted by node deletion", "duplicate node"):
+    for key in (
+        "link refused",
+        "edge reset",
+        "edge deleted",
+        "node deleted by edge deletion",
+        "node deleted by node deletion",
+        "duplicate node",
+    ):
         assert SEEN["plus"][key] > 0, key
-    for key in ("edge reset", "edge deleted", "node deleted by edge deletion", "node deleted by node deletion",
-                "network emptied"):
+    for key in (
+        "edge reset",
+        "edge deleted",
+        "node deleted by edge deletion",
+        "node deleted by node deletion",
+        "network emptied",
+    ):
         assert SEEN["legacy"][key] > 0, key
 
 
@@ -242,8 +282,9 @@ def assert_same_model(a, b):
         np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
 
 
-@pytest.mark.parametrize("make", [SOINNPlus, lambda: ASOINN(deletion_interval=50, max_edge_age=10)],
-                         ids=["SOINN+", "ASOINN"])
+@pytest.mark.parametrize(
+    "make", [SOINNPlus, lambda: ASOINN(deletion_interval=50, max_edge_age=10)], ids=["SOINN+", "ASOINN"]
+)
 def test_save_load_resumes_bit_identically(tmp_path, make):
     X = STREAMS["paper2d-stationary"]
     whole = make().fit(X)
@@ -258,10 +299,6 @@ def test_save_load_resumes_bit_identically(tmp_path, make):
         assert_same_model(whole, resumed)
         np.testing.assert_array_equal(whole.predict(X), resumed.predict(X))
     assert type(cae.load_model(path)) is type(whole)
-
-
-
-
 
 
 def test_tampered_model_files_are_refused():
@@ -295,12 +332,17 @@ def test_tampered_model_files_are_refused():
         with pytest.raises(ModelFileError, match=msg):
             cls.load(tampered(parts, name, fn))
     with pytest.raises(ModelFileError, match="invalid parameters"):
-        ASOINN.load(rewrite_model_file(legacy, meta={**meta_legacy, "params": {"deletion_interval": 0, "max_edge_age": 10}}))
+        ASOINN.load(
+            rewrite_model_file(legacy, meta={**meta_legacy, "params": {"deletion_interval": 0, "max_edge_age": 10}})
+        )
     with pytest.raises(ModelFileError, match="holds a SOINN\\+ model"):
         ASOINN.load(rewrite_model_file(plus, meta=meta_plus))
     with pytest.raises(ModelFileError, match="legacy mode"):  # a SOINN+ state passed off as ASOINN
-        ASOINN.load(rewrite_model_file(plus, meta={**meta_plus, "algorithm": "ASOINN",
-                                         "params": {"deletion_interval": 1, "max_edge_age": 5}}))
+        ASOINN.load(
+            rewrite_model_file(
+                plus, meta={**meta_plus, "algorithm": "ASOINN", "params": {"deletion_interval": 1, "max_edge_age": 5}}
+            )
+        )
 
 
 # --------------------------------------------------- utilities of the shell

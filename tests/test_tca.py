@@ -34,8 +34,10 @@ DEFAULT_EXPECTED_FAILURES = {
 }
 
 
-@parametrize_with_checks([TCA(), TCA(reconstruction_interval=100, sigma_init=0.3)],
-                         expected_failed_checks=lambda e: DEFAULT_EXPECTED_FAILURES if e.sigma_init == 0.12 else {})
+@parametrize_with_checks(
+    [TCA(), TCA(reconstruction_interval=100, sigma_init=0.3)],
+    expected_failed_checks=lambda e: DEFAULT_EXPECTED_FAILURES if e.sigma_init == 0.12 else {},
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -227,9 +229,16 @@ def _blobs(d, n, seed):
 
 
 STREAMS = {
-    "2-D stationary, sigma 0.3 (case 3, walks, adaptation)":
-        (lambda: stationary_stream(make_paper2d(seed=0), seed=0).X[:2500], 100, 0.3),
-    "2-D non-stationary, defaults": (lambda: nonstationary_stream(make_paper2d(seed=0), seed=1).X[::30][:2000], 200, 0.12),
+    "2-D stationary, sigma 0.3 (case 3, walks, adaptation)": (
+        lambda: stationary_stream(make_paper2d(seed=0), seed=0).X[:2500],
+        100,
+        0.3,
+    ),
+    "2-D non-stationary, defaults": (
+        lambda: nonstationary_stream(make_paper2d(seed=0), seed=1).X[::30][:2000],
+        200,
+        0.12,
+    ),
     "5-D blobs (crossing edges)": (lambda: _blobs(5, 2800, 0), 150, 0.2),
     "1-D": (lambda: np.random.default_rng(1).random((800, 1)), 50, 0.05),
 }
@@ -257,7 +266,8 @@ def test_matches_the_reference_after_every_step(name):
         assert r.sigma_adapted == ref.adapted, i
         assert r.nodes_deleted_reasons == [why for why, *_ in ref.log if why != "intersection"], i
         assert len([e for e in r.edges_deleted if e[2] == "intersection"]) == sum(
-            why == "intersection" for why, *_ in ref.log), i
+            why == "intersection" for why, *_ in ref.log
+        ), i
         seen["case 3"] += r.case == 3
         seen["walk"] += r.n_candidates > 1
         seen["crossing"] += any(e[2] == "intersection" for e in r.edges_deleted)
@@ -271,10 +281,12 @@ def test_matches_the_reference_after_every_step(name):
     assert adjusted_rand_score(m.node_labels_, ref.labels()) == 1.0
     assert adjusted_rand_score(m.predict(X), ref.predict(X)) == 1.0
     # the streams are chosen to exercise these paths
-    expected = {"2-D stationary, sigma 0.3 (case 3, walks, adaptation)": ("case 3", "walk", "adapted", "ErrCIM"),
-                "2-D non-stationary, defaults": ("ErrCIM",),
-                "5-D blobs (crossing edges)": ("crossing", "walk", "adapted"),
-                "1-D": ("ErrCIM",)}[name]
+    expected = {
+        "2-D stationary, sigma 0.3 (case 3, walks, adaptation)": ("case 3", "walk", "adapted", "ErrCIM"),
+        "2-D non-stationary, defaults": ("ErrCIM",),
+        "5-D blobs (crossing edges)": ("crossing", "walk", "adapted"),
+        "1-D": ("ErrCIM",),
+    }[name]
     assert all(seen[k] > 0 for k in expected), seen
 
 
@@ -301,7 +313,13 @@ def test_fit_is_learn_many_then_end_batch_and_learn_traced_learns_the_same():
         r = d.learn_one(x)
         row = tr.iloc[k]
         assert (row.case, row.n_nodes, row.n_edges, row.n_clusters, row.s1, row.s2) == (
-            r.case, r.n_nodes, r.n_edges, r.n_clusters, r.s1, r.s2)
+            r.case,
+            r.n_nodes,
+            r.n_edges,
+            r.n_clusters,
+            r.s1,
+            r.s2,
+        )
         assert row.n_swept == len(r.nodes_deleted) and row.n_deleted == len(r.edges_deleted)
         np.testing.assert_array_equal(d.last_trace_row(), row.to_numpy())
 
@@ -360,15 +378,11 @@ def test_save_load_resumes_bit_identically(tmp_path, cut):
     np.testing.assert_array_equal(plain.labels_, again.labels_)
 
 
-
-
-
-
 def test_bad_model_files():
     m = TCA(100, 0.3).learn_many(STREAM[:700])
     parts = model_file_parts(m)
     meta = json.loads(str(np.load(io.BytesIO(parts["meta_json.npy"]))[()]))
-    state = {n[len("state_"):-4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
+    state = {n[len("state_") : -4]: np.load(io.BytesIO(d)) for n, d in parts.items() if n.startswith("state_")}
     assert TCA.load(rewrite_model_file(parts)).n_samples_seen_ == 700
 
     def tampered(name, fn):
@@ -397,9 +411,11 @@ def test_bad_model_files():
         TCA.load(tampered("age", lambda a: a.__setitem__((r, 0), 3)))
     with pytest.raises(ModelFileError, match="an edge with an age"):
         TCA.load(tampered("age", lambda a: a.__setitem__(slice(None), 2)))
-    for change, msg in (({"params": {"reconstruction_interval": 0, "sigma_init": 0.3}}, "invalid parameters"),
-                        ({"params": {"reconstruction_interval": 100, "sigma_init": 0.2}}, "parameters"),
-                        ({"algorithm": "CAE"}, "holds a CAE model")):
+    for change, msg in (
+        ({"params": {"reconstruction_interval": 0, "sigma_init": 0.3}}, "invalid parameters"),
+        ({"params": {"reconstruction_interval": 100, "sigma_init": 0.2}}, "parameters"),
+        ({"algorithm": "CAE"}, "holds a CAE model"),
+    ):
         with pytest.raises(ModelFileError, match=msg):
             TCA.load(rewrite_model_file(parts, meta={**meta, **change}))
     with pytest.raises(ModelFileError, match="holds a TCA model"):

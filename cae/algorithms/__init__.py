@@ -21,11 +21,26 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model", "estimator_class",
-           "MODEL_FILE_NAMES"]
+__all__ = [
+    "CAE",
+    "CAEStepRecord",
+    "SOINNPlus",
+    "ASOINN",
+    "TCA",
+    "AutoCloud",
+    "load_model",
+    "estimator_class",
+    "MODEL_FILE_NAMES",
+]
 
-_WHERE = {"CAE": ".cae", "CAEStepRecord": ".cae", "SOINNPlus": ".soinn_plus", "ASOINN": ".asoinn", "TCA": ".tca",
-          "AutoCloud": ".autocloud"}
+_WHERE = {
+    "CAE": ".cae",
+    "CAEStepRecord": ".cae",
+    "SOINNPlus": ".soinn_plus",
+    "ASOINN": ".asoinn",
+    "TCA": ".tca",
+    "AutoCloud": ".autocloud",
+}
 
 
 def __getattr__(name):

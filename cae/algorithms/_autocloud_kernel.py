@@ -65,9 +65,24 @@ N_RF = 4
 
 DONE = -1
 
-TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept", "n_joined",
-                 "n_merges", "new_cloud", "s1", "zeta_s1", "threshold_s1", "membership_s1", "tau_sum",
-                 "total_merges")
+TRACE_COLUMNS = (
+    "t",
+    "case",
+    "n_nodes",
+    "n_edges",
+    "n_clusters",
+    "n_deleted",
+    "n_swept",
+    "n_joined",
+    "n_merges",
+    "new_cloud",
+    "s1",
+    "zeta_s1",
+    "threshold_s1",
+    "membership_s1",
+    "tau_sum",
+    "total_merges",
+)
 
 
 @jit
@@ -280,8 +295,29 @@ def merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, row
 
 
 @jit
-def step(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, ids_before,
-         joined_ids, merge_rec, colv, rowv, track):
+def step(
+    X,
+    xi,
+    Y,
+    var,
+    n,
+    ids,
+    IM,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    flags,
+    zetas,
+    thresholds,
+    members,
+    ids_before,
+    joined_ids,
+    merge_rec,
+    colv,
+    rowv,
+    track,
+):
     """Learn the sample ``X[xi]``: AutoCloud.addPoint(x) followed by mergeClouds."""
     t = iscal[I_T] + 1
     iscal[I_T] = t
@@ -372,8 +408,30 @@ def step(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, threshol
 
 
 @jit
-def run(X, start, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, ids_before,
-        joined_ids, merge_rec, colv, rowv, track, trace):
+def run(
+    X,
+    start,
+    Y,
+    var,
+    n,
+    ids,
+    IM,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    flags,
+    zetas,
+    thresholds,
+    members,
+    ids_before,
+    joined_ids,
+    merge_rec,
+    colv,
+    rowv,
+    track,
+    trace,
+):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room (one
@@ -385,8 +443,29 @@ def run(X, start, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresh
         C = iscal[I_K]
         if C + 1 > cap or C + 1 > IM.shape[0]:  # no neighbour lists: no degree check
             return i
-        step(X, i, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, ids_before,
-             joined_ids, merge_rec, colv, rowv, track)
+        step(
+            X,
+            i,
+            Y,
+            var,
+            n,
+            ids,
+            IM,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            flags,
+            zetas,
+            thresholds,
+            members,
+            ids_before,
+            joined_ids,
+            merge_rec,
+            colv,
+            rowv,
+            track,
+        )
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE

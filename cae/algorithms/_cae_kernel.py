@@ -22,8 +22,15 @@ import math
 
 import numpy as np
 
-from .._graph import (compact_graph, compact_rows, components, connect, find_slot, plan_compaction,  # noqa: F401
-                     remove_slot)
+from .._graph import (
+    compact_graph,
+    compact_rows,
+    components,
+    connect,
+    find_slot,
+    plan_compaction,  # noqa: F401
+    remove_slot,
+)
 from .._jit import HAVE_NUMBA, jit  # noqa: F401
 
 
@@ -420,9 +427,39 @@ def add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri):
 
 
 @jit
-def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
-         ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-         moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track):
+def step(
+    X,
+    xi,
+    Y,
+    M,
+    sig,
+    ids,
+    stamp,
+    deg,
+    nbr,
+    age,
+    R,
+    first,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    aged_ids,
+    aged_ages,
+    alpha_ids,
+    alpha_ages,
+    del_ids,
+    del_ages,
+    moved_ids,
+    moved_before,
+    moved_after,
+    swept_ids,
+    swept_pos,
+    labels,
+    dist2,
+    sortbuf,
+    track,
+):
     """Learn the sample ``X[xi]``; see the module docstring and the spec."""
     d = X.shape[1]
     t = iscal[I_T] + 1
@@ -638,10 +675,40 @@ def step(X, xi, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
 
 
 @jit
-def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
-        ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-        moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track,
-        trace):
+def run(
+    X,
+    start,
+    Y,
+    M,
+    sig,
+    ids,
+    stamp,
+    deg,
+    nbr,
+    age,
+    R,
+    first,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    aged_ids,
+    aged_ages,
+    alpha_ids,
+    alpha_ages,
+    del_ids,
+    del_ages,
+    moved_ids,
+    moved_before,
+    moved_after,
+    swept_ids,
+    swept_pos,
+    labels,
+    dist2,
+    sortbuf,
+    track,
+    trace,
+):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room
@@ -657,17 +724,65 @@ def run(X, start, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
             return i
         if iscal[I_VSET] == 0 and K + 1 > R.shape[0] and iscal[I_FIXED_LAMBDA] == 0:
             return i
-        step(X, i, Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal,
-             ri, rf, aged_ids, aged_ages, alpha_ids, alpha_ages, del_ids, del_ages,
-             moved_ids, moved_before, moved_after, swept_ids, swept_pos, labels, dist2, sortbuf, track)
+        step(
+            X,
+            i,
+            Y,
+            M,
+            sig,
+            ids,
+            stamp,
+            deg,
+            nbr,
+            age,
+            R,
+            first,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            aged_ids,
+            aged_ages,
+            alpha_ids,
+            alpha_ages,
+            del_ids,
+            del_ages,
+            moved_ids,
+            moved_before,
+            moved_after,
+            swept_ids,
+            swept_pos,
+            labels,
+            dist2,
+            sortbuf,
+            track,
+        )
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE
 
 
-TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "threshold", "deletion_interval",
-                 "n_active_nodes", "diversity", "a_max", "mean_deleted_edge_age", "n_swept",
-                 "threshold_setup", "lambda_fixed", "s1", "s2", "v1", "v2", "n_deleted")
+TRACE_COLUMNS = (
+    "t",
+    "case",
+    "n_nodes",
+    "n_edges",
+    "n_clusters",
+    "threshold",
+    "deletion_interval",
+    "n_active_nodes",
+    "diversity",
+    "a_max",
+    "mean_deleted_edge_age",
+    "n_swept",
+    "threshold_setup",
+    "lambda_fixed",
+    "s1",
+    "s2",
+    "v1",
+    "v2",
+    "n_deleted",
+)
 
 
 @jit

@@ -25,15 +25,46 @@ class CAENetwork(ArrayState):
 
     KERNEL = kernel
     NODE_ARRAYS = {
-        "Y": (np.float64, 0.0, "d"), "M": (np.int64, 0, None), "sig": (np.float64, np.nan, None),
-        "ids": (np.int64, 0, None), "stamp": (np.int64, 0, None), "deg": (np.int64, 0, None),
-        "nbr": (np.int64, 0, "deg"), "age": (np.int64, 0, "deg"),
+        "Y": (np.float64, 0.0, "d"),
+        "M": (np.int64, 0, None),
+        "sig": (np.float64, np.nan, None),
+        "ids": (np.int64, 0, None),
+        "stamp": (np.int64, 0, None),
+        "deg": (np.int64, 0, None),
+        "nbr": (np.int64, 0, "deg"),
+        "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS = {"R": ("f", 2), "first": ("f", 2)}
-    RUN_ARGS = ("Y", "M", "sig", "ids", "stamp", "deg", "nbr", "age", "R", "first", "iscal", "fscal",
-                "ri", "rf", "aged_ids", "aged_ages", "alpha_ids", "alpha_ages", "del_ids", "del_ages",
-                "moved_ids", "moved_before", "moved_after", "swept_ids", "swept_pos", "labels", "dist2",
-                "sortbuf")
+    RUN_ARGS = (
+        "Y",
+        "M",
+        "sig",
+        "ids",
+        "stamp",
+        "deg",
+        "nbr",
+        "age",
+        "R",
+        "first",
+        "iscal",
+        "fscal",
+        "ri",
+        "rf",
+        "aged_ids",
+        "aged_ages",
+        "alpha_ids",
+        "alpha_ages",
+        "del_ids",
+        "del_ages",
+        "moved_ids",
+        "moved_before",
+        "moved_after",
+        "swept_ids",
+        "swept_pos",
+        "labels",
+        "dist2",
+        "sortbuf",
+    )
 
     def __init__(self, d, deletion_interval=None, max_edge_age=None, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
@@ -67,8 +98,7 @@ class CAENetwork(ArrayState):
         self.sortbuf = np.zeros(maxdeg)
 
     def _grow_other(self):
-        if (self.iscal[kernel.I_VSET] == 0 and self.iscal[kernel.I_FIXED_LAMBDA] == 0
-                and self.K + 1 > self.R.shape[0]):
+        if self.iscal[kernel.I_VSET] == 0 and self.iscal[kernel.I_FIXED_LAMBDA] == 0 and self.K + 1 > self.R.shape[0]:
             n = max(2 * self.R.shape[0], 16)
             R = np.zeros((n, n))
             m = self.R.shape[0]

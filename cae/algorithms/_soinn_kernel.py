@@ -22,8 +22,15 @@ SQUARED Euclidean distances, summed over features in order.
 
 import math
 
-from .._graph import (compact_graph, compact_rows, components, connect, disconnect, find_slot,  # noqa: F401
-                      plan_compaction)
+from .._graph import (
+    compact_graph,
+    compact_rows,
+    components,
+    connect,
+    disconnect,
+    find_slot,  # noqa: F401
+    plan_compaction,
+)
 from .._jit import HAVE_NUMBA, jit  # noqa: F401
 
 # ---- constants of the reference ----------------------------------------------
@@ -121,7 +128,7 @@ def kth_smallest(buf, n, k):
     rounds = 0
     while hi > lo:
         if rounds > 64:
-            buf[lo:hi + 1].sort()
+            buf[lo : hi + 1].sort()
             return buf[k]
         rounds += 1
         mid = (lo + hi) >> 1
@@ -369,8 +376,28 @@ def queue_deletion(del_rows, del_ages, nd, row, a):
 
 
 @jit
-def remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
-                        del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos):
+def remove_winner_edges(
+    s1,
+    nd,
+    del_rows,
+    del_ages,
+    Y,
+    M,
+    win_ts,
+    born,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    ri,
+    del_ids,
+    del_rec_ages,
+    dmask,
+    newrow,
+    swept_ids,
+    swept_pos,
+):
     """Delete s1's edges to ``del_rows[:nd]``; delete the neighbours left without edges.
 
     Returns s1's row after the deletion. ``nodeDeleted`` grows by the SUM of
@@ -404,9 +431,32 @@ def remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg
 
 # ------------------------------------------------------------- the handlers
 @jit
-def delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows,
-                          del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos, ebuf, stack,
-                          mark):
+def delete_old_edges_plus(
+    s1,
+    Y,
+    M,
+    win_ts,
+    born,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    del_rows,
+    del_ages,
+    del_ids,
+    del_rec_ages,
+    dmask,
+    newrow,
+    swept_ids,
+    swept_pos,
+    ebuf,
+    stack,
+    mark,
+):
     """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
     if deg[s1] == 0:
         # the component has no edge: prctile and iqr of nothing are NaN, nothing is deleted
@@ -439,13 +489,53 @@ def delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fsc
         return s1
     fscal[F_EDGE_AVG] = (ed * fscal[F_EDGE_AVG] + total) / (ed + nd)
     iscal[I_EDGEDEL] = ed + nd
-    return remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
-                               del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos)
+    return remove_winner_edges(
+        s1,
+        nd,
+        del_rows,
+        del_ages,
+        Y,
+        M,
+        win_ts,
+        born,
+        ids,
+        deg,
+        nbr,
+        age,
+        iscal,
+        ri,
+        del_ids,
+        del_rec_ages,
+        dmask,
+        newrow,
+        swept_ids,
+        swept_pos,
+    )
 
 
 @jit
-def delete_old_edges_original(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, del_rows, del_ages,
-                              del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos):
+def delete_old_edges_original(
+    s1,
+    Y,
+    M,
+    win_ts,
+    born,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    del_rows,
+    del_ages,
+    del_ids,
+    del_rec_ages,
+    dmask,
+    newrow,
+    swept_ids,
+    swept_pos,
+):
     """deleteOldEdges_Original: s1's edges whose value exceeds a_max + 1 ("1 expresses an edge")."""
     limit = fscal[F_AMAX] + 1.0
     nd = 0
@@ -456,13 +546,34 @@ def delete_old_edges_original(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal,
     if nd == 0:
         return s1
     iscal[I_EDGEDEL] += nd
-    return remove_winner_edges(s1, nd, del_rows, del_ages, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri,
-                               del_ids, del_rec_ages, dmask, newrow, swept_ids, swept_pos)
+    return remove_winner_edges(
+        s1,
+        nd,
+        del_rows,
+        del_ages,
+        Y,
+        M,
+        win_ts,
+        born,
+        ids,
+        deg,
+        nbr,
+        age,
+        iscal,
+        ri,
+        del_ids,
+        del_rec_ages,
+        dmask,
+        newrow,
+        swept_ids,
+        swept_pos,
+    )
 
 
 @jit
-def delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow,
-                            swept_ids, swept_pos, ubuf, track):
+def delete_noise_nodes_plus(
+    t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow, swept_ids, swept_pos, ubuf, track
+):
     """deleteNoiseNodes_Plus: isolated nodes whose unutility exceeds a threshold."""
     K = iscal[I_K]
     n_iso = 0
@@ -527,8 +638,7 @@ def delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fs
 
 
 @jit
-def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids,
-                                swept_pos):
+def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids, swept_pos):
     """deleteNoiseNodes_Original: every node without an edge (all of them, if need be)."""
     K = iscal[I_K]
     cnt = 0
@@ -545,8 +655,37 @@ def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, r
 
 # ------------------------------------------------------------------ the step
 @jit
-def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
-         del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track):
+def step(
+    X,
+    xi,
+    Y,
+    M,
+    win_ts,
+    born,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    del_rows,
+    del_ages,
+    del_ids,
+    del_rec_ages,
+    swept_ids,
+    swept_pos,
+    dmask,
+    newrow,
+    dist2,
+    ubuf,
+    ebuf,
+    stack,
+    mark,
+    labels,
+    track,
+):
     """Learn the sample ``X[xi]`` (inputSignal)."""
     d = X.shape[1]
     t = iscal[I_T] + 1
@@ -649,13 +788,55 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
             age[s1, p] += 1
             age[b, find_slot(nbr, deg, b, s1)] += 1
         if iscal[I_MODE] == MODE_PLUS:
-            s1 = delete_old_edges_plus(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf,
-                                       del_rows, del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids,
-                                       swept_pos, ebuf, stack, mark)
+            s1 = delete_old_edges_plus(
+                s1,
+                Y,
+                M,
+                win_ts,
+                born,
+                ids,
+                deg,
+                nbr,
+                age,
+                iscal,
+                fscal,
+                ri,
+                rf,
+                del_rows,
+                del_ages,
+                del_ids,
+                del_rec_ages,
+                dmask,
+                newrow,
+                swept_ids,
+                swept_pos,
+                ebuf,
+                stack,
+                mark,
+            )
         else:
-            s1 = delete_old_edges_original(s1, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri,
-                                           del_rows, del_ages, del_ids, del_rec_ages, dmask, newrow, swept_ids,
-                                           swept_pos)
+            s1 = delete_old_edges_original(
+                s1,
+                Y,
+                M,
+                win_ts,
+                born,
+                ids,
+                deg,
+                nbr,
+                age,
+                iscal,
+                fscal,
+                ri,
+                del_rows,
+                del_ages,
+                del_ids,
+                del_rec_ages,
+                dmask,
+                newrow,
+                swept_ids,
+                swept_pos,
+            )
         K = iscal[I_K]
         # the winner moves by 1/M, then its neighbours by 1/(100 M_neighbour)
         M[s1] += 1
@@ -670,19 +851,69 @@ def step(X, xi, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, de
 
     # node deletion every deleteNodePeriod samples (every sample in SOINN+)
     if iscal[I_MODE] == MODE_PLUS:
-        delete_noise_nodes_plus(t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow,
-                                swept_ids, swept_pos, ubuf, track)
+        delete_noise_nodes_plus(
+            t,
+            Y,
+            M,
+            win_ts,
+            born,
+            ids,
+            deg,
+            nbr,
+            age,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            dmask,
+            newrow,
+            swept_ids,
+            swept_pos,
+            ubuf,
+            track,
+        )
     elif t % iscal[I_LAMBDA] == 0:
-        delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids,
-                                    swept_pos)
+        delete_noise_nodes_original(
+            Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids, swept_pos
+        )
     if track:
         ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
     return 0
 
 
 @jit
-def run(X, start, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
-        del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track, trace):
+def run(
+    X,
+    start,
+    Y,
+    M,
+    win_ts,
+    born,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    del_rows,
+    del_ages,
+    del_ids,
+    del_rec_ages,
+    swept_ids,
+    swept_pos,
+    dmask,
+    newrow,
+    dist2,
+    ubuf,
+    ebuf,
+    stack,
+    mark,
+    labels,
+    track,
+    trace,
+):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room (a
@@ -695,18 +926,76 @@ def run(X, start, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, 
     for i in range(start, X.shape[0]):
         if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
             return i
-        step(X, i, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, del_rows, del_ages, del_ids,
-             del_rec_ages, swept_ids, swept_pos, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels, track)
+        step(
+            X,
+            i,
+            Y,
+            M,
+            win_ts,
+            born,
+            ids,
+            deg,
+            nbr,
+            age,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            del_rows,
+            del_ages,
+            del_ids,
+            del_rec_ages,
+            swept_ids,
+            swept_pos,
+            dmask,
+            newrow,
+            dist2,
+            ubuf,
+            ebuf,
+            stack,
+            mark,
+            labels,
+            track,
+        )
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE
 
 
-TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept", "s1", "s2",
-                 "dist1", "dist2", "threshold1", "threshold2", "link", "trust1", "trust2", "link_value1",
-                 "link_value2", "link_threshold1", "link_threshold2", "n_links_created", "component_edges", "p75",
-                 "iqr", "edge_deletion_threshold", "mean_deleted_edge_age", "n_isolated", "unutility_median",
-                 "unutility_upper", "noise_level", "node_deletion_threshold", "mean_deleted_node_unutility")
+TRACE_COLUMNS = (
+    "t",
+    "case",
+    "n_nodes",
+    "n_edges",
+    "n_clusters",
+    "n_deleted",
+    "n_swept",
+    "s1",
+    "s2",
+    "dist1",
+    "dist2",
+    "threshold1",
+    "threshold2",
+    "link",
+    "trust1",
+    "trust2",
+    "link_value1",
+    "link_value2",
+    "link_threshold1",
+    "link_threshold2",
+    "n_links_created",
+    "component_edges",
+    "p75",
+    "iqr",
+    "edge_deletion_threshold",
+    "mean_deleted_edge_age",
+    "n_isolated",
+    "unutility_median",
+    "unutility_upper",
+    "noise_level",
+    "node_deletion_threshold",
+    "mean_deleted_node_unutility",
+)
 
 
 @jit

@@ -267,8 +267,9 @@ def intersects(Y, a, b, c, e):
 
 
 @jit
-def delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2,
-                         rec_edge_a, rec_edge_b, rec_edge_reason, ri):
+def delete_intersections(
+    Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2, rec_edge_a, rec_edge_b, rec_edge_reason, ri
+):
     """The reference's ``DeleteIntersection``: for each newly edged node (ascending)..."""
     K = iscal[I_K]
     nx = 0
@@ -304,9 +305,32 @@ def delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2
 
 
 @jit
-def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-                mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
-                rec_edge_a, rec_edge_b, rec_edge_reason):
+def reconstruct(
+    Y,
+    C,
+    sig,
+    dil,
+    err,
+    newedged,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    mask,
+    newrow,
+    nb1,
+    nb2,
+    rec_node_ids,
+    rec_node_reason,
+    rec_node_pos,
+    rec_edge_a,
+    rec_edge_b,
+    rec_edge_reason,
+):
     """Topology reconstruction: isolated nodes, then ErrCIM > 2 mean sigma, then crossing edges.
 
     Nodes go only when not every node would (as the reference). The record
@@ -367,8 +391,9 @@ def reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
     sigma = fscal[F_SIGSUM] / K
     rf[RF_XSIGMA] = sigma
     if d >= 2:
-        delete_intersections(Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2,
-                             rec_edge_a, rec_edge_b, rec_edge_reason, ri)
+        delete_intersections(
+            Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2, rec_edge_a, rec_edge_b, rec_edge_reason, ri
+        )
     else:
         for k in range(K):
             newedged[k] = 0
@@ -390,8 +415,9 @@ def _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper):
 
 
 @jit
-def adapt_bandwidths(sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sortbuf,
-                     rec_sig_ids, rec_sig_before, rec_sig_after, ri):
+def adapt_bandwidths(
+    sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sortbuf, rec_sig_ids, rec_sig_before, rec_sig_after, ri
+):
     """The reference's bandwidth update, component by component (rows ascending in each)."""
     nc = components(nbr, deg, K, labels)
     # group the rows by component, ascending within each (MATLAB find(LebelCluster == k))
@@ -466,10 +492,48 @@ def adapt_bandwidths(sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sor
 
 # ------------------------------------------------------------------ one sample
 @jit
-def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-         cims, dist2, heap, wbuf, mask, newrow, labels, grp, start, sortbuf, nb1, nb2,
-         knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
-         rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track):
+def step(
+    X,
+    xi,
+    Y,
+    C,
+    sig,
+    dil,
+    err,
+    newedged,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    cims,
+    dist2,
+    heap,
+    wbuf,
+    mask,
+    newrow,
+    labels,
+    grp,
+    start,
+    sortbuf,
+    nb1,
+    nb2,
+    knn_ids,
+    moved,
+    rec_node_ids,
+    rec_node_reason,
+    rec_node_pos,
+    rec_edge_a,
+    rec_edge_b,
+    rec_edge_reason,
+    rec_sig_ids,
+    rec_sig_before,
+    rec_sig_after,
+    track,
+):
     """Learn the sample ``X[xi]`` (see :mod:`cae.algorithms.tca`)."""
     d = X.shape[1]
     t = iscal[I_T] + 1
@@ -631,9 +695,32 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
     # -- topology reconstruction every lambda samples (t is cumulative)
     if t % iscal[I_LAMBDA] == 0:
         ri[RI_RECON] = 1
-        reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-                    mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
-                    rec_edge_a, rec_edge_b, rec_edge_reason)
+        reconstruct(
+            Y,
+            C,
+            sig,
+            dil,
+            err,
+            newedged,
+            ids,
+            deg,
+            nbr,
+            age,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            mask,
+            newrow,
+            nb1,
+            nb2,
+            rec_node_ids,
+            rec_node_reason,
+            rec_node_pos,
+            rec_edge_a,
+            rec_edge_b,
+            rec_edge_reason,
+        )
 
     # -- bandwidth adaptation when no node was inserted for a while
     K = iscal[I_K]
@@ -649,8 +736,23 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
                     cnd = dil[k]
         rf[RF_CND] = cnd
         if meandil > cnd * 10.0:
-            adapt_bandwidths(sig, dil, ids, deg, nbr, K, fscal[F_SIGINIT], labels, grp, start, sortbuf,
-                             rec_sig_ids, rec_sig_before, rec_sig_after, ri)
+            adapt_bandwidths(
+                sig,
+                dil,
+                ids,
+                deg,
+                nbr,
+                K,
+                fscal[F_SIGINIT],
+                labels,
+                grp,
+                start,
+                sortbuf,
+                rec_sig_ids,
+                rec_sig_before,
+                rec_sig_after,
+                ri,
+            )
             fscal[F_SIGSUM] = row_sum(sig, K)
             for k in range(K):
                 dil[k] = 0
@@ -665,10 +767,49 @@ def step(X, xi, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal,
 
 
 @jit
-def run(X, start, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-        cims, dist2, heap, wbuf, mask, newrow, labels, grp, cstart, sortbuf, nb1, nb2,
-        knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
-        rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track, trace):
+def run(
+    X,
+    start,
+    Y,
+    C,
+    sig,
+    dil,
+    err,
+    newedged,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    cims,
+    dist2,
+    heap,
+    wbuf,
+    mask,
+    newrow,
+    labels,
+    grp,
+    cstart,
+    sortbuf,
+    nb1,
+    nb2,
+    knn_ids,
+    moved,
+    rec_node_ids,
+    rec_node_reason,
+    rec_node_pos,
+    rec_edge_a,
+    rec_edge_b,
+    rec_edge_reason,
+    rec_sig_ids,
+    rec_sig_before,
+    rec_sig_after,
+    track,
+    trace,
+):
     """Learn rows ``X[start:]`` in order.
 
     Returns ``DONE`` or the index of the first row that needs more room (a
@@ -681,34 +822,139 @@ def run(X, start, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fsca
     for i in range(start, X.shape[0]):
         if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
             return i
-        step(X, i, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-             cims, dist2, heap, wbuf, mask, newrow, labels, grp, cstart, sortbuf, nb1, nb2,
-             knn_ids, moved, rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b,
-             rec_edge_reason, rec_sig_ids, rec_sig_before, rec_sig_after, track)
+        step(
+            X,
+            i,
+            Y,
+            C,
+            sig,
+            dil,
+            err,
+            newedged,
+            ids,
+            deg,
+            nbr,
+            age,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            cims,
+            dist2,
+            heap,
+            wbuf,
+            mask,
+            newrow,
+            labels,
+            grp,
+            cstart,
+            sortbuf,
+            nb1,
+            nb2,
+            knn_ids,
+            moved,
+            rec_node_ids,
+            rec_node_reason,
+            rec_node_pos,
+            rec_edge_a,
+            rec_edge_b,
+            rec_edge_reason,
+            rec_sig_ids,
+            rec_sig_before,
+            rec_sig_after,
+            track,
+        )
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE
 
 
 @jit
-def end_of_call(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-                mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
-                rec_edge_a, rec_edge_b, rec_edge_reason):
+def end_of_call(
+    Y,
+    C,
+    sig,
+    dil,
+    err,
+    newedged,
+    ids,
+    deg,
+    nbr,
+    age,
+    iscal,
+    fscal,
+    ri,
+    rf,
+    mask,
+    newrow,
+    nb1,
+    nb2,
+    rec_node_ids,
+    rec_node_reason,
+    rec_node_pos,
+    rec_edge_a,
+    rec_edge_b,
+    rec_edge_reason,
+):
     """What the reference does when one call of ``TCA.m`` returns: the three deletions."""
     for i in range(ri.shape[0]):
         ri[i] = 0
     for i in range(rf.shape[0]):
         rf[i] = math.nan
     if iscal[I_K] > 0:
-        reconstruct(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal, ri, rf,
-                    mask, newrow, nb1, nb2, rec_node_ids, rec_node_reason, rec_node_pos,
-                    rec_edge_a, rec_edge_b, rec_edge_reason)
+        reconstruct(
+            Y,
+            C,
+            sig,
+            dil,
+            err,
+            newedged,
+            ids,
+            deg,
+            nbr,
+            age,
+            iscal,
+            fscal,
+            ri,
+            rf,
+            mask,
+            newrow,
+            nb1,
+            nb2,
+            rec_node_ids,
+            rec_node_reason,
+            rec_node_pos,
+            rec_edge_a,
+            rec_edge_b,
+            rec_edge_reason,
+        )
 
 
-TRACE_COLUMNS = ("t", "case", "n_nodes", "n_edges", "n_clusters", "n_deleted", "n_swept",
-                 "mean_sigma", "n_close", "n_candidates", "s1", "s2", "cim_s1", "resonance_cim", "cim_s2",
-                 "edge", "reconstruction", "n_deleted_isolated", "n_deleted_errcim", "n_deleted_intersection",
-                 "mean_diligence", "sigma_adapted", "n_sigma_changed")
+TRACE_COLUMNS = (
+    "t",
+    "case",
+    "n_nodes",
+    "n_edges",
+    "n_clusters",
+    "n_deleted",
+    "n_swept",
+    "mean_sigma",
+    "n_close",
+    "n_candidates",
+    "s1",
+    "s2",
+    "cim_s1",
+    "resonance_cim",
+    "cim_s2",
+    "edge",
+    "reconstruction",
+    "n_deleted_isolated",
+    "n_deleted_errcim",
+    "n_deleted_intersection",
+    "mean_diligence",
+    "sigma_adapted",
+    "n_sigma_changed",
+)
 
 
 @jit

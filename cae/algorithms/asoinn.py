@@ -102,5 +102,8 @@ class ASOINN(_SoinnBase):
             raise ValueError(f"max_edge_age (a_max) must be a finite number >= 0, got {amax!r}")
 
     def _state_kwargs(self):
-        return {"legacy": True, "deletion_interval": int(self.deletion_interval),
-                "max_edge_age": float(self.max_edge_age)}
+        return {
+            "legacy": True,
+            "deletion_interval": int(self.deletion_interval),
+            "max_edge_age": float(self.max_edge_age),
+        }

@@ -106,8 +106,12 @@ from . import _autocloud_kernel as kernel
 
 __all__ = ["AutoCloud", "AutoCloudStepRecord", "CloudState"]
 
-CASE_NAMES = {kernel.CASE_FIRST: "first sample", kernel.CASE_SECOND: "second sample",
-              kernel.CASE_JOINED: "typical", kernel.CASE_NEW: "new cloud"}
+CASE_NAMES = {
+    kernel.CASE_FIRST: "first sample",
+    kernel.CASE_SECOND: "second sample",
+    kernel.CASE_JOINED: "typical",
+    kernel.CASE_NEW: "new cloud",
+}
 
 
 class CloudState(ArrayState):
@@ -121,11 +125,33 @@ class CloudState(ArrayState):
     """
 
     KERNEL = kernel
-    NODE_ARRAYS = {"Y": (np.float64, 0.0, "d"), "var": (np.float64, 0.0, None), "n": (np.int64, 0, None),
-                   "ids": (np.int64, 0, None)}
+    NODE_ARRAYS = {
+        "Y": (np.float64, 0.0, "d"),
+        "var": (np.float64, 0.0, None),
+        "n": (np.int64, 0, None),
+        "ids": (np.int64, 0, None),
+    }
     OTHER_ARRAYS = {"IM": ("i", 2)}
-    RUN_ARGS = ("Y", "var", "n", "ids", "IM", "iscal", "fscal", "ri", "rf", "flags", "zetas", "thresholds",
-                "members", "ids_before", "joined_ids", "merge_rec", "colv", "rowv")
+    RUN_ARGS = (
+        "Y",
+        "var",
+        "n",
+        "ids",
+        "IM",
+        "iscal",
+        "fscal",
+        "ri",
+        "rf",
+        "flags",
+        "zetas",
+        "thresholds",
+        "members",
+        "ids_before",
+        "joined_ids",
+        "merge_rec",
+        "colv",
+        "rowv",
+    )
 
     def __init__(self, d, m=1.0, cap=64):
         super().__init__(d, cap=cap, maxdeg=0)
@@ -401,17 +427,26 @@ class AutoCloud(StreamingClusterer):
         full = case in (kernel.CASE_JOINED, kernel.CASE_NEW)
         C = net.K
         return AutoCloudStepRecord(
-            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s1_id=int(ri[kernel.RI_S1ID]),
+            t=int(net.iscal[kernel.I_T]),
+            case=case,
+            s1=int(ri[kernel.RI_S1]),
+            s1_id=int(ri[kernel.RI_S1ID]),
             joined_ids=[int(v) for v in net.joined_ids[: int(ri[kernel.RI_NJOINED])]],
-            new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
-            merges=merges, nodes_deleted=[v for mg in merges for v in mg[:2]],
+            new_node_id=int(ri[kernel.RI_NEWID]),
+            new_node_row=int(ri[kernel.RI_NEWROW]),
+            merges=merges,
+            nodes_deleted=[v for mg in merges for v in mg[:2]],
             cloud_ids_before=net.ids_before[:nb].copy(),
             zetas=net.zetas[:nb].copy() if full else np.zeros(0),
             thresholds=net.thresholds[:nb].copy() if full else np.zeros(0),
             memberships=net.members[:nb].copy() if full else np.zeros(0),
-            zeta_s1=float(rf[kernel.RF_ZETA_S1]), threshold_s1=float(rf[kernel.RF_THRESHOLD_S1]),
-            membership_s1=float(rf[kernel.RF_MEMBERSHIP_S1]), tau_sum=float(rf[kernel.RF_TAUSUM]),
-            n_nodes=C, n_edges=0, n_clusters=C,
+            zeta_s1=float(rf[kernel.RF_ZETA_S1]),
+            threshold_s1=float(rf[kernel.RF_THRESHOLD_S1]),
+            membership_s1=float(rf[kernel.RF_MEMBERSHIP_S1]),
+            tau_sum=float(rf[kernel.RF_TAUSUM]),
+            n_nodes=C,
+            n_edges=0,
+            n_clusters=C,
         )
 
     def nearest_nodes(self, X):
@@ -482,5 +517,8 @@ class AutoCloud(StreamingClusterer):
         return self._net().K
 
     def _node_attributes(self, row):
-        return {"variance": float(self.cloud_variances_[row]), "support": int(self.cloud_support_[row]),
-                "win_count": int(self.cloud_support_[row])}
+        return {
+            "variance": float(self.cloud_variances_[row]),
+            "support": int(self.cloud_support_[row]),
+            "win_count": int(self.cloud_support_[row]),
+        }

@@ -129,8 +129,12 @@ class CAEStepRecord:
     @property
     def event(self):
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
-        what = {0: "node created (initial phase)", 1: "node created (Case I)", 2: "winner updated (Case II)",
-                3: "winner and neighbours updated (Case III)"}[self.case]
+        what = {
+            0: "node created (initial phase)",
+            1: "node created (Case I)",
+            2: "winner updated (Case II)",
+            3: "winner and neighbours updated (Case III)",
+        }[self.case]
         if self.edges_deleted:
             what += f", {len(self.edges_deleted)} edge(s) deleted"
         if self.swept_ids:
@@ -249,8 +253,10 @@ class CAE(StreamingClusterer):
                 raise ValueError(f"max_edge_age must be a finite number >= 1 or None, got {amax!r}")
 
     def _state_kwargs(self):
-        return {"deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
-                "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age)}
+        return {
+            "deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
+            "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age),
+        }
 
     def _record(self):
         net = self.network_
@@ -265,27 +271,43 @@ class CAE(StreamingClusterer):
         lam = int(net.iscal[kernel.I_LAMBDA])
         nact = int(net.iscal[kernel.I_NACTIVE])
         return CAEStepRecord(
-            t=int(net.iscal[kernel.I_T]), case=case,
-            s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]), s1_id=s1_id, s2_id=s2_id,
-            v1=float(rf[kernel.RF_V1]), v2=float(rf[kernel.RF_V2]), sigma=float(rf[kernel.RF_SIGMA]),
-            threshold=float(rf[kernel.RF_THRESHOLD]), a_max=float(rf[kernel.RF_AMAX]),
-            new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
+            t=int(net.iscal[kernel.I_T]),
+            case=case,
+            s1=int(ri[kernel.RI_S1]),
+            s2=int(ri[kernel.RI_S2]),
+            s1_id=s1_id,
+            s2_id=s2_id,
+            v1=float(rf[kernel.RF_V1]),
+            v2=float(rf[kernel.RF_V2]),
+            sigma=float(rf[kernel.RF_SIGMA]),
+            threshold=float(rf[kernel.RF_THRESHOLD]),
+            a_max=float(rf[kernel.RF_AMAX]),
+            new_node_id=int(ri[kernel.RI_NEWID]),
+            new_node_row=int(ri[kernel.RI_NEWROW]),
             new_node_sigma=float(rf[kernel.RF_NEWSIGMA]),
             edges_aged=[(s1_id, int(i), int(a)) for i, a in zip(net.aged_ids[:na], net.aged_ages[:na])],
             edge_created=pair if edge == 1 else None,
             edge_reset=pair if edge == 2 else None,
             edge_ages_at_deletion=[(int(i), int(a)) for i, a in zip(net.alpha_ids[:nalpha], net.alpha_ages[:nalpha])],
-            median=float(rf[kernel.RF_MEDIAN]), q1=float(rf[kernel.RF_Q1]), q3=float(rf[kernel.RF_Q3]),
-            a_thr=float(rf[kernel.RF_ATHR]), ratio=float(rf[kernel.RF_RATIO]),
+            median=float(rf[kernel.RF_MEDIAN]),
+            q1=float(rf[kernel.RF_Q1]),
+            q3=float(rf[kernel.RF_Q3]),
+            a_thr=float(rf[kernel.RF_ATHR]),
+            ratio=float(rf[kernel.RF_RATIO]),
             mean_deleted_edge_age_before=float(rf[kernel.RF_MEANDEL_BEFORE]),
             edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_ages[:nd])],
             moved=[(int(net.moved_ids[k]), net.moved_before[k].copy(), net.moved_after[k].copy()) for k in range(nm)],
             swept_ids=[int(i) for i in net.swept_ids[:nsw]],
             swept_positions=net.swept_pos[:nsw].copy(),
-            diversity=float(rf[kernel.RF_D]), lambda_fixed=bool(ri[kernel.RI_LAMFIXED]),
-            threshold_setup=bool(ri[kernel.RI_SETUP]), sigma0=float(rf[kernel.RF_SIGMA0]),
-            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
-            n_active_nodes=nact if nact > 0 else None, deletion_interval=lam if lam > 0 else None,
+            diversity=float(rf[kernel.RF_D]),
+            lambda_fixed=bool(ri[kernel.RI_LAMFIXED]),
+            threshold_setup=bool(ri[kernel.RI_SETUP]),
+            sigma0=float(rf[kernel.RF_SIGMA0]),
+            n_nodes=net.K,
+            n_edges=int(net.iscal[kernel.I_E]),
+            n_clusters=int(ri[kernel.RI_NCLUSTERS]),
+            n_active_nodes=nact if nact > 0 else None,
+            deletion_interval=lam if lam > 0 else None,
         )
 
     def nearest_nodes(self, X):

@@ -175,14 +175,44 @@ class SoinnNetwork(ArrayState):
 
     KERNEL = kernel
     NODE_ARRAYS = {
-        "Y": (np.float64, 0.0, "d"), "M": (np.int64, 0, None), "win_ts": (np.int64, 0, None),
-        "born": (np.int64, 0, None), "ids": (np.int64, 0, None), "deg": (np.int64, 0, None),
-        "nbr": (np.int64, 0, "deg"), "age": (np.int64, 0, "deg"),
+        "Y": (np.float64, 0.0, "d"),
+        "M": (np.int64, 0, None),
+        "win_ts": (np.int64, 0, None),
+        "born": (np.int64, 0, None),
+        "ids": (np.int64, 0, None),
+        "deg": (np.int64, 0, None),
+        "nbr": (np.int64, 0, "deg"),
+        "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS: dict = {}
-    RUN_ARGS = ("Y", "M", "win_ts", "born", "ids", "deg", "nbr", "age", "iscal", "fscal", "ri", "rf", "del_rows",
-                "del_ages", "del_ids", "del_rec_ages", "swept_ids", "swept_pos", "dmask", "newrow", "dist2", "ubuf",
-                "ebuf", "stack", "mark", "labels")
+    RUN_ARGS = (
+        "Y",
+        "M",
+        "win_ts",
+        "born",
+        "ids",
+        "deg",
+        "nbr",
+        "age",
+        "iscal",
+        "fscal",
+        "ri",
+        "rf",
+        "del_rows",
+        "del_ages",
+        "del_ids",
+        "del_rec_ages",
+        "swept_ids",
+        "swept_pos",
+        "dmask",
+        "newrow",
+        "dist2",
+        "ubuf",
+        "ebuf",
+        "stack",
+        "mark",
+        "labels",
+    )
 
     def __init__(self, d, legacy=False, deletion_interval=300, max_edge_age=50.0, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
@@ -196,7 +226,15 @@ class SoinnNetwork(ArrayState):
             self.fscal[kernel.F_AMAX] = math.nan
 
     def _init_other(self):
-        for i in (kernel.F_MEAN1, kernel.F_MEAN2, kernel.F_VAR1, kernel.F_VAR2, kernel.F_EDGE_AVG, kernel.F_NODE_TH, kernel.F_NODE_IDLE):
+        for i in (
+            kernel.F_MEAN1,
+            kernel.F_MEAN2,
+            kernel.F_VAR1,
+            kernel.F_VAR2,
+            kernel.F_EDGE_AVG,
+            kernel.F_NODE_TH,
+            kernel.F_NODE_IDLE,
+        ):
             self.fscal[i] = 0.0
 
     def _alloc_scratch(self):
@@ -241,7 +279,17 @@ class SoinnNetwork(ArrayState):
             return "more nodes than samples seen"
         if min(int(i[kernel.I_LINKS]), int(i[kernel.I_EDGEDEL]), int(i[kernel.I_NODEDEL])) < 0:
             return "a negative counter"
-        stats = f[[kernel.F_MEAN1, kernel.F_MEAN2, kernel.F_VAR1, kernel.F_VAR2, kernel.F_EDGE_AVG, kernel.F_NODE_TH, kernel.F_NODE_IDLE]]
+        stats = f[
+            [
+                kernel.F_MEAN1,
+                kernel.F_MEAN2,
+                kernel.F_VAR1,
+                kernel.F_VAR2,
+                kernel.F_EDGE_AVG,
+                kernel.F_NODE_TH,
+                kernel.F_NODE_IDLE,
+            ]
+        ]
         if not (np.all(np.isfinite(stats)) and np.all(stats >= 0)):
             return "a running statistic that is negative or not a finite number"
         if int(i[kernel.I_LINKS]) == 0 and np.any(stats[:4] != 0):
@@ -363,8 +411,11 @@ class SoinnStepRecord:
     @property
     def event(self):
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
-        what = {0: "node created (fewer than 3 nodes)", 1: "node created (outside a winner's threshold)",
-                2: "winner updated"}[self.case]
+        what = {
+            0: "node created (fewer than 3 nodes)",
+            1: "node created (outside a winner's threshold)",
+            2: "winner updated",
+        }[self.case]
         if self.edge_created:
             what += ", edge s1-s2 created"
         elif self.edge_reset:
@@ -391,24 +442,48 @@ class _SoinnBase(StreamingClusterer):
         link = int(ri[kernel.RI_LINK])
         pair = (s1_id, s2_id)
         return SoinnStepRecord(
-            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]), s1_id=s1_id,
-            s2_id=s2_id, dist1=float(rf[kernel.RF_D1]), dist2=float(rf[kernel.RF_D2]), threshold1=float(rf[kernel.RF_TH1]),
-            threshold2=float(rf[kernel.RF_TH2]), new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
-            link=None if link < 0 else bool(link), trust1=float(rf[kernel.RF_TRUST1]), trust2=float(rf[kernel.RF_TRUST2]),
-            link_value1=float(rf[kernel.RF_LINKV1]), link_value2=float(rf[kernel.RF_LINKV2]),
-            link_threshold1=float(rf[kernel.RF_LINKTH1]), link_threshold2=float(rf[kernel.RF_LINKTH2]),
-            edge_created=pair if edge == 1 else None, edge_reset=pair if edge == 2 else None,
-            link_statistics_updated=bool(ri[kernel.RI_STATS]), n_links_created=int(net.iscal[kernel.I_LINKS]),
-            component_edges=int(ri[kernel.RI_NCOMP]), p75=float(rf[kernel.RF_P75]), iqr=float(rf[kernel.RF_IQR]),
-            edge_deletion_ratio=float(rf[kernel.RF_EDGE_RATIO]), edge_deletion_threshold=float(rf[kernel.RF_EDGE_DEL_TH]),
+            t=int(net.iscal[kernel.I_T]),
+            case=case,
+            s1=int(ri[kernel.RI_S1]),
+            s2=int(ri[kernel.RI_S2]),
+            s1_id=s1_id,
+            s2_id=s2_id,
+            dist1=float(rf[kernel.RF_D1]),
+            dist2=float(rf[kernel.RF_D2]),
+            threshold1=float(rf[kernel.RF_TH1]),
+            threshold2=float(rf[kernel.RF_TH2]),
+            new_node_id=int(ri[kernel.RI_NEWID]),
+            new_node_row=int(ri[kernel.RI_NEWROW]),
+            link=None if link < 0 else bool(link),
+            trust1=float(rf[kernel.RF_TRUST1]),
+            trust2=float(rf[kernel.RF_TRUST2]),
+            link_value1=float(rf[kernel.RF_LINKV1]),
+            link_value2=float(rf[kernel.RF_LINKV2]),
+            link_threshold1=float(rf[kernel.RF_LINKTH1]),
+            link_threshold2=float(rf[kernel.RF_LINKTH2]),
+            edge_created=pair if edge == 1 else None,
+            edge_reset=pair if edge == 2 else None,
+            link_statistics_updated=bool(ri[kernel.RI_STATS]),
+            n_links_created=int(net.iscal[kernel.I_LINKS]),
+            component_edges=int(ri[kernel.RI_NCOMP]),
+            p75=float(rf[kernel.RF_P75]),
+            iqr=float(rf[kernel.RF_IQR]),
+            edge_deletion_ratio=float(rf[kernel.RF_EDGE_RATIO]),
+            edge_deletion_threshold=float(rf[kernel.RF_EDGE_DEL_TH]),
             edges_deleted=[(s1_id, int(i), int(a)) for i, a in zip(net.del_ids[:nd], net.del_rec_ages[:nd])],
             nodes_deleted=[int(i) for i in net.swept_ids[:nsw]],
-            n_nodes_deleted_by_edges=int(ri[kernel.RI_NSWEPT_EDGE]), deleted_positions=net.swept_pos[:nsw].copy(),
-            node_deletion_ran=bool(ri[kernel.RI_NODE_DEL]), n_isolated=int(ri[kernel.RI_NISO]),
-            unutility_median=float(rf[kernel.RF_UT_CENTER]), unutility_upper=float(rf[kernel.RF_UT_UPPER]),
-            node_deletion_ratio=float(rf[kernel.RF_NODE_RATIO]), noise_level=float(rf[kernel.RF_NOISE_LV]),
+            n_nodes_deleted_by_edges=int(ri[kernel.RI_NSWEPT_EDGE]),
+            deleted_positions=net.swept_pos[:nsw].copy(),
+            node_deletion_ran=bool(ri[kernel.RI_NODE_DEL]),
+            n_isolated=int(ri[kernel.RI_NISO]),
+            unutility_median=float(rf[kernel.RF_UT_CENTER]),
+            unutility_upper=float(rf[kernel.RF_UT_UPPER]),
+            node_deletion_ratio=float(rf[kernel.RF_NODE_RATIO]),
+            noise_level=float(rf[kernel.RF_NOISE_LV]),
             node_deletion_threshold=float(rf[kernel.RF_NODE_DEL_TH]),
-            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
+            n_nodes=net.K,
+            n_edges=int(net.iscal[kernel.I_E]),
+            n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
     def nearest_nodes(self, X):

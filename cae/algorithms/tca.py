@@ -138,17 +138,46 @@ class TCANetwork(ArrayState):
 
     KERNEL = kernel
     NODE_ARRAYS = {
-        "Y": (np.float64, 0.0, "d"), "C": (np.float64, 0.0, None), "sig": (np.float64, 0.0, None),
-        "dil": (np.int64, 0, None), "err": (np.float64, 0.0, None), "newedged": (np.int64, 0, None),
-        "ids": (np.int64, 0, None), "deg": (np.int64, 0, None),
-        "nbr": (np.int64, 0, "deg"), "age": (np.int64, 0, "deg"),
+        "Y": (np.float64, 0.0, "d"),
+        "C": (np.float64, 0.0, None),
+        "sig": (np.float64, 0.0, None),
+        "dil": (np.int64, 0, None),
+        "err": (np.float64, 0.0, None),
+        "newedged": (np.int64, 0, None),
+        "ids": (np.int64, 0, None),
+        "deg": (np.int64, 0, None),
+        "nbr": (np.int64, 0, "deg"),
+        "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS: dict = {}
     STATE_ARGS = ("Y", "C", "sig", "dil", "err", "newedged", "ids", "deg", "nbr", "age", "iscal", "fscal")
-    SCRATCH_ARGS = ("cims", "dist2", "heap", "wbuf", "mask", "newrow", "labels", "grp", "cstart", "sortbuf",
-                    "nb1", "nb2", "knn_ids", "moved")
-    RECORD_ARGS = ("rec_node_ids", "rec_node_reason", "rec_node_pos", "rec_edge_a", "rec_edge_b",
-                   "rec_edge_reason", "rec_sig_ids", "rec_sig_before", "rec_sig_after")
+    SCRATCH_ARGS = (
+        "cims",
+        "dist2",
+        "heap",
+        "wbuf",
+        "mask",
+        "newrow",
+        "labels",
+        "grp",
+        "cstart",
+        "sortbuf",
+        "nb1",
+        "nb2",
+        "knn_ids",
+        "moved",
+    )
+    RECORD_ARGS = (
+        "rec_node_ids",
+        "rec_node_reason",
+        "rec_node_pos",
+        "rec_edge_a",
+        "rec_edge_b",
+        "rec_edge_reason",
+        "rec_sig_ids",
+        "rec_sig_before",
+        "rec_sig_after",
+    )
     RUN_ARGS = STATE_ARGS + ("ri", "rf") + SCRATCH_ARGS + RECORD_ARGS
 
     def __init__(self, d, reconstruction_interval=200, sigma_init=0.12, cap=64, maxdeg=8):
@@ -192,8 +221,16 @@ class TCANetwork(ArrayState):
         """The reference's deletions at the end of a call; returns (node ids, reasons, edges) deleted."""
         ri = np.zeros(kernel.N_RI, dtype=np.int64)
         rf = np.full(kernel.N_RF, np.nan)
-        kernel.end_of_call(*[getattr(self, n) for n in self.STATE_ARGS], ri, rf, self.mask, self.newrow,
-                       self.nb1, self.nb2, *[getattr(self, n) for n in self.RECORD_ARGS[:6]])
+        kernel.end_of_call(
+            *[getattr(self, n) for n in self.STATE_ARGS],
+            ri,
+            rf,
+            self.mask,
+            self.newrow,
+            self.nb1,
+            self.nb2,
+            *[getattr(self, n) for n in self.RECORD_ARGS[:6]],
+        )
         return ri
 
     @classmethod
@@ -218,7 +255,11 @@ class TCANetwork(ArrayState):
         if not f[kernel.F_SIGSUM] == sigsum:
             return "the stored sum of the bandwidths does not match them"
         dil = a["dil"]
-        if np.any(dil < 0) or int(i[kernel.I_DILSUM]) != int(dil.sum()) or int(i[kernel.I_DILZEROS]) != int(np.sum(dil == 0)):
+        if (
+            np.any(dil < 0)
+            or int(i[kernel.I_DILSUM]) != int(dil.sum())
+            or int(i[kernel.I_DILZEROS]) != int(np.sum(dil == 0))
+        ):
             return "diligences that are negative or do not match their stored sum"
         if not np.all((a["err"] >= 0) & (a["err"] <= 1)):
             return "an ErrCIM outside [0, 1]"
@@ -457,12 +498,21 @@ class TCA(StreamingClusterer):
 
     def _check_params(self):
         lam = self.reconstruction_interval
-        if (isinstance(lam, (bool, np.bool_)) or not isinstance(lam, (int, np.integer, float, np.floating))
-                or not np.isfinite(float(lam)) or not float(lam).is_integer() or lam < 1):
+        if (
+            isinstance(lam, (bool, np.bool_))
+            or not isinstance(lam, (int, np.integer, float, np.floating))
+            or not np.isfinite(float(lam))
+            or not float(lam).is_integer()
+            or lam < 1
+        ):
             raise ValueError(f"reconstruction_interval (λ) must be an integer >= 1, got {lam!r}")
         s0 = self.sigma_init
-        if (isinstance(s0, (bool, np.bool_)) or not isinstance(s0, (int, np.integer, float, np.floating))
-                or not np.isfinite(float(s0)) or float(s0) <= 0):
+        if (
+            isinstance(s0, (bool, np.bool_))
+            or not isinstance(s0, (int, np.integer, float, np.floating))
+            or not np.isfinite(float(s0))
+            or float(s0) <= 0
+        ):
             raise ValueError(f"sigma_init (σ_init) must be a finite number > 0, got {s0!r}")
 
     def _state_kwargs(self):
@@ -494,27 +544,46 @@ class TCA(StreamingClusterer):
         ns = int(ri[kernel.RI_NSIGCHG])
         d = net.d
         return TCAStepRecord(
-            t=int(net.iscal[kernel.I_T]), case=case, s1=int(ri[kernel.RI_S1]), s2=int(ri[kernel.RI_S2]),
-            s1_id=s1_id, s2_id=s2_id, n_close=int(ri[kernel.RI_NCLOSE]), n_candidates=int(ri[kernel.RI_NCAND]),
-            sigma=float(rf[kernel.RF_MEANSIG]), cim_s1=float(rf[kernel.RF_CIM_S1]), resonance_cim=float(rf[kernel.RF_RES_CIM]),
-            cim_s2=float(rf[kernel.RF_CIM_S2]), new_node_id=int(ri[kernel.RI_NEWID]), new_node_row=int(ri[kernel.RI_NEWROW]),
-            new_node_sigma=float(rf[kernel.RF_NEWSIG]), new_node_count=float(rf[kernel.RF_NEWCOUNT]),
+            t=int(net.iscal[kernel.I_T]),
+            case=case,
+            s1=int(ri[kernel.RI_S1]),
+            s2=int(ri[kernel.RI_S2]),
+            s1_id=s1_id,
+            s2_id=s2_id,
+            n_close=int(ri[kernel.RI_NCLOSE]),
+            n_candidates=int(ri[kernel.RI_NCAND]),
+            sigma=float(rf[kernel.RF_MEANSIG]),
+            cim_s1=float(rf[kernel.RF_CIM_S1]),
+            resonance_cim=float(rf[kernel.RF_RES_CIM]),
+            cim_s2=float(rf[kernel.RF_CIM_S2]),
+            new_node_id=int(ri[kernel.RI_NEWID]),
+            new_node_row=int(ri[kernel.RI_NEWROW]),
+            new_node_sigma=float(rf[kernel.RF_NEWSIG]),
+            new_node_count=float(rf[kernel.RF_NEWCOUNT]),
             knn_ids=[int(i) for i in net.knn_ids[: int(ri[kernel.RI_NKNN])]] if case == 3 else [],
             edge_created=(s1_id, s2_id) if edge == 1 else None,
             edge_existed=(s1_id, s2_id) if edge == 2 else None,
             moved=[(s1_id, net.moved[0].copy(), net.moved[1].copy())] if case == 2 else [],
             reconstruction=bool(ri[kernel.RI_RECON]),
-            errcim_threshold=float(rf[kernel.RF_ERRTHR]), intersection_sigma=float(rf[kernel.RF_XSIGMA]),
+            errcim_threshold=float(rf[kernel.RF_ERRTHR]),
+            intersection_sigma=float(rf[kernel.RF_XSIGMA]),
             nodes_deleted=[int(i) for i in net.rec_node_ids[:nn]],
             nodes_deleted_reasons=[_NODE_REASONS[int(r)] for r in net.rec_node_reason[:nn]],
             nodes_deleted_positions=net.rec_node_pos[:nn].reshape(nn, d).copy(),
-            edges_deleted=[(int(a), int(b), _EDGE_REASONS[int(r)])
-                           for a, b, r in zip(net.rec_edge_a[:ne], net.rec_edge_b[:ne], net.rec_edge_reason[:ne])],
+            edges_deleted=[
+                (int(a), int(b), _EDGE_REASONS[int(r)])
+                for a, b, r in zip(net.rec_edge_a[:ne], net.rec_edge_b[:ne], net.rec_edge_reason[:ne])
+            ],
             sigma_adapted=bool(ri[kernel.RI_ADAPT]),
-            sigma_changes=[(int(i), float(b), float(a)) for i, b, a in
-                           zip(net.rec_sig_ids[:ns], net.rec_sig_before[:ns], net.rec_sig_after[:ns])],
-            diligence_reset=bool(ri[kernel.RI_DILRESET]), mean_diligence=float(rf[kernel.RF_MEANDIL]),
-            n_nodes=net.K, n_edges=int(net.iscal[kernel.I_E]), n_clusters=int(ri[kernel.RI_NCLUSTERS]),
+            sigma_changes=[
+                (int(i), float(b), float(a))
+                for i, b, a in zip(net.rec_sig_ids[:ns], net.rec_sig_before[:ns], net.rec_sig_after[:ns])
+            ],
+            diligence_reset=bool(ri[kernel.RI_DILRESET]),
+            mean_diligence=float(rf[kernel.RF_MEANDIL]),
+            n_nodes=net.K,
+            n_edges=int(net.iscal[kernel.I_E]),
+            n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
     def prediction_sigma(self):
@@ -563,5 +632,9 @@ class TCA(StreamingClusterer):
 
     def _node_attributes(self, row):
         net = self._net()
-        return {"sigma": float(net.sig[row]), "win_count": float(net.C[row]), "diligence": int(net.dil[row]),
-                "err_cim": float(net.err[row])}
+        return {
+            "sigma": float(net.sig[row]),
+            "win_count": float(net.C[row]),
+            "diligence": int(net.dil[row]),
+            "err_cim": float(net.err[row]),
+        }

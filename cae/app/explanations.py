@@ -78,7 +78,7 @@ def _vec(a, p=4):
 def _vec_lines(a, p=4, per_line=4):
     """A vector for an ``aligned`` block, broken after every ``per_line`` components so no line is clipped."""
     vals = [_v(v, p) for v in np.asarray(a, float)]
-    chunks = [", ".join(vals[i:i + per_line]) for i in range(0, len(vals), per_line)]
+    chunks = [", ".join(vals[i : i + per_line]) for i in range(0, len(vals), per_line)]
     return "(" + r",\\ &\qquad ".join(chunks) + ")"
 
 
@@ -103,12 +103,24 @@ def _silverman_blocks(P, label, value=None):
     info = silverman_details(P)
     d, m = info["d"], info["m"]
     shown = info["s"][:8]
-    out = [("latex", rf"{label} = \operatorname{{median}}_j\, \Big(\tfrac{{4}}{{2+d}}\Big)^{{\frac{{1}}{{4+d}}}} s_j\, m^{{-\frac{{1}}{{4+d}}}}"),
-           ("latex", rf"= \operatorname{{median}}_j\, {_v(info['a'])}\cdot s_j \cdot {_v(info['b'])}"
-                     rf" = {_v(info['sigma'] if value is None else value, 6)}"),
-           ("md", f"with m = {m} points, d = {d} features, s_j = standard deviations (ddof = 1): "
-                  + ", ".join(f"{v:.4g}" for v in shown) + ("…" if d > 8 else "")
-                  + (" (zero deviations become 1e-6)" if info["zeroed"].any() else ""))]
+    out = [
+        (
+            "latex",
+            rf"{label} = \operatorname{{median}}_j\, \Big(\tfrac{{4}}{{2+d}}\Big)^{{\frac{{1}}{{4+d}}}} s_j\, m^{{-\frac{{1}}{{4+d}}}}",
+        ),
+        (
+            "latex",
+            rf"= \operatorname{{median}}_j\, {_v(info['a'])}\cdot s_j \cdot {_v(info['b'])}"
+            rf" = {_v(info['sigma'] if value is None else value, 6)}",
+        ),
+        (
+            "md",
+            f"with m = {m} points, d = {d} features, s_j = standard deviations (ddof = 1): "
+            + ", ".join(f"{v:.4g}" for v in shown)
+            + ("…" if d > 8 else "")
+            + (" (zero deviations become 1e-6)" if info["zeroed"].any() else ""),
+        ),
+    ]
     return out
 
 
@@ -139,37 +151,64 @@ def _initial(rec, model, x):
     if rec.n_nodes == rec.t:  # every sample so far became a node: the first growth
         why = "no similarity threshold V has been set yet"
     else:
-        why = (f"the network has fewer than n_active = {rec.n_active_nodes} nodes "
-               "(it is regrowing after an isolated-node sweep)")
-    out = [("md", f"**Initial phase** (t = {rec.t}): {why}, so the sample {_pvec(x)} simply becomes "
-                  f"node {rec.new_node_id} (row {rec.new_node_row}, win count M = 1). "
-                  "No edges change and no node moves.")]
+        why = (
+            f"the network has fewer than n_active = {rec.n_active_nodes} nodes "
+            "(it is regrowing after an isolated-node sweep)"
+        )
+    out = [
+        (
+            "md",
+            f"**Initial phase** (t = {rec.t}): {why}, so the sample {_pvec(x)} simply becomes "
+            f"node {rec.new_node_id} (row {rec.new_node_row}, win count M = 1). "
+            "No edges change and no node moves.",
+        )
+    ]
     sig_init = model.sigma_init_
     if not lam_known or rec.lambda_fixed:
         if model.deletion_interval is None and rec.t < kernel.N_INIT and math.isnan(rec.diversity):
-            out.append(("md", f"The diversity D needs σ_init, the Silverman bandwidth of the first {kernel.N_INIT} samples; "
-                              f"{rec.t} of them have arrived, so D is computed from the {kernel.N_INIT}th sample on."))
+            out.append(
+                (
+                    "md",
+                    f"The diversity D needs σ_init, the Silverman bandwidth of the first {kernel.N_INIT} samples; "
+                    f"{rec.t} of them have arrived, so D is computed from the {kernel.N_INIT}th sample on.",
+                )
+            )
         if not math.isnan(rec.diversity):
             K = rec.n_nodes
             out += _silverman_blocks(model.first_samples_, r"\sigma_{\mathrm{init}}", sig_init)
             out.append(("latex", r"R_{kl} = 1 - \mathrm{CIM}(y_k, y_l, \sigma_{\mathrm{init}})"))
-            out.append(("latex", rf"D = \det\big(\exp(R)\big) = {_v(rec.diversity)}"
-                                 + (r" < 10^{-6}" if rec.diversity < 1e-6 or not rec.diversity >= 1e-6 else r" \geq 10^{-6}")))
+            out.append(
+                (
+                    "latex",
+                    rf"D = \det\big(\exp(R)\big) = {_v(rec.diversity)}"
+                    + (r" < 10^{-6}" if rec.diversity < 1e-6 or not rec.diversity >= 1e-6 else r" \geq 10^{-6}"),
+                )
+            )
             R = model.diversity_matrix_
             if R is not None and R.shape[0] >= K:
                 out.append(("heatmap", np.asarray(R[:K, :K])))
             if rec.lambda_fixed:
-                out.append(("md", f"D fell below 1e-6 with K = {K} ≥ 10 nodes: the nodes are no longer diverse, so "
-                                  f"**n_active ← {rec.n_active_nodes}** and **λ ← 2·n_active = {rec.deletion_interval}**. "
-                                  "λ is never re-estimated."))
+                out.append(
+                    (
+                        "md",
+                        f"D fell below 1e-6 with K = {K} ≥ 10 nodes: the nodes are no longer diverse, so "
+                        f"**n_active ← {rec.n_active_nodes}** and **λ ← 2·n_active = {rec.deletion_interval}**. "
+                        "λ is never re-estimated.",
+                    )
+                )
             elif K < kernel.MIN_NODES_FOR_LAMBDA:
                 out.append(("md", f"λ can only be fixed once K ≥ 10 (here K = {K})."))
             else:
                 out.append(("md", "D is still at least 1e-6: the nodes are still diverse, keep growing."))
     if rec.threshold_setup:
-        out.append(("md", f"**Threshold set-up**: the network has K = n_active = {rec.n_active_nodes} nodes. "
-                          "Every node gets the bandwidth σ0 of the active node set, and V is the mean distance "
-                          "(CIM) from each node to its nearest other node."))
+        out.append(
+            (
+                "md",
+                f"**Threshold set-up**: the network has K = n_active = {rec.n_active_nodes} nodes. "
+                "Every node gets the bandwidth σ0 of the active node set, and V is the mean distance "
+                "(CIM) from each node to its nearest other node.",
+            )
+        )
         act = model.active_rows()
         out += _silverman_blocks(np.asarray(model.nodes_)[act], r"\sigma_0", rec.sigma0)
         Y = np.asarray(model.nodes_)
@@ -197,15 +236,28 @@ def _learning(rec, model, x):
         2: "the sample resonates with the nearest node s1 only: s1 learns it.",
         3: "the sample resonates with both s1 and s2: s1 and its neighbours learn it, and s1–s2 are joined.",
     }
-    out = [("md", f"**{names[rec.case]}** (t = {rec.t}): {plain[rec.case]} "
-                  f"Winner s1 = node {rec.s1_id} (row {rec.s1}), runner-up s2 = node {rec.s2_id} (row {rec.s2})."),
-           ("latex", r"\mathrm{CIM}(x, y, \bar\sigma) = \sqrt{1 - \tfrac{1}{d}\textstyle\sum_j "
-                     r"\exp\!\big(-\tfrac{(x_j - y_j)^2}{2\bar\sigma^2}\big)},\quad "
-                     rf"\bar\sigma = {_v(rec.sigma)}"),
-           ("latex", case_text)]
+    out = [
+        (
+            "md",
+            f"**{names[rec.case]}** (t = {rec.t}): {plain[rec.case]} "
+            f"Winner s1 = node {rec.s1_id} (row {rec.s1}), runner-up s2 = node {rec.s2_id} (row {rec.s2}).",
+        ),
+        (
+            "latex",
+            r"\mathrm{CIM}(x, y, \bar\sigma) = \sqrt{1 - \tfrac{1}{d}\textstyle\sum_j "
+            r"\exp\!\big(-\tfrac{(x_j - y_j)^2}{2\bar\sigma^2}\big)},\quad "
+            rf"\bar\sigma = {_v(rec.sigma)}",
+        ),
+        ("latex", case_text),
+    ]
     if rec.case == 1:
-        out.append(("md", f"New node {rec.new_node_id} at {_pvec(x)} with M = 1, moved to the front of the recency "
-                          "list. Its bandwidth is the Silverman bandwidth of the active node set (which now includes it):"))
+        out.append(
+            (
+                "md",
+                f"New node {rec.new_node_id} at {_pvec(x)} with M = 1, moved to the front of the recency "
+                "list. Its bandwidth is the Silverman bandwidth of the active node set (which now includes it):",
+            )
+        )
         act = model.active_rows()
         ids = np.asarray(model.node_ids_)
         if rec.new_node_id in ids:
@@ -216,11 +268,22 @@ def _learning(rec, model, x):
     M = int(model.win_counts_[ids.index(nid)]) if nid in ids else None
     Mtxt = str(M) if M is not None else "M"
     out.append(("latex", r"y_{s_1} \leftarrow y_{s_1} + \frac{x - y_{s_1}}{M_{s_1}}"))
-    out.append(("latex", r"\begin{aligned} y_{s_1} &= " + _vec_lines(before) + r" \\ x &= " + _vec_lines(x)
-                + rf" \\ M_{{s_1}} &= {Mtxt} \\ y_{{s_1}} + \tfrac{{x - y_{{s_1}}}}{{M_{{s_1}}}} &= "
-                + _vec_lines(after) + r" \end{aligned}"))
+    out.append(
+        (
+            "latex",
+            r"\begin{aligned} y_{s_1} &= "
+            + _vec_lines(before)
+            + r" \\ x &= "
+            + _vec_lines(x)
+            + rf" \\ M_{{s_1}} &= {Mtxt} \\ y_{{s_1}} + \tfrac{{x - y_{{s_1}}}}{{M_{{s_1}}}} &= "
+            + _vec_lines(after)
+            + r" \end{aligned}",
+        )
+    )
     if rec.edges_aged:
-        out.append(("md", "Every edge of s1 ages by 1: " + ", ".join(f"{a}–{b} → {age}" for a, b, age in rec.edges_aged) + "."))
+        out.append(
+            ("md", "Every edge of s1 ages by 1: " + ", ".join(f"{a}–{b} → {age}" for a, b, age in rec.edges_aged) + ".")
+        )
     else:
         out.append(("md", "s1 had no edges to age."))
     if rec.case == 3:
@@ -230,16 +293,28 @@ def _learning(rec, model, x):
             for n, b, a in nb:
                 Mk = int(model.win_counts_[ids.index(n)]) if n in ids else None
                 rows.append({"node": n, "M": Mk, "before": _pvec(b), "after": _pvec(a)})
-            out.append(("md", "Every node that already was a neighbour of s1 moves a tenth as far: "
-                              r"$y_k \leftarrow y_k + (x - y_k)/(10 M_k)$."))
+            out.append(
+                (
+                    "md",
+                    "Every node that already was a neighbour of s1 moves a tenth as far: "
+                    r"$y_k \leftarrow y_k + (x - y_k)/(10 M_k)$.",
+                )
+            )
             out.append(("table", pd.DataFrame(rows)))
         else:
             out.append(("md", "s1 had no neighbours to move."))
         if rec.edge_created:
-            out.append(("md", f"Then the edge s1–s2 ({rec.edge_created[0]}–{rec.edge_created[1]}) is **created** with age 1."))
+            out.append(
+                ("md", f"Then the edge s1–s2 ({rec.edge_created[0]}–{rec.edge_created[1]}) is **created** with age 1.")
+            )
         elif rec.edge_reset:
-            out.append(("md", f"Then the existing edge s1–s2 ({rec.edge_reset[0]}–{rec.edge_reset[1]}) has its age **reset** to 1 "
-                              "(so s2 moved above only because it already was a neighbour)."))
+            out.append(
+                (
+                    "md",
+                    f"Then the existing edge s1–s2 ({rec.edge_reset[0]}–{rec.edge_reset[1]}) has its age **reset** to 1 "
+                    "(so s2 moved above only because it already was a neighbour).",
+                )
+            )
     out += _deletion(rec)
     return out
 
@@ -253,18 +328,41 @@ def _deletion(rec):
         if not math.isnan(rec.a_max):
             out.append(("latex", rf"a_{{\max}} = {_v(rec.a_max)}\ \text{{(fixed)}}"))
         else:
-            out.append(("md", f"Median = {_v(rec.median)}; there are no ages strictly below or strictly above it, "
-                              "so the hinges q1 and q3 do not exist and nothing is deleted."))
+            out.append(
+                (
+                    "md",
+                    f"Median = {_v(rec.median)}; there are no ages strictly below or strictly above it, "
+                    "so the hinges q1 and q3 do not exist and nothing is deleted.",
+                )
+            )
             return out
     else:
-        out.append(("latex", rf"\operatorname{{med}}(\alpha) = {_v(rec.median)},\ q_1 = {_v(rec.q1)},\ q_3 = {_v(rec.q3)}"))
-        out.append(("latex", rf"a_{{\mathrm{{thr}}}} = q_3 + (q_3 - q_1) = {_v(rec.a_thr)},\quad "
-                             rf"r = \frac{{n_{{\mathrm{{del}}}}}}{{n_{{\mathrm{{del}}}} + |\alpha|}} = {_v(rec.ratio)}"))
-        out.append(("latex", rf"a_{{\max}} = \bar a_{{\mathrm{{del}}}}\, r + a_{{\mathrm{{thr}}}}(1 - r) = "
-                             rf"{_v(rec.mean_deleted_edge_age_before)}\cdot{_v(rec.ratio)} + {_v(rec.a_thr)}\cdot{_v(1 - rec.ratio)} = {_v(rec.a_max)}"))
+        out.append(
+            ("latex", rf"\operatorname{{med}}(\alpha) = {_v(rec.median)},\ q_1 = {_v(rec.q1)},\ q_3 = {_v(rec.q3)}")
+        )
+        out.append(
+            (
+                "latex",
+                rf"a_{{\mathrm{{thr}}}} = q_3 + (q_3 - q_1) = {_v(rec.a_thr)},\quad "
+                rf"r = \frac{{n_{{\mathrm{{del}}}}}}{{n_{{\mathrm{{del}}}} + |\alpha|}} = {_v(rec.ratio)}",
+            )
+        )
+        out.append(
+            (
+                "latex",
+                rf"a_{{\max}} = \bar a_{{\mathrm{{del}}}}\, r + a_{{\mathrm{{thr}}}}(1 - r) = "
+                rf"{_v(rec.mean_deleted_edge_age_before)}\cdot{_v(rec.ratio)} + {_v(rec.a_thr)}\cdot{_v(1 - rec.ratio)} = {_v(rec.a_max)}",
+            )
+        )
     if rec.edges_deleted:
-        out.append(("md", f"Edges older than a_max = {rec.a_max:.4g} are deleted: "
-                          + ", ".join(f"{a}–{b} (age {age})" for a, b, age in rec.edges_deleted) + "."))
+        out.append(
+            (
+                "md",
+                f"Edges older than a_max = {rec.a_max:.4g} are deleted: "
+                + ", ".join(f"{a}–{b} (age {age})" for a, b, age in rec.edges_deleted)
+                + ".",
+            )
+        )
     else:
         out.append(("md", f"No edge of s1 is older than a_max = {rec.a_max:.4g}: nothing is deleted."))
     return out
@@ -275,8 +373,19 @@ def _sweep(rec, model):
     if lam is None or rec.t % lam != 0:
         return []
     if rec.swept_ids:
-        return [("md", f"**Isolated-node sweep**: t = {rec.t} is a multiple of λ = {lam}, so every node without an "
-                       f"edge is removed — {len(rec.swept_ids)} node(s): " + ", ".join(map(str, rec.swept_ids[:40]))
-                       + (" …" if len(rec.swept_ids) > 40 else "")
-                       + ". This is CAE's noise filter; survivors keep their order.")]
-    return [("md", f"**Isolated-node sweep**: t = {rec.t} is a multiple of λ = {lam}, but every node has an edge: none removed.")]
+        return [
+            (
+                "md",
+                f"**Isolated-node sweep**: t = {rec.t} is a multiple of λ = {lam}, so every node without an "
+                f"edge is removed — {len(rec.swept_ids)} node(s): "
+                + ", ".join(map(str, rec.swept_ids[:40]))
+                + (" …" if len(rec.swept_ids) > 40 else "")
+                + ". This is CAE's noise filter; survivors keep their order.",
+            )
+        ]
+    return [
+        (
+            "md",
+            f"**Isolated-node sweep**: t = {rec.t} is a multiple of λ = {lam}, but every node has an edge: none removed.",
+        )
+    ]

@@ -14,8 +14,18 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative, sample_colorscale
 from plotly.subplots import make_subplots
 
-__all__ = ["cluster_colors", "network_figure", "network_svg", "traces_figure", "topology_figure", "diversity_heatmap",
-           "vigilance_boundary", "layout_positions", "thin", "AGE_COLORSCALE"]
+__all__ = [
+    "cluster_colors",
+    "network_figure",
+    "network_svg",
+    "traces_figure",
+    "topology_figure",
+    "diversity_heatmap",
+    "vigilance_boundary",
+    "layout_positions",
+    "thin",
+    "AGE_COLORSCALE",
+]
 
 PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark2
 AGE_COLORSCALE = "Viridis"
@@ -107,8 +117,17 @@ def saved_network(path):
     K = net.K
     edges, ages = edge_list(net.nbr, net.deg, net.age, K)
     labels, n = component_labels(net.nbr, net.deg, K)
-    return SimpleNamespace(network_=net, nodes_=net.Y[:K], node_ids_=net.ids[:K], win_counts_=net.M[:K],
-                           sigmas_=net.sig[:K], edges_=edges, edge_ages_=ages, node_labels_=labels, n_clusters_=n)
+    return SimpleNamespace(
+        network_=net,
+        nodes_=net.Y[:K],
+        node_ids_=net.ids[:K],
+        win_counts_=net.M[:K],
+        sigmas_=net.sig[:K],
+        edges_=edges,
+        edge_ages_=ages,
+        node_labels_=labels,
+        n_clusters_=n,
+    )
 
 
 def _node_sizes(win_counts):
@@ -175,19 +194,26 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
     def sy(y):
         return height - legend_h - oy - (np.asarray(y) - y0) * scale
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" font-size="12">']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" font-family="sans-serif" font-size="12">'
+    ]
     if title:
         out.append(f"<title>{escape(title)}</title>")
     out.append(f'<rect width="{width}" height="{height}" fill="white"/>')
-    out.append(f'<rect x="{ox:.1f}" y="{oy:.1f}" width="{scale * (x1 - x0):.1f}" height="{scale * (y1 - y0):.1f}" '
-               'fill="none" stroke="#eee"/>')
+    out.append(
+        f'<rect x="{ox:.1f}" y="{oy:.1f}" width="{scale * (x1 - x0):.1f}" height="{scale * (y1 - y0):.1f}" '
+        'fill="none" stroke="#eee"/>'
+    )
     if len(pts):
         if len(pts) > max_points:
             pts = pts[np.linspace(0, len(pts) - 1, max_points).astype(int)]
         X, Y = sx(pts[:, 0]), sy(pts[:, 1])
-        out.append('<g fill="rgb(120,120,120)" fill-opacity="0.3">'
-                   + "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y)) + "</g>")
+        out.append(
+            '<g fill="rgb(120,120,120)" fill-opacity="0.3">'
+            + "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y))
+            + "</g>"
+        )
     edges = np.asarray(model.edges_, dtype=int).reshape(-1, 2)
     NX, NY = sx(P[:, 0]), sy(P[:, 1])  # the nodes on screen
     if len(edges) and len(P):
@@ -197,32 +223,61 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
             colors = [band_colors[b] for b in band]
         else:
             colors, amax = ["#555"] * len(edges), None
-        out.append('<g stroke-width="1.6" stroke-linecap="round">' + "".join(
-            f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
-            for (a, b), c in zip(edges, colors)) + "</g>")
+        out.append(
+            '<g stroke-width="1.6" stroke-linecap="round">'
+            + "".join(
+                f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
+                for (a, b), c in zip(edges, colors)
+            )
+            + "</g>"
+        )
         if amax is not None:  # the edge-age scale, as the Plotly view's colour bar
-            stops = "".join(f'<stop offset="{f:.2f}" stop-color="{c}"/>'
-                            for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6)))))
+            stops = "".join(
+                f'<stop offset="{f:.2f}" stop-color="{c}"/>'
+                for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6))))
+            )
             ly = height - legend_h + 8
-            out.append(f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
-                       f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
-                       f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
-                       f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
-                       f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>')
+            out.append(
+                f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
+                f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
+                f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
+                f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
+                f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>'
+            )
     if len(P):
         radius = _node_sizes(model.win_counts_) / 2
-        out.append('<g stroke="white" stroke-width="0.8">' + "".join(
-            f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
-            for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))) + "</g>")
-        out.append(f'<text x="10" y="{height - legend_h + 17}" fill="#444">{len(P):,} nodes · {len(edges):,} edges · '
-                   f'{int(getattr(model, "n_clusters_", len(np.unique(model.node_labels_)))):,} clusters</text>')
+        out.append(
+            '<g stroke="white" stroke-width="0.8">'
+            + "".join(
+                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
+                for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))
+            )
+            + "</g>"
+        )
+        out.append(
+            f'<text x="10" y="{height - legend_h + 17}" fill="#444">{len(P):,} nodes · {len(edges):,} edges · '
+            f"{int(getattr(model, 'n_clusters_', len(np.unique(model.node_labels_)))):,} clusters</text>"
+        )
     out.append("</svg>")
     return "".join(out)
 
 
-def network_figure(model=None, seen=None, recent=None, current=None, record=None, bounds=None,
-                   show_vigilance=False, show_bandwidth=False, deleted=None, dims=(0, 1),
-                   height=560, title=None, highlight=None, current_name="current sample"):
+def network_figure(
+    model=None,
+    seen=None,
+    recent=None,
+    current=None,
+    record=None,
+    bounds=None,
+    show_vigilance=False,
+    show_bandwidth=False,
+    deleted=None,
+    dims=(0, 1),
+    height=560,
+    title=None,
+    highlight=None,
+    current_name="current sample",
+):
     """The main view: data, nodes, edges by age, winners, the current sample.
 
     Parameters
@@ -244,11 +299,29 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
     i, j = dims
     traces = []
     if seen is not None and len(seen):
-        traces.append(dict(type="scattergl", x=_f32(seen[:, i]), y=_f32(seen[:, j]), mode="markers", name="data seen",
-                                   marker=dict(size=3, color="rgba(120,120,120,0.25)"), hoverinfo="skip"))
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(seen[:, i]),
+                y=_f32(seen[:, j]),
+                mode="markers",
+                name="data seen",
+                marker=dict(size=3, color="rgba(120,120,120,0.25)"),
+                hoverinfo="skip",
+            )
+        )
     if recent is not None and len(recent):
-        traces.append(dict(type="scattergl", x=_f32(recent[:, i]), y=_f32(recent[:, j]), mode="markers", name="recent window",
-                                   marker=dict(size=4, color="rgba(31,119,180,0.55)"), hoverinfo="skip"))
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(recent[:, i]),
+                y=_f32(recent[:, j]),
+                mode="markers",
+                name="recent window",
+                marker=dict(size=4, color="rgba(31,119,180,0.55)"),
+                hoverinfo="skip",
+            )
+        )
     fitted = model is not None and hasattr(model, "network_") and len(model.nodes_) > 0
     if fitted:
         P = np.asarray(model.nodes_)[:, [i, j]]
@@ -257,8 +330,18 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
         ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
         if ages is None:  # edges without an age (TCA): one colour
             x, y = _segments(P, edges)
-            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color="#555", width=1.4),
-                               name="edges", hoverinfo="skip", showlegend=False))
+            traces.append(
+                dict(
+                    type="scattergl",
+                    x=x,
+                    y=y,
+                    mode="lines",
+                    line=dict(color="#555", width=1.4),
+                    name="edges",
+                    hoverinfo="skip",
+                    showlegend=False,
+                )
+            )
         else:
             band, starts, colors, amax = _age_bands(ages)
             for k in range(len(colors)):
@@ -266,24 +349,66 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
                 if not sel.any():
                     continue
                 x, y = _segments(P, edges[sel])
-                traces.append(dict(type="scattergl", x=x, y=y, mode="lines", line=dict(color=colors[k], width=1.6),
-                                   name=f"edges age {starts[k]}+", hoverinfo="skip", showlegend=False))
+                traces.append(
+                    dict(
+                        type="scattergl",
+                        x=x,
+                        y=y,
+                        mode="lines",
+                        line=dict(color=colors[k], width=1.6),
+                        name=f"edges age {starts[k]}+",
+                        hoverinfo="skip",
+                        showlegend=False,
+                    )
+                )
             if len(ages):
-                traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False,
-                                   hoverinfo="skip",
-                                   marker=dict(color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax,
-                                               showscale=True, size=0,
-                                               colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6))))
+                traces.append(
+                    dict(
+                        type="scatter",
+                        x=[None],
+                        y=[None],
+                        mode="markers",
+                        showlegend=False,
+                        hoverinfo="skip",
+                        marker=dict(
+                            color=[1, amax],
+                            colorscale=AGE_COLORSCALE,
+                            cmin=1,
+                            cmax=amax,
+                            showscale=True,
+                            size=0,
+                            colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6),
+                        ),
+                    )
+                )
         labels = np.asarray(model.node_labels_)
         if clouds:  # AutoCloud: each cloud's spread, the root of its variance (mean squared distance)
             spread = np.sqrt(np.maximum(np.asarray(model.cloud_variances_, float), 0))
             x, y = _circles(P, spread, n=48)
-            traces.append(dict(type="scatter", x=x, y=y, mode="lines", name="cloud spread (√variance)",
-                               line=dict(color="rgba(31,119,180,0.55)", width=1.5), hoverinfo="skip"))
+            traces.append(
+                dict(
+                    type="scatter",
+                    x=x,
+                    y=y,
+                    mode="lines",
+                    name="cloud spread (√variance)",
+                    line=dict(color="rgba(31,119,180,0.55)", width=1.5),
+                    hoverinfo="skip",
+                )
+            )
         if show_bandwidth and hasattr(model, "sigmas_"):
             x, y = _circles(P, np.asarray(model.sigmas_))
-            traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="bandwidth σ",
-                               line=dict(color="rgba(148,103,189,0.35)", width=1), hoverinfo="skip"))
+            traces.append(
+                dict(
+                    type="scattergl",
+                    x=x,
+                    y=y,
+                    mode="lines",
+                    name="bandwidth σ",
+                    line=dict(color="rgba(148,103,189,0.35)", width=1),
+                    hoverinfo="skip",
+                )
+            )
         M = np.asarray(model.win_counts_, dtype=float)
         size = _node_sizes(M)
         ids = np.asarray(model.node_ids_)
@@ -291,46 +416,103 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
         hover = [f"{what} {n} · cluster {c} · {'n' if clouds else 'M'}={m:g}" for n, c, m in zip(ids, labels, M)]
         if hasattr(model, "sigmas_"):
             hover = [f"{h} · σ={v:.4g}" for h, v in zip(hover, np.asarray(model.sigmas_))]
-        traces.append(dict(type="scattergl", x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers",
-                           name="cloud centres" if clouds else "nodes",
-                           marker=dict(size=size if not clouds else 12, color=cluster_colors(labels),
-                                       symbol="diamond" if clouds else "circle",
-                                       line=dict(color="white", width=0.8)),
-                           text=hover, hoverinfo="text"))
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(P[:, 0]),
+                y=_f32(P[:, 1]),
+                mode="markers",
+                name="cloud centres" if clouds else "nodes",
+                marker=dict(
+                    size=size if not clouds else 12,
+                    color=cluster_colors(labels),
+                    symbol="diamond" if clouds else "circle",
+                    line=dict(color="white", width=0.8),
+                ),
+                text=hover,
+                hoverinfo="text",
+            )
+        )
         if record is not None and getattr(record, "s1_id", -1) >= 0:
             for key, sym, col in (("s2_id", "circle-open", "#ff7f0e"), ("s1_id", "circle-open", "#d62728")):
                 nid = getattr(record, key)
                 rows = np.flatnonzero(ids == nid) if nid >= 0 else []
                 if len(rows):
                     r = rows[0]
-                    traces.append(dict(type="scatter", x=[P[r, 0]], y=[P[r, 1]], mode="markers+text", name=key[:2],
-                                       text=[key[:2]], textposition="top right",
-                                       marker=dict(symbol=sym, size=22, color=col, line=dict(width=3))))
+                    traces.append(
+                        dict(
+                            type="scatter",
+                            x=[P[r, 0]],
+                            y=[P[r, 1]],
+                            mode="markers+text",
+                            name=key[:2],
+                            text=[key[:2]],
+                            textposition="top right",
+                            marker=dict(symbol=sym, size=22, color=col, line=dict(width=3)),
+                        )
+                    )
             if show_vigilance and record.s1_id in ids and hasattr(model, "prediction_sigma"):
                 r = int(np.flatnonzero(ids == record.s1_id)[0])
                 span = None
                 if bounds is not None:
                     span = max(bounds[0][1] - bounds[0][0], bounds[1][1] - bounds[1][0])
-                curve = vigilance_boundary(np.asarray(model.nodes_)[r], model.prediction_sigma(),
-                                           model.threshold_, dims=dims, r_max=span)
+                curve = vigilance_boundary(
+                    np.asarray(model.nodes_)[r], model.prediction_sigma(), model.threshold_, dims=dims, r_max=span
+                )
                 if curve is not None:
-                    traces.append(dict(type="scatter", x=curve[0], y=curve[1], mode="lines",
-                                       name="vigilance region of s1", fill="toself", fillcolor="rgba(214,39,40,0.08)",
-                                       line=dict(color="rgba(214,39,40,0.7)", dash="dot")))
+                    traces.append(
+                        dict(
+                            type="scatter",
+                            x=curve[0],
+                            y=curve[1],
+                            mode="lines",
+                            name="vigilance region of s1",
+                            fill="toself",
+                            fillcolor="rgba(214,39,40,0.08)",
+                            line=dict(color="rgba(214,39,40,0.7)", dash="dot"),
+                        )
+                    )
     if fitted and highlight is not None and len(highlight):
         H = P[np.asarray(highlight, dtype=int)]
-        traces.append(dict(type="scatter", x=_f32(H[:, 0]), y=_f32(H[:, 1]), mode="markers",
-                           name="would resonate (CIM ≤ V)",
-                           marker=dict(symbol="circle-open", size=20, color="#2ca02c", line=dict(width=3))))
+        traces.append(
+            dict(
+                type="scatter",
+                x=_f32(H[:, 0]),
+                y=_f32(H[:, 1]),
+                mode="markers",
+                name="would resonate (CIM ≤ V)",
+                marker=dict(symbol="circle-open", size=20, color="#2ca02c", line=dict(width=3)),
+            )
+        )
     if deleted is not None and len(deleted):
-        traces.append(dict(type="scatter", x=_f32(deleted[:, i]), y=_f32(deleted[:, j]), mode="markers",
-                                 name="removed this frame",
-                                 marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3))))
+        traces.append(
+            dict(
+                type="scatter",
+                x=_f32(deleted[:, i]),
+                y=_f32(deleted[:, j]),
+                mode="markers",
+                name="removed this frame",
+                marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3)),
+            )
+        )
     if current is not None:
-        traces.append(dict(type="scatter", x=[float(current[i])], y=[float(current[j])], mode="markers", name=current_name,
-                                 marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1))))
-    layout = dict(height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10), uirevision="network",
-                  legend=dict(orientation="h", y=-0.05), plot_bgcolor="white")
+        traces.append(
+            dict(
+                type="scatter",
+                x=[float(current[i])],
+                y=[float(current[j])],
+                mode="markers",
+                name=current_name,
+                marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1)),
+            )
+        )
+    layout = dict(
+        height=height,
+        margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+        uirevision="network",
+        legend=dict(orientation="h", y=-0.05),
+        plot_bgcolor="white",
+    )
     if title:
         layout["title"] = dict(text=title)
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
@@ -339,10 +521,10 @@ def network_figure(model=None, seen=None, recent=None, current=None, record=None
     if bounds is not None:
         (x0, x1), (y0, y1) = bounds
         px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
-        fig.update_xaxes(range=[x0 - px, x1 + px], showgrid=True, gridcolor="#eee", zeroline=False,
-                         constrain="domain")
-        fig.update_yaxes(range=[y0 - py, y1 + py], showgrid=True, gridcolor="#eee", zeroline=False,
-                         scaleanchor="x", scaleratio=1)
+        fig.update_xaxes(range=[x0 - px, x1 + px], showgrid=True, gridcolor="#eee", zeroline=False, constrain="domain")
+        fig.update_yaxes(
+            range=[y0 - py, y1 + py], showgrid=True, gridcolor="#eee", zeroline=False, scaleanchor="x", scaleratio=1
+        )
     return fig
 
 
@@ -355,8 +537,9 @@ def thin(t, *cols, max_points=1500):
     return (t[idx], *(c[idx] for c in cols))
 
 
-def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_now=None, height=900,
-                  max_points=1500, x_max=None):
+def traces_figure(
+    trace, columns, stage_starts=(), stage_names=(), events=(), t_now=None, height=900, max_points=1500, x_max=None
+):
     """Internal quantities over samples seen, on one shared x-axis.
 
     Rows: #nodes/#edges/#clusters; the threshold V; lambda and n_active; the
@@ -366,16 +549,29 @@ def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_
     """
     col = {c: k for k, c in enumerate(columns)}
     trace = np.asarray(trace)
-    fig = make_subplots(rows=5, cols=1, shared_xaxes=True, vertical_spacing=0.055,
-                        subplot_titles=("network size", "similarity threshold V", "λ and n_active",
-                                        "diversity D = det(exp R) (initial phase)", "edge-age threshold a_max"))
+    fig = make_subplots(
+        rows=5,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.055,
+        subplot_titles=(
+            "network size",
+            "similarity threshold V",
+            "λ and n_active",
+            "diversity D = det(exp R) (initial phase)",
+            "edge-age threshold a_max",
+        ),
+    )
     if len(trace):
         t = trace[:, col["t"]]
 
         def line(row, name, key, color, **kw):
             tt, v = thin(t, trace[:, col[key]], max_points=max_points)
-            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color),
-                                       **kw), row=row, col=1)
+            fig.add_trace(
+                go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color), **kw),
+                row=row,
+                col=1,
+            )
 
         line(1, "#nodes", "n_nodes", "#1f77b4")
         line(1, "#edges", "n_edges", "#7f7f7f")
@@ -388,21 +584,40 @@ def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_
         if ok.any():
             Dv = np.where(D[ok] > 0, D[ok], np.nan)
             tt, v = thin(t[ok], Dv, max_points=max_points)
-            fig.add_trace(go.Scatter(x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4),
-                                       line=dict(color="#17becf")), row=4, col=1)
-            fig.add_trace(go.Scatter(x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))], y=[1e-6, 1e-6], mode="lines",
-                                     name="1e-6", line=dict(color="#d62728", dash="dash")), row=4, col=1)
+            fig.add_trace(
+                go.Scatter(
+                    x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4), line=dict(color="#17becf")
+                ),
+                row=4,
+                col=1,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))],
+                    y=[1e-6, 1e-6],
+                    mode="lines",
+                    name="1e-6",
+                    line=dict(color="#d62728", dash="dash"),
+                ),
+                row=4,
+                col=1,
+            )
         fig.update_yaxes(type="log", row=4, col=1)
         A = trace[:, col["a_max"]]
         ok = np.isfinite(A)
         if ok.any():
             tt, v = thin(t[ok], A[ok], max_points=max_points)
-            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max",
-                                       marker=dict(size=3, color="#ff7f0e")), row=5, col=1)
+            fig.add_trace(
+                go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max", marker=dict(size=3, color="#ff7f0e")),
+                row=5,
+                col=1,
+            )
         line(5, "mean age of deleted edges", "mean_deleted_edge_age", "#1f77b4")
         top = float(np.nanmax(trace[:, col["n_nodes"]]))
-        for kind, row, y, name, color in (("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
-                                          ("setup", 2, None, "threshold set-up", "#2ca02c")):
+        for kind, row, y, name, color in (
+            ("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
+            ("setup", 2, None, "threshold set-up", "#2ca02c"),
+        ):
             ts = np.asarray([e[0] for e in events if e[1] == kind], dtype=float)
             if not len(ts):
                 continue
@@ -412,30 +627,94 @@ def traces_figure(trace, columns, stage_starts=(), stage_names=(), events=(), t_
                 ys = trace[np.clip(ts.astype(int) - 1, 0, len(trace) - 1), col["threshold"]]
             else:
                 ys = np.full(len(ts), y)
-            fig.add_trace(go.Scattergl(x=_f32(ts), y=_f32(ys), mode="markers", name=name,
-                                       marker=dict(symbol="line-ns-open", size=9, color=color)), row=row, col=1)
+            fig.add_trace(
+                go.Scattergl(
+                    x=_f32(ts),
+                    y=_f32(ys),
+                    mode="markers",
+                    name=name,
+                    marker=dict(symbol="line-ns-open", size=9, color=color),
+                ),
+                row=row,
+                col=1,
+            )
     if x_max is None:
         x_max = max(float(trace[-1, col["t"]]) * 1.04 if len(trace) else 0.0, 20.0)
     shapes, notes = [], []
     for k, s in enumerate(stage_starts):
         if k == 0 or s > x_max:
             continue
-        shapes.append(dict(type="line", xref="x", yref="paper", x0=float(s), x1=float(s), y0=0, y1=1,
-                           line=dict(color="rgba(0,0,0,0.45)", dash="dash", width=1)))
-        notes.append(dict(x=float(s), y=1.0, xref="x", yref="paper", text=f"→ {stage_names[k]}", showarrow=False,
-                          xanchor="left", font=dict(size=10)))
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=float(s),
+                x1=float(s),
+                y0=0,
+                y1=1,
+                line=dict(color="rgba(0,0,0,0.45)", dash="dash", width=1),
+            )
+        )
+        notes.append(
+            dict(
+                x=float(s),
+                y=1.0,
+                xref="x",
+                yref="paper",
+                text=f"→ {stage_names[k]}",
+                showarrow=False,
+                xanchor="left",
+                font=dict(size=10),
+            )
+        )
     for e in events:
         if e[1] == "lambda":
-            shapes.append(dict(type="line", xref="x", yref="paper", x0=float(e[0]), x1=float(e[0]), y0=0, y1=1,
-                               line=dict(color="rgba(44,160,44,0.6)", width=1, dash="dot")))
-            notes.append(dict(x=float(e[0]), y=0.02, xref="x", yref="paper", text=e[2], showarrow=False,
-                              xanchor="left", font=dict(size=10, color="#2ca02c")))
+            shapes.append(
+                dict(
+                    type="line",
+                    xref="x",
+                    yref="paper",
+                    x0=float(e[0]),
+                    x1=float(e[0]),
+                    y0=0,
+                    y1=1,
+                    line=dict(color="rgba(44,160,44,0.6)", width=1, dash="dot"),
+                )
+            )
+            notes.append(
+                dict(
+                    x=float(e[0]),
+                    y=0.02,
+                    xref="x",
+                    yref="paper",
+                    text=e[2],
+                    showarrow=False,
+                    xanchor="left",
+                    font=dict(size=10, color="#2ca02c"),
+                )
+            )
     if t_now is not None:
-        shapes.append(dict(type="line", xref="x", yref="paper", x0=float(t_now), x1=float(t_now), y0=0, y1=1,
-                           line=dict(color="black", width=1)))
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=float(t_now),
+                x1=float(t_now),
+                y0=0,
+                y1=1,
+                line=dict(color="black", width=1),
+            )
+        )
     fig.update_layout(shapes=list(fig.layout.shapes) + shapes, annotations=list(fig.layout.annotations) + notes)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), uirevision="traces",
-                      legend=dict(orientation="h", y=-0.04), hovermode="x unified")
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=30, b=10),
+        uirevision="traces",
+        legend=dict(orientation="h", y=-0.04),
+        hovermode="x unified",
+    )
     fig.update_xaxes(range=[0, x_max])
     fig.update_xaxes(title_text="samples seen", row=5, col=1)
     return fig
@@ -476,14 +755,23 @@ def topology_figure(model, layout="spring", seed=0, height=480, positions=None):
     if model is not None and hasattr(model, "network_") and len(model.nodes_):
         P = layout_positions(model, layout, seed) if positions is None else positions
         x, y = _segments(P, np.asarray(model.edges_))
-        fig.add_trace(go.Scattergl(x=x, y=y, mode="lines", line=dict(color="#999", width=1), hoverinfo="skip",
-                                   name="edges"))
+        fig.add_trace(
+            go.Scattergl(x=x, y=y, mode="lines", line=dict(color="#999", width=1), hoverinfo="skip", name="edges")
+        )
         M = np.asarray(model.win_counts_)
         labels = np.asarray(model.node_labels_)
         hover = [f"node {n} · cluster {c} · M={m}" for n, c, m in zip(model.node_ids_, labels, M)]
-        fig.add_trace(go.Scattergl(x=_f32(P[:, 0]), y=_f32(P[:, 1]), mode="markers", name="nodes",
-                                   marker=dict(size=5 + 9 * np.sqrt(M / max(M.max(), 1)), color=cluster_colors(labels)),
-                                   text=hover, hoverinfo="text"))
+        fig.add_trace(
+            go.Scattergl(
+                x=_f32(P[:, 0]),
+                y=_f32(P[:, 1]),
+                mode="markers",
+                name="nodes",
+                marker=dict(size=5 + 9 * np.sqrt(M / max(M.max(), 1)), color=cluster_colors(labels)),
+                text=hover,
+                hoverinfo="text",
+            )
+        )
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), showlegend=False, plot_bgcolor="white")
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
@@ -506,35 +794,86 @@ def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500)
     for r, runs in enumerate(series, start=1):
         for k, (label, (t, v)) in enumerate(runs.items()):
             tt, vv = thin(np.asarray(t), np.asarray(v), max_points=max_points)
-            fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(vv), mode="lines", name=label, legendgroup=label,
-                                       showlegend=r == 1, line=dict(color=PALETTE[k % len(PALETTE)])), row=r, col=1)
+            fig.add_trace(
+                go.Scattergl(
+                    x=_f32(tt),
+                    y=_f32(vv),
+                    mode="lines",
+                    name=label,
+                    legendgroup=label,
+                    showlegend=r == 1,
+                    line=dict(color=PALETTE[k % len(PALETTE)]),
+                ),
+                row=r,
+                col=1,
+            )
     for s in list(stage_starts)[1:]:
         fig.add_vline(x=float(s), line=dict(color="rgba(0,0,0,0.4)", dash="dash", width=1))
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), hovermode="x unified",
-                      legend=dict(orientation="h", y=-0.06))
+    fig.update_layout(
+        height=height, margin=dict(l=10, r=10, t=30, b=10), hovermode="x unified", legend=dict(orientation="h", y=-0.06)
+    )
     fig.update_xaxes(title_text="samples seen", row=len(series), col=1)
     return fig
 
 
-def projected_network_figure(nodes_2d, edges, node_labels, win_counts, data_2d=None, data_labels=None,
-                             axis_titles=("x", "y"), height=520):
+def projected_network_figure(
+    nodes_2d, edges, node_labels, win_counts, data_2d=None, data_labels=None, axis_titles=("x", "y"), height=520
+):
     """A network drawn in any 2-D view (e.g. a PCA projection): nodes by cluster, edges, data faded."""
     traces = []
     if data_2d is not None and len(data_2d):
         color = "rgba(120,120,120,0.3)" if data_labels is None else cluster_colors(data_labels)
-        traces.append(dict(type="scattergl", x=_f32(data_2d[:, 0]), y=_f32(data_2d[:, 1]), mode="markers",
-                           name="data", marker=dict(size=3, color=color, opacity=0.35), hoverinfo="skip"))
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(data_2d[:, 0]),
+                y=_f32(data_2d[:, 1]),
+                mode="markers",
+                name="data",
+                marker=dict(size=3, color=color, opacity=0.35),
+                hoverinfo="skip",
+            )
+        )
     if len(nodes_2d):
         x, y = _segments(np.asarray(nodes_2d), np.asarray(edges).reshape(-1, 2))
-        traces.append(dict(type="scattergl", x=x, y=y, mode="lines", name="edges", line=dict(color="#555", width=1),
-                           hoverinfo="skip"))
+        traces.append(
+            dict(
+                type="scattergl",
+                x=x,
+                y=y,
+                mode="lines",
+                name="edges",
+                line=dict(color="#555", width=1),
+                hoverinfo="skip",
+            )
+        )
         M = np.asarray(win_counts)
-        traces.append(dict(type="scattergl", x=_f32(nodes_2d[:, 0]), y=_f32(nodes_2d[:, 1]), mode="markers",
-                           name="nodes", marker=dict(size=6 + 10 * np.sqrt(M / max(M.max(), 1)),
-                                                     color=cluster_colors(node_labels), line=dict(color="white", width=0.8)),
-                           text=[f"cluster {c}" for c in node_labels], hoverinfo="text"))
-    fig = go.Figure(data=traces, layout=dict(height=height, margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
-                                             legend=dict(orientation="h", y=-0.08)), _validate=False)
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(nodes_2d[:, 0]),
+                y=_f32(nodes_2d[:, 1]),
+                mode="markers",
+                name="nodes",
+                marker=dict(
+                    size=6 + 10 * np.sqrt(M / max(M.max(), 1)),
+                    color=cluster_colors(node_labels),
+                    line=dict(color="white", width=0.8),
+                ),
+                text=[f"cluster {c}" for c in node_labels],
+                hoverinfo="text",
+            )
+        )
+    fig = go.Figure(
+        data=traces,
+        layout=dict(
+            height=height,
+            margin=dict(l=10, r=10, t=10, b=10),
+            plot_bgcolor="white",
+            legend=dict(orientation="h", y=-0.08),
+        ),
+        _validate=False,
+    )
     fig.update_xaxes(title_text=axis_titles[0], showgrid=True, gridcolor="#eee")
     fig.update_yaxes(title_text=axis_titles[1], showgrid=True, gridcolor="#eee")
     return fig
@@ -544,9 +883,19 @@ def matrix_heatmap(M, x_labels, y_labels, title="", zmin=None, zmax=None, colors
     """A labelled heatmap with the values written in the cells (R matrices, contingency tables)."""
     M = np.asarray(M, dtype=float)
     text = [["" if not np.isfinite(v) else format(v, fmt) for v in row] for row in M]
-    fig = go.Figure(go.Heatmap(z=M, x=[str(v) for v in x_labels], y=[str(v) for v in y_labels], text=text,
-                               texttemplate="%{text}", colorscale=colorscale, zmin=zmin, zmax=zmax,
-                               colorbar=dict(title=dict(text=title))))
+    fig = go.Figure(
+        go.Heatmap(
+            z=M,
+            x=[str(v) for v in x_labels],
+            y=[str(v) for v in y_labels],
+            text=text,
+            texttemplate="%{text}",
+            colorscale=colorscale,
+            zmin=zmin,
+            zmax=zmax,
+            colorbar=dict(title=dict(text=title)),
+        )
+    )
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
@@ -560,11 +909,31 @@ def bars_with_std(df, group, metrics, reference=None, height=360):
     for c, m in enumerate(metrics, start=1):
         mean = [df.loc[df[group] == g, m].mean() for g in groups]
         std = [df.loc[df[group] == g, m].std(ddof=1) if (df[group] == g).sum() > 1 else 0.0 for g in groups]
-        fig.add_trace(go.Bar(x=[str(g) for g in groups], y=mean, error_y=dict(type="data", array=std), name="ours",
-                             marker_color=PALETTE[0], showlegend=c == 1), row=1, col=c)
+        fig.add_trace(
+            go.Bar(
+                x=[str(g) for g in groups],
+                y=mean,
+                error_y=dict(type="data", array=std),
+                name="ours",
+                marker_color=PALETTE[0],
+                showlegend=c == 1,
+            ),
+            row=1,
+            col=c,
+        )
         if reference and m in reference:
-            fig.add_trace(go.Bar(x=["paper"], y=[reference[m][0]], error_y=dict(type="data", array=[reference[m][1]]),
-                                 name="paper", marker_color=PALETTE[1], showlegend=c == 1), row=1, col=c)
+            fig.add_trace(
+                go.Bar(
+                    x=["paper"],
+                    y=[reference[m][0]],
+                    error_y=dict(type="data", array=[reference[m][1]]),
+                    name="paper",
+                    marker_color=PALETTE[1],
+                    showlegend=c == 1,
+                ),
+                row=1,
+                col=c,
+            )
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), barmode="group")
     return fig
 
@@ -575,11 +944,31 @@ def lambda_sweep_figure(df, height=380):
     fixed = df[~df["estimated"]].groupby("lambda")[["nmi", "n_clusters"]].agg(["mean", "std"])
     est = df[df["estimated"]]
     for c, m in enumerate(("nmi", "n_clusters"), start=1):
-        fig.add_trace(go.Scatter(x=fixed.index.to_numpy(float), y=fixed[(m, "mean")], mode="lines+markers",
-                                 error_y=dict(type="data", array=fixed[(m, "std")].fillna(0)), name="λ fixed",
-                                 marker_color=PALETTE[0], showlegend=c == 1), row=1, col=c)
-        fig.add_trace(go.Scatter(x=est["lambda"].to_numpy(float), y=est[m], mode="markers", name="λ estimated",
-                                 marker=dict(symbol="star", size=14, color=PALETTE[3]), showlegend=c == 1), row=1, col=c)
+        fig.add_trace(
+            go.Scatter(
+                x=fixed.index.to_numpy(float),
+                y=fixed[(m, "mean")],
+                mode="lines+markers",
+                error_y=dict(type="data", array=fixed[(m, "std")].fillna(0)),
+                name="λ fixed",
+                marker_color=PALETTE[0],
+                showlegend=c == 1,
+            ),
+            row=1,
+            col=c,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=est["lambda"].to_numpy(float),
+                y=est[m],
+                mode="markers",
+                name="λ estimated",
+                marker=dict(symbol="star", size=14, color=PALETTE[3]),
+                showlegend=c == 1,
+            ),
+            row=1,
+            col=c,
+        )
     fig.update_xaxes(type="log", title_text="λ")
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
     return fig
@@ -589,10 +978,18 @@ def runtime_figure(df, height=360):
     """Seconds per dataset, split into the diversity (lambda-estimation) phase and the rest; peak memory."""
     g = df.groupby("dataset", sort=False)[["seconds", "diversity_seconds", "peak_mb"]].mean()
     fig = make_subplots(rows=1, cols=2, subplot_titles=("wall time (s)", "peak memory (MB)"))
-    fig.add_trace(go.Bar(x=g.index, y=g["diversity_seconds"], name="until λ is fixed (DPP diversity)",
-                         marker_color=PALETTE[1]), row=1, col=1)
-    fig.add_trace(go.Bar(x=g.index, y=g["seconds"] - g["diversity_seconds"], name="the rest of the pass",
-                         marker_color=PALETTE[0]), row=1, col=1)
+    fig.add_trace(
+        go.Bar(x=g.index, y=g["diversity_seconds"], name="until λ is fixed (DPP diversity)", marker_color=PALETTE[1]),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=g.index, y=g["seconds"] - g["diversity_seconds"], name="the rest of the pass", marker_color=PALETTE[0]
+        ),
+        row=1,
+        col=1,
+    )
     fig.add_trace(go.Bar(x=g.index, y=g["peak_mb"], name="peak traced memory", marker_color=PALETTE[2]), row=1, col=2)
     fig.update_layout(barmode="stack", height=height, margin=dict(l=10, r=10, t=30, b=10))
     return fig

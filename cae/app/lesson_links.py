@@ -31,8 +31,17 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["parse_playground", "playground_query", "parse_continual", "continual_query", "parse_step",
-           "N_CHOICES", "MAX_VALUE_LENGTH", "VIEW_DEFAULTS", "PLAYGROUND_DEFAULTS"]
+__all__ = [
+    "parse_playground",
+    "playground_query",
+    "parse_continual",
+    "continual_query",
+    "parse_step",
+    "N_CHOICES",
+    "MAX_VALUE_LENGTH",
+    "VIEW_DEFAULTS",
+    "PLAYGROUND_DEFAULTS",
+]
 
 N_CHOICES = (250, 500, 1500, 5000, 15000)
 #: the Playground's state when a link says nothing else
@@ -83,8 +92,11 @@ class _Reader:
             c = min(max(c, lo), hi)
         c = int(round(c)) if kind is int else round(c, 10)
         if c != v:
-            self.notices.append(f"{key} = {raw[:20]} is out of range: using {c}" if not lo <= v <= hi else
-                                f"{key} = {raw[:20]} is not on the widget's steps: using {c}")
+            self.notices.append(
+                f"{key} = {raw[:20]} is out of range: using {c}"
+                if not lo <= v <= hi
+                else f"{key} = {raw[:20]} is not on the widget's steps: using {c}"
+            )
         return c
 
     def choice(self, key, options):
@@ -138,8 +150,12 @@ def parse_playground(query, streams):
             cfg["n_per_class"] = n
         except ValueError:
             r.notices.append(f"ignored n = {raw[:20]!r}: not a number")
-    for key, name, lo, hi, kind, step in (("noise", "noise", 0.0, 0.5, float, 0.05), ("seed", "seed", 0, 10**6, int, None),
-                                         ("lam", "lam", 4, 400, int, 2), ("amax", "amax", 1, 200, int, None)):
+    for key, name, lo, hi, kind, step in (
+        ("noise", "noise", 0.0, 0.5, float, 0.05),
+        ("seed", "seed", 0, 10**6, int, None),
+        ("lam", "lam", 4, 400, int, 2),
+        ("amax", "amax", 1, 200, int, None),
+    ):
         v = r.number(key, lo, hi, kind, step, base=lo if step else 0.0)
         if v is not None:
             cfg[name] = round(v, 2) if kind is float else v
@@ -157,7 +173,7 @@ def parse_playground(query, streams):
     t = r.number("t", 0, 10**9)
     place = []
     if "place" in r.q and r.q["place"]:
-        for item in r.q["place"].split(",")[:MAX_PLACED + 1]:
+        for item in r.q["place"].split(",")[: MAX_PLACED + 1]:
             parts = item.split(":")
             try:
                 if len(parts) != 3:
@@ -181,8 +197,13 @@ def _num(v):
 
 def playground_query(cfg, view, t, place):
     """The query parameters of a Playground state (only the view toggles that differ from the defaults)."""
-    q = {"stream": cfg["source"], "n": str(cfg["n_per_class"]), "noise": _num(float(cfg["noise"])),
-         "seed": str(cfg["seed"]), "algo": cfg["algo"]}
+    q = {
+        "stream": cfg["source"],
+        "n": str(cfg["n_per_class"]),
+        "noise": _num(float(cfg["noise"])),
+        "seed": str(cfg["seed"]),
+        "algo": cfg["algo"],
+    }
     if cfg["algo"] == "CAEA":
         q["lam"], q["amax"] = str(int(cfg["lam"])), str(int(cfg["amax"]))
     q["t"] = str(int(t))
@@ -217,8 +238,9 @@ def parse_continual(query, sources, classes_of):
                 raise ValueError
             out["order"] = order
         except ValueError:
-            r.notices.append(f"ignored order = {raw[:30]!r}: give distinct class numbers among "
-                             f"{', '.join(map(str, valid))}")
+            r.notices.append(
+                f"ignored order = {raw[:30]!r}: give distinct class numbers among {', '.join(map(str, valid))}"
+            )
     return out, r.notices
 
 

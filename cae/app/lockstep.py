@@ -33,7 +33,8 @@ class Lockstep:
                 raise ValueError(f"unknown algorithm {algo!r}")
             ALGORITHMS[algo].make(**params)  # invalid parameters fail here, not at the first step
             self.playgrounds[label] = Stepper(
-                stream, model_factory=lambda a=algo, p=dict(params): make_algorithm(a, **p))
+                stream, model_factory=lambda a=algo, p=dict(params): make_algorithm(a, **p)
+            )
 
     @property
     def t(self):
@@ -59,11 +60,18 @@ class Lockstep:
             m = pg.live_metrics(max_points, score_noise=score_noise)
             model = pg.model
             fitted = pg.t > 0 and hasattr(model, "network_")
-            rows.append({"algorithm": label, "samples seen": m["samples seen"],
-                         "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind == "network" else np.nan,
-                         "#clusters": m["clusters"], "NMI": m["NMI"], "ARI": m["ARI"],
-                         "V": getattr(model, "threshold_", np.nan) if fitted else np.nan,
-                         "λ": getattr(model, "deletion_interval_", None) if fitted else None})
+            rows.append(
+                {
+                    "algorithm": label,
+                    "samples seen": m["samples seen"],
+                    "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind == "network" else np.nan,
+                    "#clusters": m["clusters"],
+                    "NMI": m["NMI"],
+                    "ARI": m["ARI"],
+                    "V": getattr(model, "threshold_", np.nan) if fitted else np.nan,
+                    "λ": getattr(model, "deletion_interval_", None) if fitted else None,
+                }
+            )
         return pd.DataFrame(rows)
 
     def traces(self, name):

@@ -53,8 +53,19 @@ import plotly.io as pio
 from ..data.csvio import to_safe_csv
 from .figures import PALETTE
 
-__all__ = ["Frame", "frame_steps", "record_frames", "animation_spec", "animation_figure", "animation_html",
-           "build_animation", "export_playground", "traces_csv", "MAX_FRAMES", "MIN_FRAMES"]
+__all__ = [
+    "Frame",
+    "frame_steps",
+    "record_frames",
+    "animation_spec",
+    "animation_figure",
+    "animation_html",
+    "build_animation",
+    "export_playground",
+    "traces_csv",
+    "MAX_FRAMES",
+    "MIN_FRAMES",
+]
 
 MIN_FRAMES = 2
 MAX_FRAMES = 200
@@ -140,8 +151,10 @@ def frame_steps(t_start, t_end, n_frames, n_samples):
     if not MIN_FRAMES <= n_frames <= MAX_FRAMES:
         raise ValueError(f"n_frames must be between {MIN_FRAMES} and {MAX_FRAMES}, got {n_frames}")
     if t_end - t_start + 1 < n_frames:
-        raise ValueError(f"{n_frames} frames need {n_frames} distinct steps, but steps {t_start} to {t_end} "
-                         f"are only {t_end - t_start + 1}")
+        raise ValueError(
+            f"{n_frames} frames need {n_frames} distinct steps, but steps {t_start} to {t_end} "
+            f"are only {t_end - t_start + 1}"
+        )
     k = np.arange(n_frames, dtype=np.int64)
     span, gaps = t_end - t_start, n_frames - 1
     return t_start + (2 * span * k + gaps) // (2 * gaps)  # round(span * k / gaps), half up, exact in integers
@@ -162,8 +175,9 @@ def _make_model(model_factory):
 
         return CAE()
     if not callable(model_factory):
-        raise ValueError(f"model_factory must be callable (a class or a function making a model), "
-                         f"got {model_factory!r}")
+        raise ValueError(
+            f"model_factory must be callable (a class or a function making a model), got {model_factory!r}"
+        )
     model = model_factory()
     if not callable(getattr(model, "learn_many", None)):
         raise ValueError(f"the model factory made a {type(model).__name__}, which has no learn_many method")
@@ -301,8 +315,12 @@ def _network_data(frame, dims):
     M = frame.win_counts
     size = (5 + 9 * np.sqrt(M / max(float(M.max()), 1.0))).round() if len(M) else np.zeros(0)
     edges = dict(x=ex, y=ey)
-    nodes = dict(x=P[:, 0], y=P[:, 1], customdata=_small_ints(frame.node_labels),
-                 marker=dict(color=(frame.node_labels % len(PALETTE)).astype(np.uint8), size=size.astype(np.uint8)))
+    nodes = dict(
+        x=P[:, 0],
+        y=P[:, 1],
+        customdata=_small_ints(frame.node_labels),
+        marker=dict(color=(frame.node_labels % len(PALETTE)).astype(np.uint8), size=size.astype(np.uint8)),
+    )
     return edges, nodes
 
 
@@ -331,8 +349,19 @@ def animation_figure(frames, X, **kwargs):
     return go.Figure(animation_spec(frames, X, **kwargs), _validate=False)
 
 
-def animation_spec(frames, X, *, max_points=3000, title=None, algorithm="", stage_starts=None, stage_names=None,
-                   frame_duration=400, dims=(0, 1), height=680):
+def animation_spec(
+    frames,
+    X,
+    *,
+    max_points=3000,
+    title=None,
+    algorithm="",
+    stage_starts=None,
+    stage_names=None,
+    frame_duration=400,
+    dims=(0, 1),
+    height=680,
+):
     """The animation as a plain Plotly figure dict: one frame per :class:`Frame`, a play button and a slider.
 
     ``{"data": [...], "layout": {...}, "frames": [...]}`` with NumPy arrays
@@ -384,24 +413,68 @@ def animation_spec(frames, X, *, max_points=3000, title=None, algorithm="", stag
 
     # every drawn data point is written once: chunk k holds those that arrived up to frame k's step
     t_last = int(steps[-1])
-    shown = np.unique(np.linspace(0, t_last - 1, min(max_points, t_last)).round().astype(np.int64)) if t_last \
+    shown = (
+        np.unique(np.linspace(0, t_last - 1, min(max_points, t_last)).round().astype(np.int64))
+        if t_last
         else np.zeros(0, np.int64)
+    )
     cuts = np.searchsorted(shown, steps, side="left")  # shown[:cuts[k]]: the points drawn at frame k
     pts = X[shown][:, [i, j]].astype(np.float32)
-    chunk = [pts[(0 if k == 0 else cuts[k - 1]):cuts[k]] for k in range(len(frames))]
+    chunk = [pts[(0 if k == 0 else cuts[k - 1]) : cuts[k]] for k in range(len(frames))]
     nf = len(frames)
-    data = [dict(type="scatter", x=c[:, 0], y=c[:, 1], mode="markers", marker=dict(size=3, color=_OLD_DATA),
-                 hoverinfo="skip", showlegend=False, visible=k == 0) for k, c in enumerate(chunk)]
+    data = [
+        dict(
+            type="scatter",
+            x=c[:, 0],
+            y=c[:, 1],
+            mode="markers",
+            marker=dict(size=3, color=_OLD_DATA),
+            hoverinfo="skip",
+            showlegend=False,
+            visible=k == 0,
+        )
+        for k, c in enumerate(chunk)
+    ]
     edges, nodes = _network_data(frames[0], (i, j))
     empty = np.zeros(0, np.float32)
-    data.append(dict(type="scatter", x=empty, y=empty, mode="markers", hoverinfo="skip", showlegend=False,
-                     marker=dict(size=4, color=_NEW_DATA)))
-    data.append(dict(type="scatter", mode="lines", line=dict(color=_EDGE, width=1.2), hoverinfo="skip",
-                     showlegend=False, connectgaps=False, **edges))
-    nodes["marker"].update(colorscale=_discrete_colorscale(), cmin=0, cmax=len(PALETTE), showscale=False,
-                           line=dict(color="white", width=0.7))
-    data.append(dict(type="scatter", mode="markers", showlegend=False,
-                     hovertemplate="cluster %{customdata}<extra></extra>", **nodes))
+    data.append(
+        dict(
+            type="scatter",
+            x=empty,
+            y=empty,
+            mode="markers",
+            hoverinfo="skip",
+            showlegend=False,
+            marker=dict(size=4, color=_NEW_DATA),
+        )
+    )
+    data.append(
+        dict(
+            type="scatter",
+            mode="lines",
+            line=dict(color=_EDGE, width=1.2),
+            hoverinfo="skip",
+            showlegend=False,
+            connectgaps=False,
+            **edges,
+        )
+    )
+    nodes["marker"].update(
+        colorscale=_discrete_colorscale(),
+        cmin=0,
+        cmax=len(PALETTE),
+        showscale=False,
+        line=dict(color="white", width=0.7),
+    )
+    data.append(
+        dict(
+            type="scatter",
+            mode="markers",
+            showlegend=False,
+            hovertemplate="cluster %{customdata}<extra></extra>",
+            **nodes,
+        )
+    )
 
     top = f"{_html.escape(title)}<br>" if title else ""
     titles = [top + _frame_title(f, len(X), algorithm, _stage_at(f.t, stage_starts, stage_names)) for f in frames]
@@ -411,39 +484,100 @@ def animation_spec(frames, X, *, max_points=3000, title=None, algorithm="", stag
         newest = chunk[k] if k else np.zeros((0, 2), np.float32)  # frame 0 has no previous frame
         frame_data.append(dict(x=newest[:, 0], y=newest[:, 1]))
         frame_data += list(_network_data(f, (i, j)))
-        anim_frames.append(dict(name=str(f.t), data=frame_data, traces=list(range(nf + 3)),
-                                layout=dict(title=dict(text=titles[k]))))
+        anim_frames.append(
+            dict(name=str(f.t), data=frame_data, traces=list(range(nf + 3)), layout=dict(title=dict(text=titles[k])))
+        )
 
     (x0, y0), (x1, y1) = X[:, [i, j]].min(axis=0), X[:, [i, j]].max(axis=0)
     px, py = 0.03 * ((x1 - x0) or 1.0), 0.03 * ((y1 - y0) or 1.0)
-    play = dict(frame=dict(duration=frame_duration, redraw=True), fromcurrent=True, transition=dict(duration=0),
-                mode="immediate")
+    play = dict(
+        frame=dict(duration=frame_duration, redraw=True),
+        fromcurrent=True,
+        transition=dict(duration=0),
+        mode="immediate",
+    )
     pause = dict(frame=dict(duration=0, redraw=False), transition=dict(duration=0), mode="immediate")
     jump = dict(frame=dict(duration=0, redraw=True), transition=dict(duration=0), mode="immediate")
     layout = dict(
-        height=int(height), plot_bgcolor="white", margin=dict(l=40, r=20, t=80 if title else 60, b=150),
-        title=dict(text=titles[0], x=0.02, xanchor="left"), showlegend=False,
-        xaxis=dict(range=[float(x0 - px), float(x1 + px)], autorange=False, showgrid=True, gridcolor="#eee",
-                   zeroline=False, constrain="domain"),
-        yaxis=dict(range=[float(y0 - py), float(y1 + py)], autorange=False, showgrid=True, gridcolor="#eee",
-                   zeroline=False, scaleanchor="x", scaleratio=1),
-        updatemenus=[dict(type="buttons", direction="left", x=0.0, xanchor="left", y=-0.06, yanchor="top",
-                          pad=dict(t=0, r=10), showactive=False,
-                          buttons=[dict(label="▶ Play", method="animate", args=[None, play]),
-                                   dict(label="❚❚ Pause", method="animate", args=[[None], pause])])],
-        sliders=[dict(active=0, x=0.16, len=0.84, y=-0.04, yanchor="top", pad=dict(t=0, b=10),
-                      currentvalue=dict(prefix="step ", visible=True, xanchor="left"), transition=dict(duration=0),
-                      steps=[dict(method="animate", label=f"{f.t:,}", args=[[str(f.t)], jump]) for f in frames])],
-        annotations=[dict(text="grey: data seen · blue: arrived since the previous frame · dots: nodes, coloured by "
-                               "cluster and sized by win count · lines: edges",
-                          xref="paper", yref="paper", x=0, y=-0.30, xanchor="left", yanchor="top", showarrow=False,
-                          font=dict(size=11, color="#555"))],
+        height=int(height),
+        plot_bgcolor="white",
+        margin=dict(l=40, r=20, t=80 if title else 60, b=150),
+        title=dict(text=titles[0], x=0.02, xanchor="left"),
+        showlegend=False,
+        xaxis=dict(
+            range=[float(x0 - px), float(x1 + px)],
+            autorange=False,
+            showgrid=True,
+            gridcolor="#eee",
+            zeroline=False,
+            constrain="domain",
+        ),
+        yaxis=dict(
+            range=[float(y0 - py), float(y1 + py)],
+            autorange=False,
+            showgrid=True,
+            gridcolor="#eee",
+            zeroline=False,
+            scaleanchor="x",
+            scaleratio=1,
+        ),
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                x=0.0,
+                xanchor="left",
+                y=-0.06,
+                yanchor="top",
+                pad=dict(t=0, r=10),
+                showactive=False,
+                buttons=[
+                    dict(label="▶ Play", method="animate", args=[None, play]),
+                    dict(label="❚❚ Pause", method="animate", args=[[None], pause]),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                active=0,
+                x=0.16,
+                len=0.84,
+                y=-0.04,
+                yanchor="top",
+                pad=dict(t=0, b=10),
+                currentvalue=dict(prefix="step ", visible=True, xanchor="left"),
+                transition=dict(duration=0),
+                steps=[dict(method="animate", label=f"{f.t:,}", args=[[str(f.t)], jump]) for f in frames],
+            )
+        ],
+        annotations=[
+            dict(
+                text="grey: data seen · blue: arrived since the previous frame · dots: nodes, coloured by "
+                "cluster and sized by win count · lines: edges",
+                xref="paper",
+                yref="paper",
+                x=0,
+                y=-0.30,
+                xanchor="left",
+                yanchor="top",
+                showarrow=False,
+                font=dict(size=11, color="#555"),
+            )
+        ],
     )
     return dict(data=data, layout=layout, frames=anim_frames)
 
 
-_TYPED = {"float32": "f4", "float64": "f8", "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2",
-          "int32": "i4", "uint32": "u4"}
+_TYPED = {
+    "float32": "f4",
+    "float64": "f8",
+    "int8": "i1",
+    "uint8": "u1",
+    "int16": "i2",
+    "uint16": "u2",
+    "int32": "i4",
+    "uint32": "u4",
+}
 
 
 def _typed_arrays(obj):
@@ -462,8 +596,10 @@ def _typed_arrays(obj):
 
 
 # Pausing interrupts Plotly.animate, whose promise then rejects with no reason; keep that out of the console.
-_QUIET_PAUSE = ("window.addEventListener('unhandledrejection', function (e) {"
-                " if (e.reason === undefined) { e.preventDefault(); } });")
+_QUIET_PAUSE = (
+    "window.addEventListener('unhandledrejection', function (e) {"
+    " if (e.reason === undefined) { e.preventDefault(); } });"
+)
 
 
 def animation_html(frames, X, *, page_title=None, **kwargs):
@@ -476,8 +612,15 @@ def animation_html(frames, X, *, page_title=None, **kwargs):
     # the figure dict goes straight to the file: building plotly's objects for every frame would take
     # seconds (their per-element checks), longer than the learning
     spec = _typed_arrays(animation_spec(frames, X, **kwargs))
-    text = pio.to_html(spec, validate=False, include_plotlyjs=True, full_html=True, auto_play=False,
-                       post_script=_QUIET_PAUSE, config=dict(displaylogo=False, responsive=True))
+    text = pio.to_html(
+        spec,
+        validate=False,
+        include_plotlyjs=True,
+        full_html=True,
+        auto_play=False,
+        post_script=_QUIET_PAUSE,
+        config=dict(displaylogo=False, responsive=True),
+    )
     name = page_title or kwargs.get("title") or "CAE Explorer animation"
     text = text.replace("<head>", f"<head><title>{_html.escape(str(name))}</title>", 1)
     return text.encode("utf-8")
@@ -538,10 +681,10 @@ def export_playground(pg, t_start=0, t_end=None, n_frames=60, progress=None, **k
     if t_end is None:
         t_end = pg.t
         if _as_int(t_end, "t_end") <= _as_int(t_start, "t_start"):
-            raise ValueError(f"the playground is at step {pg.t}; step it past t_start ({t_start}) "
-                             "or give t_end")
-    return build_animation(pg.stream, pg._new_model, t_start=t_start, t_end=t_end, n_frames=n_frames,
-                           progress=progress, **kwargs)
+            raise ValueError(f"the playground is at step {pg.t}; step it past t_start ({t_start}) or give t_end")
+    return build_animation(
+        pg.stream, pg._new_model, t_start=t_start, t_end=t_end, n_frames=n_frames, progress=progress, **kwargs
+    )
 
 
 # ---------------------------------------------------------------------- traces

@@ -209,10 +209,10 @@ class Stepper:
     def _insert(self, t, x):
         s = self.stream
         starts = np.where(s.stage_starts > t, s.stage_starts + 1, s.stage_starts)
-        self.stream = replace(s, X=np.insert(s.X, t, x, axis=0), y=np.insert(s.y, t, PLACED_LABEL),
-                              stage_starts=starts)
-        self.placed = sorted([(p + 1 if p >= t else p, v) for p, v in self.placed] + [(t, x.copy())],
-                             key=lambda p: p[0])
+        self.stream = replace(s, X=np.insert(s.X, t, x, axis=0), y=np.insert(s.y, t, PLACED_LABEL), stage_starts=starts)
+        self.placed = sorted(
+            [(p + 1 if p >= t else p, v) for p, v in self.placed] + [(t, x.copy())], key=lambda p: p[0]
+        )
 
     # ---------------------------------------------------------- history
     def go_to(self, t):
@@ -235,7 +235,7 @@ class Stepper:
             base -= self.snapshot_every
         model = self.snapshots[base].snapshot() if base else self._new_model()
         if t - 1 > base:
-            model.learn_many(self.stream.X[base:t - 1])
+            model.learn_many(self.stream.X[base : t - 1])
         rec = model.learn_one(self.stream.X[t - 1])
         return rec, model, self.stream.X[t - 1]
 
@@ -268,7 +268,7 @@ class Stepper:
     def fork(self, deletion_interval=None, max_edge_age=None):
         """Forget the recorded future after t and continue with these parameters from here."""
         self.t_max = self.t
-        self.trace[self.t:] = np.nan
+        self.trace[self.t :] = np.nan
         for k in [k for k in self.snapshots if k > self.t]:
             del self.snapshots[k]
         self.events = [e for e in self.events if e[0] <= self.t]
@@ -297,9 +297,17 @@ class Stepper:
         stream scores about 0.876).
         """
         idx = self.seen(max_points)
-        out = {"samples seen": self.t, "nodes": 0, "clusters": 0, "NMI": np.nan, "ARI": np.nan,
-               "stage": self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
-               "metric sample": len(idx), "noise scored": bool(score_noise), "thinned": len(idx) < self.t}
+        out = {
+            "samples seen": self.t,
+            "nodes": 0,
+            "clusters": 0,
+            "NMI": np.nan,
+            "ARI": np.nan,
+            "stage": self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
+            "metric sample": len(idx),
+            "noise scored": bool(score_noise),
+            "thinned": len(idx) < self.t,
+        }
         if self.t == 0 or not hasattr(self.model, "network_"):
             return out
         out["nodes"] = len(self.model.nodes_)

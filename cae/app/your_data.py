@@ -15,8 +15,19 @@ import pandas as pd
 
 from ..data.csvio import to_safe_csv
 
-__all__ = ["learn_in_chunks", "pca_view", "cluster_table", "contingency_table", "labels_csv", "nodes_csv",
-           "edges_csv", "graphml_bytes", "model_bytes", "run_config", "data_hash"]
+__all__ = [
+    "learn_in_chunks",
+    "pca_view",
+    "cluster_table",
+    "contingency_table",
+    "labels_csv",
+    "nodes_csv",
+    "edges_csv",
+    "graphml_bytes",
+    "model_bytes",
+    "run_config",
+    "data_hash",
+]
 
 
 def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
@@ -31,7 +42,7 @@ def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
     while done < n:
         if should_stop is not None and should_stop():
             break
-        model.learn_many(X[done:done + chunk])
+        model.learn_many(X[done : done + chunk])
         done = min(n, done + chunk)
         if progress is not None:
             progress(done / n)
@@ -132,11 +143,21 @@ def model_bytes(model):
 def run_config(data_sha256, file_name, features, label, scaling, algorithm, params, shuffle_seed, n_rows, report):
     """A JSON run configuration that reproduces the run from the same file."""
     cfg = {
-        "tool": "cae-explorer", "data_sha256": data_sha256, "file_name": file_name,
-        "csv": {"delimiter": report.delimiter, "decimal": report.decimal, "header": report.header,
-                "encoding": report.encoding},
-        "features": list(map(str, features)), "label": label, "scaling": scaling, "algorithm": algorithm,
-        "parameters": params, "row_order": "file order" if shuffle_seed is None else {"shuffled_with_seed": shuffle_seed},
+        "tool": "cae-explorer",
+        "data_sha256": data_sha256,
+        "file_name": file_name,
+        "csv": {
+            "delimiter": report.delimiter,
+            "decimal": report.decimal,
+            "header": report.header,
+            "encoding": report.encoding,
+        },
+        "features": list(map(str, features)),
+        "label": label,
+        "scaling": scaling,
+        "algorithm": algorithm,
+        "parameters": params,
+        "row_order": "file order" if shuffle_seed is None else {"shuffled_with_seed": shuffle_seed},
         "rows_learned": int(n_rows),
     }
     return json.dumps(cfg, indent=2, ensure_ascii=False).encode("utf-8")

@@ -9,8 +9,16 @@ import numpy as np
 from .streams import Dataset, stationary_stream
 from .synthetic import make_blobs3d, make_paper2d
 
-__all__ = ["load_builtin", "BUILTINS", "load_labelled_csv", "SAMPLE_FILES", "sample_frame", "home_stream",
-           "HOME_MODEL", "write_sample_data"]
+__all__ = [
+    "load_builtin",
+    "BUILTINS",
+    "load_labelled_csv",
+    "SAMPLE_FILES",
+    "sample_frame",
+    "home_stream",
+    "HOME_MODEL",
+    "write_sample_data",
+]
 
 
 # ------------------------------------------------------------------- built-ins
@@ -19,8 +27,15 @@ def _sk(loader, name):
         b = loader()
         names = [str(n) for n in getattr(b, "target_names", np.unique(b.target))]
         feats = [str(f) for f in getattr(b, "feature_names", [f"x{i}" for i in range(b.data.shape[1])])]
-        return Dataset(name=name, X=np.asarray(b.data, float), y=np.asarray(b.target, np.int64),
-                       class_names=names, feature_names=feats, description=f"scikit-learn's bundled {name} data")
+        return Dataset(
+            name=name,
+            X=np.asarray(b.data, float),
+            y=np.asarray(b.target, np.int64),
+            class_names=names,
+            feature_names=feats,
+            description=f"scikit-learn's bundled {name} data",
+        )
+
     return load
 
 
@@ -96,8 +111,13 @@ def load_labelled_csv(path, label_column="label"):
     except ValueError:
         pass
     name = Path(path).stem if isinstance(path, (str, Path)) else "csv"
-    return Dataset(name=name, X=X, y=y.astype(np.int64), class_names=[str(n) for n in names],
-                   feature_names=[str(c) for c in df.columns])
+    return Dataset(
+        name=name,
+        X=X,
+        y=y.astype(np.int64),
+        class_names=[str(n) for n in names],
+        feature_names=[str(c) for c in df.columns],
+    )
 
 
 SAMPLE_FILES = {

@@ -52,8 +52,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["CSVLoadError", "Limits", "LoadReport", "Table", "Selection", "read_csv", "scale",
-           "range_warning", "safe_csv_cell", "to_safe_csv", "escape_markdown", "SCALINGS"]
+__all__ = [
+    "CSVLoadError",
+    "Limits",
+    "LoadReport",
+    "Table",
+    "Selection",
+    "read_csv",
+    "scale",
+    "range_warning",
+    "safe_csv_cell",
+    "to_safe_csv",
+    "escape_markdown",
+    "SCALINGS",
+]
 
 SCALINGS = ("none", "minmax", "zscore")
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
@@ -102,10 +114,14 @@ class LoadReport:
     def summary_rows(self):
         """(item, value) pairs for display as a table (values are plain text)."""
         rows = [
-            ("encoding", self.encoding), ("delimiter", self.delimiter_name),
-            ("decimal separator", self.decimal), ("header row", "yes" if self.header else "no (columns numbered)"),
-            ("data rows read", str(self.rows_read)), ("columns read", str(self.columns_read)),
-            ("numeric columns", str(len(self.numeric_columns))), ("text columns", ", ".join(self.text_columns) or "none"),
+            ("encoding", self.encoding),
+            ("delimiter", self.delimiter_name),
+            ("decimal separator", self.decimal),
+            ("header row", "yes" if self.header else "no (columns numbered)"),
+            ("data rows read", str(self.rows_read)),
+            ("columns read", str(self.columns_read)),
+            ("numeric columns", str(len(self.numeric_columns))),
+            ("text columns", ", ".join(self.text_columns) or "none"),
         ]
         if self.short_rows_dropped:
             lines = ", ".join(map(str, self.short_row_lines[:10])) + (" ..." if len(self.short_row_lines) > 10 else "")
@@ -198,7 +214,9 @@ class Table:
         idx = np.flatnonzero(keep)
         X = X[idx]
         if len(X) < 2:
-            raise CSVLoadError(f"only {len(X)} usable row(s) left after dropping rows with missing values; need at least 2")
+            raise CSVLoadError(
+                f"only {len(X)} usable row(s) left after dropping rows with missing values; need at least 2"
+            )
         if label is not None:
             vals = self.frame[label].to_numpy()[idx]
             y, names = _encode_labels(vals)
@@ -206,14 +224,24 @@ class Table:
         if scaling == "none" and np.max(np.abs(X)) > MAX_ABS:
             raise CSVLoadError(
                 f"some values exceed {MAX_ABS:g} in magnitude; CAE's distances would overflow. "
-                "Choose min-max or z-score scaling.")
+                "Choose min-max or z-score scaling."
+            )
         X = scale(X, scaling)
         w = range_warning(X, features) if scaling == "none" else None
         if w:
             warnings.append(w)
-        return Selection(X=X, y=y, features=features, label=label, label_names=names, row_index=idx,
-                         rows_dropped=int(len(self.frame) - len(idx)), drop_reasons=reasons,
-                         scaling=scaling, warnings=warnings)
+        return Selection(
+            X=X,
+            y=y,
+            features=features,
+            label=label,
+            label_names=names,
+            row_index=idx,
+            rows_dropped=int(len(self.frame) - len(idx)),
+            drop_reasons=reasons,
+            scaling=scaling,
+            warnings=warnings,
+        )
 
 
 def _encode_labels(vals):
@@ -281,9 +309,11 @@ def range_warning(X, names=None, ratio=100.0):
     names = names or [f"x{i}" for i in range(X.shape[1])]
     wide = names[int(np.argmax(ranges))]
     narrow = names[int(np.flatnonzero(ranges == pos.min())[0])]
-    return (f"feature ranges differ by {pos.max() / pos.min():.0f}x (widest: {wide}, narrowest: {narrow}). "
-            "CAE's kernel bandwidth is a median over features, so the wide features dominate; "
-            "consider min-max or z-score scaling.")
+    return (
+        f"feature ranges differ by {pos.max() / pos.min():.0f}x (widest: {wide}, narrowest: {narrow}). "
+        "CAE's kernel bandwidth is a median over features, so the wide features dominate; "
+        "consider min-max or z-score scaling."
+    )
 
 
 # ------------------------------------------------------------------- reading
@@ -313,8 +343,14 @@ _NUM = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _NUM_COMMA = re.compile(r"^[+-]?(\d+,?\d*|,\d+)([eE][+-]?\d+)?$")
 _THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")  # 1,234,567.5
 _THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")  # 1.234.567,5
-_SPECIAL = {"inf": np.inf, "+inf": np.inf, "-inf": -np.inf, "infinity": np.inf, "+infinity": np.inf,
-            "-infinity": -np.inf}
+_SPECIAL = {
+    "inf": np.inf,
+    "+inf": np.inf,
+    "-inf": -np.inf,
+    "infinity": np.inf,
+    "+infinity": np.inf,
+    "-infinity": -np.inf,
+}
 
 
 def _sniff(lines):
@@ -433,7 +469,8 @@ def read_csv(source, delimiter=None, decimal=None, header=None, limits=Limits())
             if any(c.strip() for c in extra):
                 raise CSVLoadError(
                     f"line {line_no} has {len(r)} fields but the header has {width}; "
-                    "the columns cannot be aligned (check the delimiter or quoting)")
+                    "the columns cannot be aligned (check the delimiter or quoting)"
+                )
             r = r[:width]
             report.trailing_empty_fields_trimmed += 1
         elif len(r) < width:
@@ -467,7 +504,8 @@ def read_csv(source, delimiter=None, decimal=None, header=None, limits=Limits())
             i = bad[0]
             report.warnings.append(
                 f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
-                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column")
+                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column"
+            )
         if ok and not np.all(np.isnan(values)):
             frame[name] = values
             numeric.append(name)

@@ -41,7 +41,11 @@ class Dataset:
 
     @property
     def n_classes(self):
-        return len(np.unique(self.y[self.y != self.noise_label])) if self.noise_label is not None else len(np.unique(self.y))
+        return (
+            len(np.unique(self.y[self.y != self.noise_label]))
+            if self.noise_label is not None
+            else len(np.unique(self.y))
+        )
 
 
 @dataclass
@@ -116,9 +120,18 @@ def stationary_stream(data, seed=0):
     seed = _check_seed(seed)
     order = np.random.default_rng(seed).permutation(len(data.X))
     classes = sorted(int(c) for c in np.unique(data.y) if c != data.noise_label)
-    return Stream(X=data.X[order], y=data.y[order], stage_starts=np.array([0]), stage_names=["all data"],
-                  stage_classes=[classes], kind="stationary", seed=seed, dataset=data.name,
-                  noise_label=data.noise_label, class_names=list(data.class_names))
+    return Stream(
+        X=data.X[order],
+        y=data.y[order],
+        stage_starts=np.array([0]),
+        stage_names=["all data"],
+        stage_classes=[classes],
+        kind="stationary",
+        seed=seed,
+        dataset=data.name,
+        noise_label=data.noise_label,
+        class_names=list(data.class_names),
+    )
 
 
 def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-incremental"):
@@ -156,7 +169,11 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
         raise ValueError(f"class order {order} must list distinct classes among {classes}")
     noise_idx = np.flatnonzero(data.y == data.noise_label) if data.noise_label is not None else np.array([], int)
     # each presented class brings its share of the noise: 1/C of it, C = number of classes
-    noise_parts = np.array_split(rng.permutation(noise_idx), len(classes)) if len(noise_idx) else [np.array([], int)] * len(classes)
+    noise_parts = (
+        np.array_split(rng.permutation(noise_idx), len(classes))
+        if len(noise_idx)
+        else [np.array([], int)] * len(classes)
+    )
     idx, starts = [], []
     for k, c in enumerate(order):
         stage = np.concatenate([np.flatnonzero(data.y == c), noise_parts[k]])
@@ -165,9 +182,18 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
     idx = np.concatenate(idx).astype(np.int64)
     if names is None:
         names = [data.class_names[c] if c < len(data.class_names) else f"class {c}" for c in order]
-    return Stream(X=data.X[idx], y=data.y[idx], stage_starts=np.array(starts), stage_names=list(names),
-                  stage_classes=[[c] for c in order], kind=kind, seed=seed, dataset=data.name,
-                  noise_label=data.noise_label, class_names=list(data.class_names))
+    return Stream(
+        X=data.X[idx],
+        y=data.y[idx],
+        stage_starts=np.array(starts),
+        stage_names=list(names),
+        stage_classes=[[c] for c in order],
+        kind=kind,
+        seed=seed,
+        dataset=data.name,
+        noise_label=data.noise_label,
+        class_names=list(data.class_names),
+    )
 
 
 def nonstationary_stream(data, order=None, seed=0):

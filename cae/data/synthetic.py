@@ -10,9 +10,18 @@ import numpy as np
 from .streams import Dataset, Stream, _check_seed
 
 __all__ = [
-    "make_paper2d", "make_moons2d", "make_circles2d", "make_blobs3d", "PAPER2D_CLASS_NAMES", "NOISE_LABEL",
-    "gradual_drift_stream", "sudden_switch_stream", "recurring_stream", "appear_disappear_stream",
-    "DRIFT_STREAMS", "make_drift_stream",
+    "make_paper2d",
+    "make_moons2d",
+    "make_circles2d",
+    "make_blobs3d",
+    "PAPER2D_CLASS_NAMES",
+    "NOISE_LABEL",
+    "gradual_drift_stream",
+    "sudden_switch_stream",
+    "recurring_stream",
+    "appear_disappear_stream",
+    "DRIFT_STREAMS",
+    "make_drift_stream",
 ]
 
 NOISE_LABEL = 6
@@ -96,7 +105,11 @@ def make_paper2d(n_per_class=15000, noise_fraction=0.1, seed=0):
     X = np.clip(np.vstack(parts), 0.0, 1.0)
     y = np.concatenate(labels).astype(np.int64)
     return Dataset(
-        name="paper2d", X=X, y=y, class_names=PAPER2D_CLASS_NAMES + ["noise"], feature_names=["x0", "x1"],
+        name="paper2d",
+        X=X,
+        y=y,
+        class_names=PAPER2D_CLASS_NAMES + ["noise"],
+        feature_names=["x0", "x1"],
         noise_label=NOISE_LABEL if n_noise else None,
         description=f"The paper's 2-D data: 6 x {n_per_class} points + {n_noise} uniform noise (seed {seed})",
     )
@@ -108,8 +121,15 @@ def _with_uniform_noise(name, X, y, class_names, noise_fraction, seed, descripti
     noise = len(class_names)
     X = np.clip(np.vstack([X, rng.uniform(0, 1, (m, 2))]), 0, 1)
     y = np.concatenate([y, np.full(m, noise)]).astype(np.int64)
-    return Dataset(name=name, X=X, y=y, class_names=list(class_names) + ["noise"], feature_names=["x0", "x1"],
-                   noise_label=noise if m else None, description=f"{description}, {len(X) - m} points + {m} uniform noise (seed {seed})")
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        class_names=list(class_names) + ["noise"],
+        feature_names=["x0", "x1"],
+        noise_label=noise if m else None,
+        description=f"{description}, {len(X) - m} points + {m} uniform noise (seed {seed})",
+    )
 
 
 def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
@@ -139,8 +159,9 @@ def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
 
     X, y = make_circles(n, noise=0.03, factor=0.45, random_state=seed)
     X = (X + 1.15) / 2.3
-    return _with_uniform_noise("circles", X, y, ["outer circle", "inner circle"], noise_fraction, seed,
-                               "Two concentric circles")
+    return _with_uniform_noise(
+        "circles", X, y, ["outer circle", "inner circle"], noise_fraction, seed, "Two concentric circles"
+    )
 
 
 def make_blobs3d(n=6000, seed=0):
@@ -157,11 +178,19 @@ def make_blobs3d(n=6000, seed=0):
     parts = [rng.normal(c, 0.05, (k, 3)) for c in centres]
     m = n - 4 * k
     s = rng.uniform(0, 4 * np.pi, m)
-    parts.append(np.column_stack([0.5 + 0.15 * np.cos(s), 0.5 + 0.15 * np.sin(s), s / (4 * np.pi)]) + rng.normal(0, 0.01, (m, 3)))
+    parts.append(
+        np.column_stack([0.5 + 0.15 * np.cos(s), 0.5 + 0.15 * np.sin(s), s / (4 * np.pi)]) + rng.normal(0, 0.01, (m, 3))
+    )
     X = np.vstack(parts)
     y = np.repeat(np.arange(5), [k, k, k, k, m])
-    return Dataset(name="blobs3d", X=X, y=y, class_names=["blob A", "blob B", "blob C", "blob D", "helix"],
-                   feature_names=["x", "y", "z"], description="Four 3-D Gaussian blobs and a helix")
+    return Dataset(
+        name="blobs3d",
+        X=X,
+        y=y,
+        class_names=["blob A", "blob B", "blob C", "blob D", "helix"],
+        feature_names=["x", "y", "z"],
+        description="Four 3-D Gaussian blobs and a helix",
+    )
 
 
 # ------------------------------------------------- drifting and recurring streams
@@ -231,10 +260,18 @@ def _drift_stream(rng, stages, stage_names, stage_classes, class_names, noise_fr
         Xs.append(Xa)
         ys.append(ya)
         at += len(ya)
-    return Stream(X=np.clip(np.vstack(Xs), 0.0, 1.0), y=np.concatenate(ys), stage_starts=np.array(starts, dtype=np.int64),
-                  stage_names=list(stage_names), stage_classes=[list(c) for c in stage_classes], kind=kind, seed=seed,
-                  dataset=f"drift-{key}", noise_label=noise if int(n_noise.sum()) else None,
-                  class_names=list(class_names) + ["noise"])
+    return Stream(
+        X=np.clip(np.vstack(Xs), 0.0, 1.0),
+        y=np.concatenate(ys),
+        stage_starts=np.array(starts, dtype=np.int64),
+        stage_names=list(stage_names),
+        stage_classes=[list(c) for c in stage_classes],
+        kind=kind,
+        seed=seed,
+        dataset=f"drift-{key}",
+        noise_label=noise if int(n_noise.sum()) else None,
+        class_names=list(class_names) + ["noise"],
+    )
 
 
 def gradual_drift_stream(n=3000, noise_fraction=0.1, seed=0, n_stages=4, path="arc", fixed_blob=True):
@@ -356,8 +393,17 @@ def sudden_switch_stream(n=3000, noise_fraction=0.1, seed=0, switch_at=0.5):
     before = rng.normal([0.3, 0.35], 0.05, (n_before, 2))
     after = rng.multivariate_normal([0.7, 0.7], [[0.0040, 0.0025], [0.0025, 0.0040]], n - n_before)
     stages = [(before, np.zeros(n_before, dtype=np.int64)), (after, np.ones(n - n_before, dtype=np.int64))]
-    return _drift_stream(rng, stages, ["before the switch", "after the switch"], [[0], [1]],
-                         ["old region", "new region"], noise_fraction, "sudden switch", "switch", seed)
+    return _drift_stream(
+        rng,
+        stages,
+        ["before the switch", "after the switch"],
+        [[0], [1]],
+        ["old region", "new region"],
+        noise_fraction,
+        "sudden switch",
+        "switch",
+        seed,
+    )
 
 
 def recurring_stream(n=3000, noise_fraction=0.1, seed=0):
@@ -403,9 +449,17 @@ def recurring_stream(n=3000, noise_fraction=0.1, seed=0):
         return np.column_stack([rng.uniform(0.2, 0.8, k), rng.normal(0.75, 0.025, k)])
 
     stages = [(draw(c, k), np.full(k, c, dtype=np.int64)) for c, k in zip([0, 1, 2, 0], sizes)]
-    return _drift_stream(rng, stages, ["A", "B", "C (pause)", "A again"], [[0], [1], [2], [0]],
-                         ["A (left blob)", "B (right blob)", "C (upper band)"], noise_fraction, "recurring",
-                         "recurring", seed)
+    return _drift_stream(
+        rng,
+        stages,
+        ["A", "B", "C (pause)", "A again"],
+        [[0], [1], [2], [0]],
+        ["A (left blob)", "B (right blob)", "C (upper band)"],
+        noise_fraction,
+        "recurring",
+        "recurring",
+        seed,
+    )
 
 
 def appear_disappear_stream(n=3000, noise_fraction=0.1, seed=0):
@@ -451,9 +505,17 @@ def appear_disappear_stream(n=3000, noise_fraction=0.1, seed=0):
         else:
             other = rng.normal([0.5, 0.25], [0.09, 0.035], (k_other, 2))
         stages.append(_mixed_stage(rng, [(stay, 0), (other, newcomer)]))
-    return _drift_stream(rng, stages, ["first half", "second half"], [[0, 1], [0, 2]],
-                         ["stays", "leaves half way", "arrives half way"], noise_fraction, "appear-disappear",
-                         "appear", seed)
+    return _drift_stream(
+        rng,
+        stages,
+        ["first half", "second half"],
+        [[0, 1], [0, 2]],
+        ["stays", "leaves half way", "arrives half way"],
+        noise_fraction,
+        "appear-disappear",
+        "appear",
+        seed,
+    )
 
 
 #: The drifting and recurring streams by short key: ``key -> (title, function)``.

@@ -25,11 +25,31 @@ runs, tables), :mod:`.compare` (beside the paper), :mod:`.stats` (Friedman, Neme
 
 from .cli import do_compare, do_paper, main
 from .protocol import (
-    PAPER_SYNTHETIC_STATIONARY, lambda_job, load_dataset, make_model, parse_algorithms, realworld_job, runtime_job,
-    synthetic_job, variant_label,
+    PAPER_SYNTHETIC_STATIONARY,
+    lambda_job,
+    load_dataset,
+    make_model,
+    parse_algorithms,
+    realworld_job,
+    runtime_job,
+    synthetic_job,
+    variant_label,
 )
 from .runner import run_jobs, summary_table
 
-__all__ = ["synthetic_job", "realworld_job", "lambda_job", "runtime_job", "run_jobs", "summary_table", "main",
-           "do_compare", "do_paper", "make_model", "parse_algorithms", "variant_label", "load_dataset",
-           "PAPER_SYNTHETIC_STATIONARY"]
+__all__ = [
+    "synthetic_job",
+    "realworld_job",
+    "lambda_job",
+    "runtime_job",
+    "run_jobs",
+    "summary_table",
+    "main",
+    "do_compare",
+    "do_paper",
+    "make_model",
+    "parse_algorithms",
+    "variant_label",
+    "load_dataset",
+    "PAPER_SYNTHETIC_STATIONARY",
+]

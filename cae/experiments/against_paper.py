@@ -26,21 +26,45 @@ import pandas as pd
 from . import stats as st
 from .runner import fmt_mean_std, markdown_table
 
-__all__ = ["build_comparison", "comparison_markdown", "readme_table", "readme_sections", "algorithm_column",
-           "statistics", "summary_counts", "METRICS", "mark"]
+__all__ = [
+    "build_comparison",
+    "comparison_markdown",
+    "readme_table",
+    "readme_sections",
+    "algorithm_column",
+    "statistics",
+    "summary_counts",
+    "METRICS",
+    "mark",
+]
 
-METRICS = {"NMI": "nmi", "ARI": "ari", "n_nodes": "n_nodes", "n_clusters": "n_clusters",
-           "AI-NMI": "ai_nmi", "AI-ARI": "ai_ari", "BWT-NMI": "bwt_nmi", "BWT-ARI": "bwt_ari"}
+METRICS = {
+    "NMI": "nmi",
+    "ARI": "ari",
+    "n_nodes": "n_nodes",
+    "n_clusters": "n_clusters",
+    "AI-NMI": "ai_nmi",
+    "AI-ARI": "ai_ari",
+    "BWT-NMI": "bwt_nmi",
+    "BWT-ARI": "bwt_ari",
+}
 CONTINUAL = ("AI-NMI", "AI-ARI", "BWT-NMI", "BWT-ARI")
 ALGORITHM_ORDER = ["AutoCloud", "ASOINN", "ASOINN(mean)", "SOINN+", "TCA", "TCA(mean)", "CAEA", "CAEA(mean)", "CAE"]
 NOT_EXPLAINED = {
-    ("synthetic non-stationary", "stream 1"):
-        "not marked: stream #1 holds one class; scikit-learn scores it 0 and the continual convention 1, and the "
-        "paper's 0.987 (CAE), 1.000 (CAEA), 0.067 (AutoCloud) fit neither (paper-results/README.md)",
+    (
+        "synthetic non-stationary",
+        "stream 1",
+    ): "not marked: stream #1 holds one class; scikit-learn scores it 0 and the continual convention 1, and the "
+    "paper's 0.987 (CAE), 1.000 (CAEA), 0.067 (AutoCloud) fit neither (paper-results/README.md)",
 }
 ABS_TOLERANCE = 0.03
-TABLE_ORDER = ["real-world stationary", "real-world non-stationary", "continual (AI, BWT)", "synthetic stationary",
-               "synthetic non-stationary"]
+TABLE_ORDER = [
+    "real-world stationary",
+    "real-world non-stationary",
+    "continual (AI, BWT)",
+    "synthetic stationary",
+    "synthetic non-stationary",
+]
 
 
 def _num(s):
@@ -69,8 +93,15 @@ def _ours(df, keys, metrics):
             if col not in part:
                 continue
             v = part[col].astype(float)
-            rows.append({**dict(zip(keys, key)), "metric": paper_metric, "ours_mean": v.mean(),
-                         "ours_std": v.std(ddof=1) if v.count() > 1 else 0.0, "runs": int(v.count())})
+            rows.append(
+                {
+                    **dict(zip(keys, key)),
+                    "metric": paper_metric,
+                    "ours_mean": v.mean(),
+                    "ours_std": v.std(ddof=1) if v.count() > 1 else 0.0,
+                    "runs": int(v.count()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -96,10 +127,15 @@ def build_comparison(results, paper):
         frames.append(m)
     # -- real-world, stationary and non-stationary (final scores), continual (AI/BWT)
     for env, name, paper_file, metrics in (
-            ("stationary", "real-world stationary", "realworld_stationary.csv", ("NMI", "ARI", "n_nodes", "n_clusters")),
-            ("nonstationary", "real-world non-stationary", "realworld_nonstationary.csv",
-             ("NMI", "ARI", "n_nodes", "n_clusters")),
-            ("nonstationary", "continual (AI, BWT)", "realworld_continual.csv", CONTINUAL)):
+        ("stationary", "real-world stationary", "realworld_stationary.csv", ("NMI", "ARI", "n_nodes", "n_clusters")),
+        (
+            "nonstationary",
+            "real-world non-stationary",
+            "realworld_nonstationary.csv",
+            ("NMI", "ARI", "n_nodes", "n_clusters"),
+        ),
+        ("nonstationary", "continual (AI, BWT)", "realworld_continual.csv", CONTINUAL),
+    ):
         ours = _read(results / f"realworld_{env}.csv")
         pp = _read(paper / paper_file)
         if ours is None or pp is None:
@@ -131,8 +167,23 @@ def build_comparison(results, paper):
     df["_a"] = df["algorithm"].map(order).fillna(99)
     df["_t"] = df["table"].map({t: i for i, t in enumerate(TABLE_ORDER)}).fillna(99)
     df = df.sort_values(["_t", "stage", "dataset", "metric", "_a"], kind="stable").drop(columns=["_a", "_t"])
-    cols = ["table", "dataset", "stage", "metric", "algorithm", "paper_mean", "paper_std", "ours_mean", "ours_std",
-            "runs", "diff", "z", "mark", "mark_abs", "note"]
+    cols = [
+        "table",
+        "dataset",
+        "stage",
+        "metric",
+        "algorithm",
+        "paper_mean",
+        "paper_std",
+        "ours_mean",
+        "ours_std",
+        "runs",
+        "diff",
+        "z",
+        "mark",
+        "mark_abs",
+        "note",
+    ]
     return df[cols].reset_index(drop=True)
 
 
@@ -141,9 +192,16 @@ def runtime_comparison(results, paper):
     ours, theirs = _read(Path(results) / "runtime.csv"), _read(Path(paper) / "runtime.csv")
     if ours is None or theirs is None:
         return None
-    g = ours.groupby(["environment", "dataset"], sort=False).agg(
-        ours_wall_s=("seconds", "mean"), ours_dpp_pct=("diversity_share", lambda v: 100 * v.mean()),
-        ours_peak_mb=("peak_mb", "mean"), runs=("seconds", "size")).reset_index()
+    g = (
+        ours.groupby(["environment", "dataset"], sort=False)
+        .agg(
+            ours_wall_s=("seconds", "mean"),
+            ours_dpp_pct=("diversity_share", lambda v: 100 * v.mean()),
+            ours_peak_mb=("peak_mb", "mean"),
+            runs=("seconds", "size"),
+        )
+        .reset_index()
+    )
     m = theirs.merge(g, on=["environment", "dataset"], how="inner")
     m["wall_ratio"] = m["ours_wall_s"] / m["wall_s_mean"]
     m["dpp_pct_diff"] = m["ours_dpp_pct"] - m["dpp_share_pct_mean"]
@@ -182,17 +240,25 @@ def summary_counts(df):
     rows = []
     for (table, algo), part in df.groupby(["table", "algorithm"], sort=False):
         marked = part[part["mark"].isin(["✓", "~", "✗"])]
-        row = {"table": table, "algorithm": algo, "compared": len(marked),
-               "✓": int((marked["mark"] == "✓").sum()), "~": int((marked["mark"] == "~").sum()),
-               "✗": int((marked["mark"] == "✗").sum())}
+        row = {
+            "table": table,
+            "algorithm": algo,
+            "compared": len(marked),
+            "✓": int((marked["mark"] == "✓").sum()),
+            "~": int((marked["mark"] == "~").sum()),
+            "✗": int((marked["mark"] == "✗").sum()),
+        }
         cont = part[part["mark_abs"] != ""]
         row["✓ by |Δ| ≤ 0.03"] = f"{int((cont['mark_abs'] == '✓').sum())}/{len(cont)}" if len(cont) else ""
         rows.append(row)
     out = pd.DataFrame(rows)
     order = {a: i for i, a in enumerate(ALGORITHM_ORDER)}
     tables = {t: i for i, t in enumerate(TABLE_ORDER)}
-    return out.assign(_a=out["algorithm"].map(order).fillna(99), _t=out["table"].map(tables).fillna(99)).sort_values(
-        ["_t", "_a"], kind="stable").drop(columns=["_a", "_t"])
+    return (
+        out.assign(_a=out["algorithm"].map(order).fillna(99), _t=out["table"].map(tables).fillna(99))
+        .sort_values(["_t", "_a"], kind="stable")
+        .drop(columns=["_a", "_t"])
+    )
 
 
 def _fmt(v, metric):
@@ -204,10 +270,12 @@ def _fmt(v, metric):
 def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header=""):
     """The whole comparison as Markdown: a summary, then every table row by row."""
     out = [header or "# Our results beside the paper's", ""]
-    out.append("Marks: ✓ within the paper's ±1 std, ~ within 2 std, ✗ beyond (std at least half a unit of the "
-               "last printed digit); continual rows also by absolute difference (✓ within 0.03); n/e: the paper's "
-               "protocol does not explain the number. Δ = ours − paper; z = Δ / std. Generated by "
-               "`python -m cae.experiments compare`.")
+    out.append(
+        "Marks: ✓ within the paper's ±1 std, ~ within 2 std, ✗ beyond (std at least half a unit of the "
+        "last printed digit); continual rows also by absolute difference (✓ within 0.03); n/e: the paper's "
+        "protocol does not explain the number. Δ = ours − paper; z = Δ / std. Generated by "
+        "`python -m cae.experiments compare`."
+    )
     out += ["", "## Summary", "", markdown_table(summary_counts(df))]
     for table, part in df.groupby("table", sort=False):
         out += ["", f"## {table}"]
@@ -215,44 +283,78 @@ def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header="")
             out += ["", f"### {metric}", ""]
             rows = []
             for r in pm.itertuples(index=False):
-                rows.append({"dataset" if not r.stage else "stage": r.stage or r.dataset, "algorithm": r.algorithm,
-                             "paper": fmt_mean_std(r.paper_mean, r.paper_std),
-                             "ours": fmt_mean_std(r.ours_mean, r.ours_std) + f" ×{r.runs}",
-                             "z": "" if np.isnan(r.z) else f"{r.z:+.1f}",
-                             "Δ": "" if np.isnan(r.diff) else _fmt(r.diff, metric),
-                             "mark": r.mark + (f" ({r.mark_abs} by Δ)" if r.mark_abs else ""), "note": r.note})
+                rows.append(
+                    {
+                        "dataset" if not r.stage else "stage": r.stage or r.dataset,
+                        "algorithm": r.algorithm,
+                        "paper": fmt_mean_std(r.paper_mean, r.paper_std),
+                        "ours": fmt_mean_std(r.ours_mean, r.ours_std) + f" ×{r.runs}",
+                        "z": "" if np.isnan(r.z) else f"{r.z:+.1f}",
+                        "Δ": "" if np.isnan(r.diff) else _fmt(r.diff, metric),
+                        "mark": r.mark + (f" ({r.mark_abs} by Δ)" if r.mark_abs else ""),
+                        "note": r.note,
+                    }
+                )
             out.append(markdown_table(pd.DataFrame(rows)))
     if runtime is not None and len(runtime):
-        out += ["", "## Runtime (CAE)", "",
-                "Ours: Python + numba on this project's 2-core machine; the paper: MATLAB 2020a on a 2.2 GHz Xeon "
-                "Gold 6238R. Ratios are ours / paper.", ""]
+        out += [
+            "",
+            "## Runtime (CAE)",
+            "",
+            "Ours: Python + numba on this project's 2-core machine; the paper: MATLAB 2020a on a 2.2 GHz Xeon "
+            "Gold 6238R. Ratios are ours / paper.",
+            "",
+        ]
         rt = runtime.assign(
             wall=lambda d: [f"{a:.3f} s / {b:.3f} s" for a, b in zip(d["ours_wall_s"], d["wall_s_mean"])],
             ratio=lambda d: d["wall_ratio"].map(lambda v: f"{v:.2f}×"),
             dpp=lambda d: [f"{a:.1f} % / {b:.1f} %" for a, b in zip(d["ours_dpp_pct"], d["dpp_share_pct_mean"])],
-            peak=lambda d: [f"{a:.2f} MB / {b:.2f} MB" for a, b in zip(d["ours_peak_mb"], d["peak_mb_mean"])])
-        out.append(markdown_table(rt[["environment", "dataset", "wall", "ratio", "dpp", "peak", "runs"]].rename(
-            columns={"wall": "wall time (ours / paper)", "ratio": "wall ratio", "dpp": "DPP share (ours / paper)",
-                     "peak": "peak memory (ours / paper)"})))
+            peak=lambda d: [f"{a:.2f} MB / {b:.2f} MB" for a, b in zip(d["ours_peak_mb"], d["peak_mb_mean"])],
+        )
+        out.append(
+            markdown_table(
+                rt[["environment", "dataset", "wall", "ratio", "dpp", "peak", "runs"]].rename(
+                    columns={
+                        "wall": "wall time (ours / paper)",
+                        "ratio": "wall ratio",
+                        "dpp": "DPP share (ours / paper)",
+                        "peak": "peak memory (ours / paper)",
+                    }
+                )
+            )
+        )
     if stat:
-        out += ["", "## Friedman test and Nemenyi critical difference", "",
-                "Blocks are (dataset, metric) pairs; within a block the algorithms are ranked by mean score (1 best). "
-                "α = 0.05. Blocks where the paper has no number (AutoCloud on Letter and Skin) are left out of the "
-                "paper's ranking.", ""]
+        out += [
+            "",
+            "## Friedman test and Nemenyi critical difference",
+            "",
+            "Blocks are (dataset, metric) pairs; within a block the algorithms are ranked by mean score (1 best). "
+            "α = 0.05. Blocks where the paper has no number (AutoCloud on Letter and Skin) are left out of the "
+            "paper's ranking.",
+            "",
+        ]
         rows = []
         for name, res in stat.items():
             pr = (stat_paper or {}).get(name)
-            rows.append({"study": name, "k": res["k"], "N": res["n"], "χ² (ours)": f"{res['chi2']:.1f}",
-                         "p (ours)": f"{res['p']:.2g}", "CD": f"{res['cd']:.2f}",
-                         "average ranks (ours)": ", ".join(f"{a} {v:.2f}" for a, v in res["avg_ranks"].items()),
-                         "average ranks (paper)": "" if pr is None else ", ".join(
-                             f"{a} {v:.2f}" for a, v in pr["avg_ranks"].items())})
+            rows.append(
+                {
+                    "study": name,
+                    "k": res["k"],
+                    "N": res["n"],
+                    "χ² (ours)": f"{res['chi2']:.1f}",
+                    "p (ours)": f"{res['p']:.2g}",
+                    "CD": f"{res['cd']:.2f}",
+                    "average ranks (ours)": ", ".join(f"{a} {v:.2f}" for a, v in res["avg_ranks"].items()),
+                    "average ranks (paper)": ""
+                    if pr is None
+                    else ", ".join(f"{a} {v:.2f}" for a, v in pr["avg_ranks"].items()),
+                }
+            )
         out.append(markdown_table(pd.DataFrame(rows)))
     return "\n".join(out) + "\n"
 
 
-def algorithm_column(df, algorithm, table="real-world stationary",
-                     metrics=("NMI", "ARI", "n_nodes", "n_clusters")):
+def algorithm_column(df, algorithm, table="real-world stationary", metrics=("NMI", "ARI", "n_nodes", "n_clusters")):
     """One algorithm's column of a paper table beside ours: datasets × metrics, ``ours (paper) mark``.
 
     Returns ``(markdown, counts)`` with counts of ✓, ~ and ✗ over the cells.
@@ -282,8 +384,10 @@ def cae_checks(df):
     syn = df[(df["table"] == "synthetic stationary") & (df["algorithm"] == "CAE") & (df["metric"] == "NMI")]
     if len(syn):
         r = syn.iloc[0]
-        out.append(f"- synthetic, stationary, noise learned but not scored: NMI {r.ours_mean:.3f} ({r.ours_std:.3f}) "
-                   f"over {r.runs} runs (the paper: {r.paper_mean:.3f} ({r.paper_std:.3f}))")
+        out.append(
+            f"- synthetic, stationary, noise learned but not scored: NMI {r.ours_mean:.3f} ({r.ours_std:.3f}) "
+            f"over {r.runs} runs (the paper: {r.paper_mean:.3f} ({r.paper_std:.3f}))"
+        )
     st_ = df[(df["table"] == "real-world stationary") & (df["algorithm"] == "CAE") & (df["metric"] == "NMI")]
     if len(st_):
         ok = int((st_["mark"] == "✓").sum())
@@ -292,19 +396,31 @@ def cae_checks(df):
     if len(ai):
         close = ai[ai["diff"].abs() <= ABS_TOLERANCE]
         far = ai[ai["diff"].abs() > ABS_TOLERANCE]
-        out.append(f"- continual, AI-NMI under the paper's convention: within 0.03 of the paper's on {len(close)} of "
-                   f"{len(ai)} datasets" + ("" if not len(far) else " (not: " + ", ".join(
-                       f"{r.dataset} {r.ours_mean:.3f} vs {r.paper_mean:.3f}" for r in far.itertuples()) + ")"))
+        out.append(
+            f"- continual, AI-NMI under the paper's convention: within 0.03 of the paper's on {len(close)} of "
+            f"{len(ai)} datasets"
+            + (
+                ""
+                if not len(far)
+                else " (not: "
+                + ", ".join(f"{r.dataset} {r.ours_mean:.3f} vs {r.paper_mean:.3f}" for r in far.itertuples())
+                + ")"
+            )
+        )
     return "\n".join(out)
 
 
 def readme_sections(df, table="real-world stationary"):
     """The README's generated part: the marks per table and algorithm, CAE's checks, and for every
     algorithm the paper's column of ``table`` beside ours."""
-    out = ["Marks per table and algorithm (cells: dataset or stage × metric):\n", markdown_table(summary_counts(df)),
-           "CAE:\n", cae_checks(df) + "\n",
-           f"Every algorithm's column of the paper's {table} table beside ours — ours (the paper's mean ± std) "
-           "and the mark:\n"]
+    out = [
+        "Marks per table and algorithm (cells: dataset or stage × metric):\n",
+        markdown_table(summary_counts(df)),
+        "CAE:\n",
+        cae_checks(df) + "\n",
+        f"Every algorithm's column of the paper's {table} table beside ours — ours (the paper's mean ± std) "
+        "and the mark:\n",
+    ]
     algos = [a for a in ALGORITHM_ORDER if a in set(df.loc[df["table"] == table, "algorithm"])]
     for a in algos:
         md, c = algorithm_column(df, a, table)

@@ -51,36 +51,85 @@ def lambda_validity_figure(df, environment="stationary", cols=4, height_per_row=
     part = df[df["environment"] == environment] if "environment" in df else df
     names = list(dict.fromkeys(part["dataset"]))
     rows = max(1, math.ceil(len(names) / cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, horizontal_spacing=0.07, vertical_spacing=0.12,
-                        specs=[[{"secondary_y": True}] * cols for _ in range(rows)])
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=names,
+        horizontal_spacing=0.07,
+        vertical_spacing=0.12,
+        specs=[[{"secondary_y": True}] * cols for _ in range(rows)],
+    )
     for k, name in enumerate(names):
         r, c = k // cols + 1, k % cols + 1
         d = part[part["dataset"] == name]
         fixed = d[~d["estimated"].astype(bool)].groupby("lambda").agg(nmi=("nmi", "mean"), nc=("n_clusters", "mean"))
         est = d[d["estimated"].astype(bool)]
         first = k == 0
-        fig.add_trace(go.Bar(x=fixed.index, y=fixed["nmi"], marker_color="#b0b0b0", name="NMI (λ fixed)",
-                             showlegend=first, legendgroup="nmi", width=_bar_width(fixed.index)), row=r, col=c,
-                      secondary_y=False)
-        fig.add_trace(go.Scatter(x=fixed.index, y=fixed["nc"], mode="lines+markers", line=dict(color="#1f77b4"),
-                                 marker=dict(size=4), name="#clusters (λ fixed)", showlegend=first, legendgroup="nc"),
-                      row=r, col=c, secondary_y=True)
+        fig.add_trace(
+            go.Bar(
+                x=fixed.index,
+                y=fixed["nmi"],
+                marker_color="#b0b0b0",
+                name="NMI (λ fixed)",
+                showlegend=first,
+                legendgroup="nmi",
+                width=_bar_width(fixed.index),
+            ),
+            row=r,
+            col=c,
+            secondary_y=False,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=fixed.index,
+                y=fixed["nc"],
+                mode="lines+markers",
+                line=dict(color="#1f77b4"),
+                marker=dict(size=4),
+                name="#clusters (λ fixed)",
+                showlegend=first,
+                legendgroup="nc",
+            ),
+            row=r,
+            col=c,
+            secondary_y=True,
+        )
         if len(est):
-            fig.add_trace(go.Scatter(x=[est["lambda"].mean()], y=[est["nmi"].mean()], mode="markers",
-                                     marker=dict(symbol="star", size=14, color="#d62728", line=dict(color="black",
-                                                                                                     width=0.5)),
-                                     name="λ estimated by CAE (mean NMI)", showlegend=first, legendgroup="est",
-                                     hovertext=f"estimated λ = {est['lambda'].mean():.0f} ± "
-                                               f"{est['lambda'].std(ddof=1) if len(est) > 1 else 0:.0f}, NMI "
-                                               f"{est['nmi'].mean():.3f}"),
-                          row=r, col=c, secondary_y=False)
+            fig.add_trace(
+                go.Scatter(
+                    x=[est["lambda"].mean()],
+                    y=[est["nmi"].mean()],
+                    mode="markers",
+                    marker=dict(symbol="star", size=14, color="#d62728", line=dict(color="black", width=0.5)),
+                    name="λ estimated by CAE (mean NMI)",
+                    showlegend=first,
+                    legendgroup="est",
+                    hovertext=f"estimated λ = {est['lambda'].mean():.0f} ± "
+                    f"{est['lambda'].std(ddof=1) if len(est) > 1 else 0:.0f}, NMI "
+                    f"{est['nmi'].mean():.3f}",
+                ),
+                row=r,
+                col=c,
+                secondary_y=False,
+            )
         fig.update_yaxes(range=[0, 1], row=r, col=c, secondary_y=False, title_text="NMI" if c == 1 else None)
-        fig.update_yaxes(row=r, col=c, secondary_y=True, showgrid=False, rangemode="tozero",
-                         title_text="#clusters" if c == cols else None)
+        fig.update_yaxes(
+            row=r,
+            col=c,
+            secondary_y=True,
+            showgrid=False,
+            rangemode="tozero",
+            title_text="#clusters" if c == cols else None,
+        )
         fig.update_xaxes(title_text="λ" if r == rows else None, row=r, col=c)
-    fig.update_layout(height=height_per_row * rows + 120, plot_bgcolor="white", bargap=0.1,
-                      title=dict(text=f"Validity of the number of active nodes — {environment}"),
-                      legend=dict(orientation="h", y=-0.08), margin=dict(l=40, r=40, t=80, b=40))
+    fig.update_layout(
+        height=height_per_row * rows + 120,
+        plot_bgcolor="white",
+        bargap=0.1,
+        title=dict(text=f"Validity of the number of active nodes — {environment}"),
+        legend=dict(orientation="h", y=-0.08),
+        margin=dict(l=40, r=40, t=80, b=40),
+    )
     return fig
 
 
@@ -98,8 +147,9 @@ def comparison_heatmap(df, table, zcap=3.0):
     part["column"] = part["metric"] + " · " + part["algorithm"]
     order = {a: i for i, a in enumerate(ALGORITHM_ORDER)}
     metrics = list(dict.fromkeys(part["metric"]))
-    columns = sorted(set(part["column"]), key=lambda c: (metrics.index(c.split(" · ")[0]),
-                                                         order.get(c.split(" · ")[1], 99)))
+    columns = sorted(
+        set(part["column"]), key=lambda c: (metrics.index(c.split(" · ")[0]), order.get(c.split(" · ")[1], 99))
+    )
     key = "stage" if part["dataset"].nunique() == 1 and part["stage"].astype(bool).any() else "dataset"
     rows = list(dict.fromkeys(part[key]))
     Z = np.full((len(rows), len(columns)), np.nan)
@@ -109,13 +159,32 @@ def comparison_heatmap(df, table, zcap=3.0):
         i, j = rows.index(getattr(r, key)), columns.index(r.column)
         Z[i, j] = np.clip(r.z, -zcap, zcap) if np.isfinite(r.z) else np.nan
         text[i, j] = r.mark
-        hover[i, j] = (f"{getattr(r, key)} · {r.column}<br>ours {r.ours_mean:.4g} ({r.ours_std:.3g}), paper "
-                       f"{r.paper_mean:.4g} ({r.paper_std:.3g})<br>z = {r.z:+.2f}")
-    fig = go.Figure(go.Heatmap(z=Z, x=columns, y=rows, text=text, texttemplate="%{text}", hovertext=hover,
-                               hoverinfo="text", colorscale="RdBu_r", zmin=-zcap, zmax=zcap,
-                               colorbar=dict(title=dict(text="(ours − paper) / std"))))
-    fig.update_layout(height=max(320, 28 * len(rows) + 220), title=dict(text=f"Against the paper: {table}"),
-                      xaxis=dict(tickangle=-45), margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white")
+        hover[i, j] = (
+            f"{getattr(r, key)} · {r.column}<br>ours {r.ours_mean:.4g} ({r.ours_std:.3g}), paper "
+            f"{r.paper_mean:.4g} ({r.paper_std:.3g})<br>z = {r.z:+.2f}"
+        )
+    fig = go.Figure(
+        go.Heatmap(
+            z=Z,
+            x=columns,
+            y=rows,
+            text=text,
+            texttemplate="%{text}",
+            hovertext=hover,
+            hoverinfo="text",
+            colorscale="RdBu_r",
+            zmin=-zcap,
+            zmax=zcap,
+            colorbar=dict(title=dict(text="(ours − paper) / std")),
+        )
+    )
+    fig.update_layout(
+        height=max(320, 28 * len(rows) + 220),
+        title=dict(text=f"Against the paper: {table}"),
+        xaxis=dict(tickangle=-45),
+        margin=dict(l=10, r=10, t=60, b=10),
+        plot_bgcolor="white",
+    )
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -127,34 +196,86 @@ def cd_diagram(result, title=""):
     k = result["k"]
     names = list(avg.index)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[1, k], y=[0, 0], mode="lines", line=dict(color="black", width=1.5),
-                             hoverinfo="skip", showlegend=False))
+    fig.add_trace(
+        go.Scatter(
+            x=[1, k], y=[0, 0], mode="lines", line=dict(color="black", width=1.5), hoverinfo="skip", showlegend=False
+        )
+    )
     ticks = list(range(1, k + 1))
-    fig.add_trace(go.Scatter(x=ticks, y=[0] * k, mode="markers+text", marker=dict(symbol="line-ns-open", size=10,
-                                                                                      color="black"),
-                             text=[str(t) for t in ticks], textposition="top center", hoverinfo="skip",
-                             showlegend=False))
+    fig.add_trace(
+        go.Scatter(
+            x=ticks,
+            y=[0] * k,
+            mode="markers+text",
+            marker=dict(symbol="line-ns-open", size=10, color="black"),
+            text=[str(t) for t in ticks],
+            textposition="top center",
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     half = math.ceil(len(names) / 2)
     for i, name in enumerate(names):
         left = i < half
         level = -(0.35 + 0.3 * (i if left else len(names) - 1 - i))
         x_end = 0.6 if left else k + 0.4
-        fig.add_trace(go.Scatter(x=[avg[name], avg[name], x_end], y=[0, level, level], mode="lines",
-                                 line=dict(color="#444", width=1), hoverinfo="skip", showlegend=False))
-        fig.add_annotation(x=x_end, y=level, text=f"{name} ({avg[name]:.2f})", showarrow=False,
-                           xanchor="right" if left else "left", font=dict(size=12))
+        fig.add_trace(
+            go.Scatter(
+                x=[avg[name], avg[name], x_end],
+                y=[0, level, level],
+                mode="lines",
+                line=dict(color="#444", width=1),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        fig.add_annotation(
+            x=x_end,
+            y=level,
+            text=f"{name} ({avg[name]:.2f})",
+            showarrow=False,
+            xanchor="right" if left else "left",
+            font=dict(size=12),
+        )
     for g, group in enumerate(cliques(avg, cd)):
         y = -0.12 - 0.08 * g
-        fig.add_trace(go.Scatter(x=[avg[group[0]] - 0.03, avg[group[-1]] + 0.03], y=[y, y], mode="lines",
-                                 line=dict(color="#d62728", width=5), hovertext=", ".join(group), hoverinfo="text",
-                                 showlegend=False))
-    fig.add_trace(go.Scatter(x=[1, 1 + cd], y=[0.45, 0.45], mode="lines+text", line=dict(color="black", width=3),
-                             text=["", f"CD = {cd:.2f}"], textposition="middle right", hoverinfo="skip",
-                             showlegend=False))
+        fig.add_trace(
+            go.Scatter(
+                x=[avg[group[0]] - 0.03, avg[group[-1]] + 0.03],
+                y=[y, y],
+                mode="lines",
+                line=dict(color="#d62728", width=5),
+                hovertext=", ".join(group),
+                hoverinfo="text",
+                showlegend=False,
+            )
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[1, 1 + cd],
+            y=[0.45, 0.45],
+            mode="lines+text",
+            line=dict(color="black", width=3),
+            text=["", f"CD = {cd:.2f}"],
+            textposition="middle right",
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     bottom = -(0.35 + 0.3 * half) - 0.2
-    fig.update_layout(height=160 + 38 * half, title=dict(text=title or "Critical difference diagram"),
-                      xaxis=dict(range=[-2.6, k + 3.6], visible=False), yaxis=dict(range=[bottom, 0.7], visible=False),
-                      plot_bgcolor="white", margin=dict(l=10, r=10, t=50, b=10))
-    fig.add_annotation(x=(1 + k) / 2, y=0.62, showarrow=False, font=dict(size=11, color="#555"),
-                       text=f"Friedman χ² = {result['chi2']:.1f}, p = {result['p']:.2g}; N = {result['n']} blocks")
+    fig.update_layout(
+        height=160 + 38 * half,
+        title=dict(text=title or "Critical difference diagram"),
+        xaxis=dict(range=[-2.6, k + 3.6], visible=False),
+        yaxis=dict(range=[bottom, 0.7], visible=False),
+        plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.add_annotation(
+        x=(1 + k) / 2,
+        y=0.62,
+        showarrow=False,
+        font=dict(size=11, color="#555"),
+        text=f"Friedman χ² = {result['chi2']:.1f}, p = {result['p']:.2g}; N = {result['n']} blocks",
+    )
     return fig

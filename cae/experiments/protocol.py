@@ -39,7 +39,12 @@ import pandas as pd
 
 from ..data.csvio import scale
 from ..data import (
-    NOISE_LABEL, Dataset, class_incremental_stream, load_labelled_csv, make_paper2d, nonstationary_stream,
+    NOISE_LABEL,
+    Dataset,
+    class_incremental_stream,
+    load_labelled_csv,
+    make_paper2d,
+    nonstationary_stream,
     stationary_stream,
 )
 from ..evaluation import ari, nmi
@@ -48,13 +53,26 @@ from ..presets import dataset_key
 from ..registry import ALGORITHMS
 from ..evaluation import continual_run
 
-__all__ = ["variant_label", "parse_algorithms", "make_model", "synthetic_job", "realworld_job", "lambda_job",
-           "runtime_job", "load_dataset", "PAPER_SYNTHETIC_STATIONARY"]
+__all__ = [
+    "variant_label",
+    "parse_algorithms",
+    "make_model",
+    "synthetic_job",
+    "realworld_job",
+    "lambda_job",
+    "runtime_job",
+    "load_dataset",
+    "PAPER_SYNTHETIC_STATIONARY",
+]
 
 # The paper's CAE numbers (mean (std) over 15 runs), synthetic data, stationary environment (the app's small
 # synthetic study draws them beside ours; the full comparison reads every table from paper-results).
-PAPER_SYNTHETIC_STATIONARY = {"nmi": (0.907, 0.254), "ari": (0.868, 0.270), "n_nodes": (243.1, 34.4),
-                              "n_clusters": (7.0, 2.4)}
+PAPER_SYNTHETIC_STATIONARY = {
+    "nmi": (0.907, 0.254),
+    "ari": (0.868, 0.270),
+    "n_nodes": (243.1, 34.4),
+    "n_clusters": (7.0, 2.4),
+}
 
 
 # ------------------------------------------------------------------ algorithms
@@ -77,8 +95,10 @@ def parse_algorithms(text, default_variant="paper"):
         if name.endswith("(mean)"):
             name, variant = name[: -len("(mean)")].strip(), "mean"
         if name not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {name!r}; choose among {', '.join(ALGORITHMS)} "
-                             "(append (mean) for the mean of the paper's grid values)")
+            raise ValueError(
+                f"unknown algorithm {name!r}; choose among {', '.join(ALGORITHMS)} "
+                "(append (mean) for the mean of the paper's grid values)"
+            )
         if (name, variant) not in out:
             out.append((name, variant))
     if not out:
@@ -108,8 +128,12 @@ def _scores(algorithm, model, X, y, mask=None):
     if mask is not None:
         X, y = X[mask], y[mask]
     pred = model.predict(X) if len(model.nodes_) else np.full(len(X), -1)
-    return {"nmi": nmi(y, pred), "ari": ari(y, pred), "n_nodes": _n_nodes(algorithm, model),
-            "n_clusters": model.n_clusters_}
+    return {
+        "nmi": nmi(y, pred),
+        "ari": ari(y, pred),
+        "n_nodes": _n_nodes(algorithm, model),
+        "n_clusters": model.n_clusters_,
+    }
 
 
 # ------------------------------------------------------------------ data
@@ -123,8 +147,9 @@ def _paper_data(seed, n_per_class=15000, data_csv=None):
     X = np.vstack([X, rng.uniform(0, 1, (m, 2))])
     y = np.concatenate([y, np.full(m, NOISE_LABEL)])
     d = make_paper2d(n_per_class=1, noise_fraction=0.0)
-    return Dataset(name="paper2d-authors", X=X, y=y, class_names=d.class_names, feature_names=["x0", "x1"],
-                   noise_label=NOISE_LABEL)
+    return Dataset(
+        name="paper2d-authors", X=X, y=y, class_names=d.class_names, feature_names=["x0", "x1"], noise_label=NOISE_LABEL
+    )
 
 
 @lru_cache(maxsize=2)
@@ -146,8 +171,14 @@ def load_dataset(source, scaling="minmax"):
     """
     d = source if isinstance(source, Dataset) else _read_csv_dataset(str(source))
     name = dataset_key(d.name) or d.name
-    return Dataset(name=name, X=scale(d.X, scaling), y=d.y, class_names=d.class_names,
-                   feature_names=d.feature_names, noise_label=d.noise_label)
+    return Dataset(
+        name=name,
+        X=scale(d.X, scaling),
+        y=d.y,
+        class_names=d.class_names,
+        feature_names=d.feature_names,
+        noise_label=d.noise_label,
+    )
 
 
 def _class_order(d, seed):
@@ -156,8 +187,9 @@ def _class_order(d, seed):
 
 
 # ------------------------------------------------------------------ jobs
-def synthetic_job(environment, run, seed, algorithm="CAE", variant="paper", n_per_class=15000, data_csv=None,
-                  score_noise=False):
+def synthetic_job(
+    environment, run, seed, algorithm="CAE", variant="paper", n_per_class=15000, data_csv=None, score_noise=False
+):
     """One run of the synthetic protocol for one algorithm; a row per stage."""
     s = seed + run
     data = _paper_data(s, n_per_class, data_csv)
@@ -170,16 +202,27 @@ def synthetic_job(environment, run, seed, algorithm="CAE", variant="paper", n_pe
         stream = stationary_stream(data, seed=s)
         model.learn_many(stream.X).end_batch()
         mask = None if score_noise else stream.y != NOISE_LABEL
-        rows.append({**common, "stage": "all", **_scores(algorithm, model, stream.X, stream.y, mask),
-                     "seconds": time.perf_counter() - t0})
+        rows.append(
+            {
+                **common,
+                "stage": "all",
+                **_scores(algorithm, model, stream.X, stream.y, mask),
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     else:
         stream = nonstationary_stream(data, seed=s)
         for k, (a, b) in enumerate(zip(stream.stage_starts, stream.stage_ends)):
             model.learn_many(stream.X[a:b]).end_batch()
             mask = None if score_noise else stream.y[:b] != NOISE_LABEL
-            rows.append({**common, "stage": stream.stage_names[k],
-                         **_scores(algorithm, model, stream.X[:b], stream.y[:b], mask),
-                         "seconds": time.perf_counter() - t0})
+            rows.append(
+                {
+                    **common,
+                    "stage": stream.stage_names[k],
+                    **_scores(algorithm, model, stream.X[:b], stream.y[:b], mask),
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
     for r in rows:
         r["params"] = json.dumps(params, sort_keys=True)
     return rows
@@ -192,8 +235,13 @@ def realworld_job(path, environment, run, seed, scaling="minmax", algorithm="CAE
     s = seed + run
     model, params = make_model(algorithm, d.name, environment, variant)
     t0 = time.perf_counter()
-    row = {"dataset": d.name, "algorithm": variant_label(algorithm, variant), "run": run, "scaling": scaling,
-           "params": json.dumps(params, sort_keys=True)}
+    row = {
+        "dataset": d.name,
+        "algorithm": variant_label(algorithm, variant),
+        "run": run,
+        "scaling": scaling,
+        "params": json.dumps(params, sort_keys=True),
+    }
     if environment == "stationary":
         stream = stationary_stream(d, seed=s)
         model.learn_many(stream.X).end_batch()
@@ -223,9 +271,15 @@ def lambda_job(path, lam, run, seed, scaling="minmax", environment="stationary")
         stream = class_incremental_stream(d, order=_class_order(d, s), seed=s)
         for a, b in zip(stream.stage_starts, stream.stage_ends):
             model.learn_many(stream.X[a:b])
-    row = {"dataset": d.name, "environment": environment, "run": run, "lambda": model.deletion_interval_,
-           "estimated": lam is None, **_scores("CAE", model, stream.X, stream.y),
-           "seconds": time.perf_counter() - t0}
+    row = {
+        "dataset": d.name,
+        "environment": environment,
+        "run": run,
+        "lambda": model.deletion_interval_,
+        "estimated": lam is None,
+        **_scores("CAE", model, stream.X, stream.y),
+        "seconds": time.perf_counter() - t0,
+    }
     return [row]
 
 
@@ -241,7 +295,7 @@ def runtime_job(path, run, seed, scaling="minmax", environment="stationary"):
     t0 = time.perf_counter()
     i = 0
     while i < len(X) and (i == 0 or model.deletion_interval_ is None):
-        model.learn_many(X[i:i + 1])  # one sample at a time until the diversity criterion fixes lambda
+        model.learn_many(X[i : i + 1])  # one sample at a time until the diversity criterion fixes lambda
         i += 1
     t1 = time.perf_counter()
     if i < len(X):
@@ -251,9 +305,20 @@ def runtime_job(path, run, seed, scaling="minmax", environment="stationary"):
     CAE().learn_many(X)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return [{"dataset": d.name, "environment": environment, "run": run, "n_samples": len(X), "seconds": t2 - t0,
-             "diversity_seconds": t1 - t0, "diversity_share": (t1 - t0) / max(t2 - t0, 1e-12),
-             "samples_until_lambda": i, "peak_mb": peak / 2**20, "n_nodes": len(model.nodes_)}]
+    return [
+        {
+            "dataset": d.name,
+            "environment": environment,
+            "run": run,
+            "n_samples": len(X),
+            "seconds": t2 - t0,
+            "diversity_seconds": t1 - t0,
+            "diversity_share": (t1 - t0) / max(t2 - t0, 1e-12),
+            "samples_until_lambda": i,
+            "peak_mb": peak / 2**20,
+            "n_nodes": len(model.nodes_),
+        }
+    ]
 
 
 def dataset_files(folder, names=None):

@@ -58,9 +58,18 @@ def friedman_nemenyi(table, alpha=0.05):
     chi2, p = stats.friedmanchisquare(*[complete[c].to_numpy() for c in complete.columns])
     cd = critical_difference(k, n, alpha)
     names = list(avg.index)
-    sig = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if avg[b] - avg[a] > cd]
-    return {"avg_ranks": avg, "chi2": float(chi2), "p": float(p), "cd": cd, "k": k, "n": n, "alpha": alpha,
-            "dropped": [str(i) for i in table.index.difference(complete.index)], "significant": sig}
+    sig = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :] if avg[b] - avg[a] > cd]
+    return {
+        "avg_ranks": avg,
+        "chi2": float(chi2),
+        "p": float(p),
+        "cd": cd,
+        "k": k,
+        "n": n,
+        "alpha": alpha,
+        "dropped": [str(i) for i in table.index.difference(complete.index)],
+        "significant": sig,
+    }
 
 
 def cliques(avg_ranks, cd):
@@ -77,7 +86,7 @@ def cliques(avg_ranks, cd):
             j += 1
         if j > i and not any(g[0] <= i and j <= g[1] for g in groups):
             groups.append((i, j))
-    return [names[a:b + 1] for a, b in groups]
+    return [names[a : b + 1] for a, b in groups]
 
 
 def blocks(frame, datasets_col, metrics, algorithms, value="mean"):
@@ -90,6 +99,11 @@ def blocks(frame, datasets_col, metrics, algorithms, value="mean"):
 def summary_frame(result):
     """The average ranks and the test as a small DataFrame (for tables and CSVs)."""
     df = pd.DataFrame({"algorithm": result["avg_ranks"].index, "average rank": result["avg_ranks"].to_numpy()})
-    df["k"], df["N blocks"], df["chi2"], df["p"], df["CD"] = (result["k"], result["n"], result["chi2"], result["p"],
-                                                             result["cd"])
+    df["k"], df["N blocks"], df["chi2"], df["p"], df["CD"] = (
+        result["k"],
+        result["n"],
+        result["chi2"],
+        result["p"],
+        result["cd"],
+    )
     return df

@@ -82,7 +82,7 @@ class AutoCloudReference:
         self.last_merges = []
 
     def calculate_threshold(self, s):
-        return (self.m ** 2 + 1) / (2 * s)
+        return (self.m**2 + 1) / (2 * s)
 
     def add_point(self, x):
         with np.errstate(all="ignore"):
@@ -151,19 +151,19 @@ class AutoCloudReference:
                     var = ((n_i - 1) * var_i + (n_j - 1) * var_j) / (n_i + n_j - 2)
                     new = Cloud().update_cloud(mu, var, n)
                     cl = self.cloud_list
-                    self.cloud_list = cl[:i] + [new] + cl[i + 1: j] + cl[j + 1:]
+                    self.cloud_list = cl[:i] + [new] + cl[i + 1 : j] + cl[j + 1 :]
                     il = self.intersection_list
-                    self.intersection_list = np.concatenate([il[:i], [1.0], il[i + 1: j], il[j + 1:]])
+                    self.intersection_list = np.concatenate([il[:i], [1.0], il[i + 1 : j], il[j + 1 :]])
                     A = self.intersection_matrix
-                    B = np.vstack([A[:i, :], np.zeros((1, A.shape[1])), A[i + 1: j, :], A[j + 1:, :]])
-                    B = np.hstack([B[:, :i], np.zeros((B.shape[0], 1)), B[:, i + 1: j], B[:, j + 1:]])
+                    B = np.vstack([A[:i, :], np.zeros((1, A.shape[1])), A[i + 1 : j, :], A[j + 1 :, :]])
+                    B = np.hstack([B[:, :i], np.zeros((B.shape[0], 1)), B[:, i + 1 : j], B[:, j + 1 :]])
                     Cv = (A[:, i] + A[:, j]) * ((A[:, i] * A[:, j]) != 0)
-                    Cv = np.concatenate([Cv[:j], Cv[j + 1:]])
+                    Cv = np.concatenate([Cv[:j], Cv[j + 1 :]])
                     L = (A[i, :] + A[j, :]) * ((A[i, :] * A[j, :]) != 0)
-                    L = np.concatenate([L[:j], L[j + 1:]])
+                    L = np.concatenate([L[:j], L[j + 1 :]])
                     B[:, i] = Cv
                     B[i, :] = L
-                    B[i, i + 1: j] = A[i, i + 1: j] + A[i + 1: j, j]
+                    B[i, i + 1 : j] = A[i, i + 1 : j] + A[i + 1 : j, j]
                     self.intersection_matrix = B
                     merge = True
                     self.cont_merge += 1

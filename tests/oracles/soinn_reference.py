@@ -157,8 +157,9 @@ class SoinnPlusReference:
             else:
                 trustLv = self.winningTimes[winner] / np.max(self.winningTimes[data])
                 eFlag = bool(np.any(np.sqrt(simThresholds) * (1 - trustLv) < (self.runThMean + th)))
-        self.last.update(eFlag=bool(eFlag), winner=winner.copy(), dists=dists.copy(),
-                         simThresholds=simThresholds.copy())
+        self.last.update(
+            eFlag=bool(eFlag), winner=winner.copy(), dists=dists.copy(), simThresholds=simThresholds.copy()
+        )
         if np.any(dists > simThresholds):
             self.last["case"] = 1
             self.addNode(signal)
@@ -171,7 +172,8 @@ class SoinnPlusReference:
                     preMean = self.runThMean
                     self.runThMean = self.runThMean + (np.sqrt(simThresholds) - self.runThMean) / self.linkCreated
                     self.runThVariance = self.runThVariance + (np.sqrt(simThresholds) - preMean) * (
-                        np.sqrt(simThresholds) - self.runThMean)
+                        np.sqrt(simThresholds) - self.runThMean
+                    )
             self.incrementEdgeAges(winner[0])
             winner[0] = self.deleteEdgeHandler(winner[0])
             self.updateWinner(winner[0], signal)
@@ -289,7 +291,8 @@ class SoinnPlusReference:
         self.last["edge_threshold"] = delThreshold
         if len(indexes) > 0:
             self.edgeAvgLtDel = (self.edgeDeleted * self.edgeAvgLtDel + _sum(edge[delFlag])) / (
-                self.edgeDeleted + len(indexes))
+                self.edgeDeleted + len(indexes)
+            )
         self.edgeDeleted = self.edgeDeleted + len(indexes)
         deletedNodeIndexes = []
         for i in range(len(indexes)):

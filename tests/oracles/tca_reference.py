@@ -180,7 +180,8 @@ class ReferenceTCA:
         # Delete Intersections of edge
         if self.d >= 2:
             self.weight, self.edge, self.NewEdgedNode = DeleteIntersection(
-                self.weight, self.edge, self.NewEdgedNode, _mean(self.adaptiveSig), self.log)
+                self.weight, self.edge, self.NewEdgedNode, _mean(self.adaptiveSig), self.log
+            )
         else:
             self.NewEdgedNode = np.zeros_like(self.NewEdgedNode)
 
