@@ -18,8 +18,8 @@ def _home_picture():
     """
     from pathlib import Path
 
-    from cae.app import figures
     from cae._storage import ModelFileError
+    from cae.app import figures
     from cae.data import HOME_MODEL, home_stream
 
     s = home_stream()

@@ -25,9 +25,7 @@ __all__ = [
 ]
 __version__ = "0.2.0"
 
-_WHERE = {
-    name: ".algorithms" for name in ("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model")
-}
+_WHERE = dict.fromkeys(("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model"), ".algorithms")
 _WHERE["ModelFileError"] = "._storage"
 #: names kept for code written before the algorithms moved into cae.algorithms
 _ALIASES = {"StepRecord": "CAEStepRecord"}

@@ -228,7 +228,7 @@ def _start_worker():
         _failed = f"the background compilation failed; see {failed}"
         return
     env = dict(os.environ, CAE_JIT="sync", NUMBA_CACHE_DIR=_cache(), CAE_EXPLORER_CACHE=_cache())
-    log = open(os.path.join(_cache(), "warmup.log"), "w")
+    log = open(os.path.join(_cache(), "warmup.log"), "w")  # noqa: SIM115  (the worker writes it after we return)
     _worker = subprocess.Popen(
         [sys.executable, "-m", "cae._warmup", _marker()],
         env=env,

@@ -215,7 +215,7 @@ class ArrayState:
         K = int(a["iscal"][cls.KERNEL.I_K])
         used = max([a[n].shape[1] for n, (_, _, w) in cls.NODE_ARRAYS.items() if w == "deg"] or [0])
         st._alloc_nodes(_pow2_at_least(K, 64), _pow2_at_least(used, 8))
-        for name, (dtype, _, width) in cls.NODE_ARRAYS.items():
+        for name, (dtype, _, _width) in cls.NODE_ARRAYS.items():
             src = a[name].astype(dtype)
             getattr(st, name)[tuple(slice(0, n) for n in src.shape)] = src
         st.iscal = a["iscal"].astype(np.int64).copy()

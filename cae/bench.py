@@ -133,9 +133,9 @@ def frames(argv=None):
     Measured at a network of at least 500 nodes with 5,000 drawn points (the
     data-seen layer's cap), with the vigilance region and bandwidths on.
     """
-    from .data import make_paper2d, stationary_stream
-    from .app.stepper import Stepper
     from .app.figures import network_figure
+    from .app.stepper import Stepper
+    from .data import make_paper2d, stationary_stream
 
     stream = stationary_stream(make_paper2d(n_per_class=15000, seed=0), seed=0)
     pg = Stepper(stream, deletion_interval=1200, max_edge_age=60)

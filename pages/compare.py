@@ -9,7 +9,6 @@ from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, slow_hint
 from pages._playground_session import network_view
 
-
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 st.title("Compare algorithms")

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from cae.app import figures
+from cae.app.lesson_links import continual_query, parse_continual
 from cae.data import (
     DRIFT_STREAMS,
     Dataset,
@@ -14,7 +15,6 @@ from cae.data import (
     nonstationary_stream,
 )
 from cae.data.csvio import scale
-from cae.app.lesson_links import continual_query, parse_continual
 from cae.evaluation import continual_run
 from cae.registry import make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, show_notices, slow_hint

@@ -9,10 +9,8 @@ import streamlit as st
 from cae import experiments as ex
 from cae.app import figures as app_figures
 from cae.data import load_builtin
-from cae.experiments import against_paper
-from cae.experiments import figures
+from cae.experiments import against_paper, figures
 from cae.registry import ALGORITHMS
-
 from pages._common import ensure_entrypoint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server

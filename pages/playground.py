@@ -59,9 +59,9 @@ teacher = st.sidebar.toggle(
 st.title("Playground")
 show_notices(notices)
 s = pg.stream
+_algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else f"CAEA (λ = {cfg['lam']:d}, a_max = {cfg['amax']:d})"
 st.caption(
-    f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · "
-    f"{'CAE (parameter-free)' if cfg['algo'] == 'CAE' else 'CAEA (λ = %d, a_max = %d)' % (cfg['lam'], cfg['amax'])}"
+    f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
     + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
 )
 

@@ -7,12 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from cae.app import figures
-from cae.app import your_data
 from cae import ModelFileError, load_model
-from cae.data.csvio import CSVLoadError, Limits, SCALINGS, escape_markdown, read_csv
+from cae.app import figures, your_data
+from cae.data.csvio import SCALINGS, CSVLoadError, Limits, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
-
 from cae.registry import make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, slow_hint
 

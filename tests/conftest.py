@@ -37,7 +37,9 @@ def pytest_sessionstart(session):
         if state != "compiled":
             import warnings
 
-            warnings.warn(f"the compiled kernels are not in use ({state}): the tests run un-jitted, slowly")
+            warnings.warn(
+                f"the compiled kernels are not in use ({state}): the tests run un-jitted, slowly", stacklevel=1
+            )
 
 
 def model_file_parts(model):

@@ -1,10 +1,10 @@
 """AppTest through app.py: every page, its controls, and what it shows."""
 
 import numpy as np
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from cae import CAE
-from conftest import ROOT
 
 APP = str(ROOT / "app.py")
 

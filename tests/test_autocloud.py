@@ -11,6 +11,8 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT, rewrite_model_file, shared_path
+from oracles.autocloud_reference import AutoCloudReference, Cloud
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
@@ -18,9 +20,6 @@ from cae import ModelFileError
 from cae.algorithms import _autocloud_kernel as kernel
 from cae.algorithms.autocloud import AutoCloud, CloudState
 from cae.data import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT, shared_path, rewrite_model_file
-from oracles.autocloud_reference import AutoCloudReference, Cloud
-
 
 # ---------------------------------------------------------------- scikit-learn
 EXPECTED_FAILURES_M2 = {
@@ -418,7 +417,7 @@ def test_learn_traced_matches_learn_many_and_records():
             alive -= {i, j}
             alive.add(new)
         assert len(alive) == r.n_nodes
-    assert alive == set(int(v) for v in c.cloud_ids_)
+    assert alive == {int(v) for v in c.cloud_ids_}
 
 
 # ------------------------------------------------------------ without numba

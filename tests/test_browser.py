@@ -13,7 +13,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -509,8 +508,8 @@ def test_lesson_link_on_a_fresh_server(browser):
 
 
 def test_quiz_and_place_a_sample(server, browser):
-    from cae.app.lesson_links import PLAYGROUND_DEFAULTS
     from cae.app.explanations import QUIZ_CHOICES
+    from cae.app.lesson_links import PLAYGROUND_DEFAULTS
     from cae.app.stepper import Stepper
     from cae.app.streams import make_stream
     from pages._playground_session import algo_params

@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 import numpy as np
+from conftest import ROOT
 
 from cae import CAE
 from cae.data import make_paper2d, stationary_stream
-from conftest import ROOT
 
 SWITCH = r"""
 import json, sys, numpy as np

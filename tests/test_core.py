@@ -11,11 +11,11 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import FIXTURES, ROOT, load_golden_input, rewrite_model_file
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
 from cae import CAE, ModelFileError
-from conftest import FIXTURES, ROOT, load_golden_input, rewrite_model_file
 
 G0 = FIXTURES / "g0_mixture2d"
 

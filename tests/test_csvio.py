@@ -12,8 +12,8 @@ from cae.data.csvio import (
     escape_markdown,
     range_warning,
     read_csv,
-    scale,
     safe_csv_cell,
+    scale,
     to_safe_csv,
 )
 

@@ -3,6 +3,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_path
 
 from cae.data import (
     BUILTINS,
@@ -14,7 +15,6 @@ from cae.data import (
     nonstationary_stream,
     stationary_stream,
 )
-from conftest import shared_path
 
 
 def test_generator_matches_the_authors_file():
@@ -92,8 +92,9 @@ def test_real_world_datasets_load():
 
 
 def test_sample_data_files_are_reproducible():
-    from cae.data import SAMPLE_FILES, sample_frame
     from conftest import ROOT
+
+    from cae.data import SAMPLE_FILES, sample_frame
 
     for name in SAMPLE_FILES:
         on_disk = pd.read_csv(ROOT / "sample_data" / name)
@@ -102,9 +103,10 @@ def test_sample_data_files_are_reproducible():
 
 def test_home_model_is_the_model_the_stream_gives():
     """The home picture's stored model is exactly CAE after one pass over the home stream."""
+    from conftest import ROOT
+
     from cae import CAE
     from cae.data import HOME_MODEL, home_stream
-    from conftest import ROOT
 
     stored = CAE.load(ROOT / "sample_data" / HOME_MODEL)
     fresh = CAE().learn_many(home_stream().X)

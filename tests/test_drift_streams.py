@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cae import CAE
+from cae.app.stepper import Stepper
 from cae.data import (
     DRIFT_STREAMS,
     Stream,
@@ -15,7 +16,6 @@ from cae.data import (
     recurring_stream,
     sudden_switch_stream,
 )
-from cae.app.stepper import Stepper
 from cae.evaluation import continual_run
 
 KEYS = ["gradual", "switch", "recurring", "appear"]

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import shared_path
 from sklearn.datasets import load_iris, load_wine
 
 from cae import CAE
@@ -12,7 +13,6 @@ from cae import experiments as ex
 from cae.evaluation import continual_run
 from cae.experiments import against_paper as cmp
 from cae.experiments import stats
-from conftest import shared_path
 
 
 @pytest.fixture(scope="module")
@@ -193,9 +193,8 @@ def test_dask_backend_gives_the_same_rows(folder):
 
 
 def test_experiments_page_runs_the_small_studies():
-    from streamlit.testing.v1 import AppTest
-
     from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
@@ -402,9 +401,8 @@ def test_paper_quick_end_to_end(tmp_path, folder):
 
 
 def test_against_the_paper_view(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
     from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
 
     paper, ours = _fake_paper(tmp_path)
     ex.main(["compare", "--results", str(ours), "--paper", str(paper), "--quiet"])

@@ -5,8 +5,8 @@ import pytest
 
 from cae import CAE
 from cae.app import figures as viz
-from cae.data import make_paper2d, nonstationary_stream
 from cae.app.stepper import TRACE_COLUMNS, Stepper
+from cae.data import make_paper2d, nonstationary_stream
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +125,9 @@ def test_empty_model_figure():
 def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     import xml.etree.ElementTree as ET
 
-    from cae.data import HOME_MODEL, home_stream
     from conftest import ROOT
+
+    from cae.data import HOME_MODEL, home_stream
 
     model = viz.saved_network(ROOT / "sample_data" / HOME_MODEL)
     X = home_stream().X

@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import FIXTURES, load_golden_input, shared_path
 
 import cae
-from conftest import FIXTURES, load_golden_input, shared_path
 
 TOL = 1e-9
 

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from cae.app.explanations import resonance
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS, parse_continual, parse_playground, parse_step, playground_query
 from cae.app.stepper import Stepper
-from conftest import ROOT
 from cae.app.streams import SOURCES, make_stream
 from pages._playground_session import algo_params
 

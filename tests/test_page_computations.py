@@ -8,18 +8,17 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT
 from streamlit.testing.v1 import AppTest
+from test_csvio import CORPUS, REFUSED
 
 from cae import CAE
 from cae.app import your_data as wb
 from cae.app.lockstep import Lockstep
-from cae.evaluation import continual_run
-from cae.registry import make_algorithm
-from cae.data.csvio import read_csv
 from cae.data import make_paper2d, nonstationary_stream
-from cae.evaluation import ari, average_incremental, backward_transfer, nmi
-from conftest import ROOT
-from test_csvio import CORPUS, REFUSED
+from cae.data.csvio import read_csv
+from cae.evaluation import ari, average_incremental, backward_transfer, continual_run, nmi
+from cae.registry import make_algorithm
 
 APP = str(ROOT / "app.py")
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from cae import CAE
+from cae.app.stepper import Stepper
 from cae.data import make_paper2d, nonstationary_stream
 from cae.evaluation import ari, average_incremental, backward_transfer, nmi
-from cae.app.stepper import Stepper
 
 
 def test_nmi_ari_by_hand():

@@ -4,10 +4,10 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import shared_path
 
 from cae.presets import DATASETS, PAPER_GRID, dataset_key, paper_parameters
 from cae.registry import ALGORITHMS, make_algorithm
-from conftest import shared_path
 
 COLUMNS = ["autocloud_m", "asoinn_lambda", "asoinn_a_max", "tca_lambda", "tca_sigma_init", "caea_lambda", "caea_a_max"]
 

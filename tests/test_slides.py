@@ -22,8 +22,8 @@ from cae.app.slides import (
     record_frames,
     traces_csv,
 )
-from cae.data import make_drift_stream, make_paper2d, nonstationary_stream
 from cae.app.stepper import Stepper
+from cae.data import make_drift_stream, make_paper2d, nonstationary_stream
 from cae.registry import make_algorithm
 
 

@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import ROOT, model_file_parts, rewrite_model_file
+from oracles.soinn_reference import SoinnPlusReference, matlab_iqr, matlab_median, matlab_prctile
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import cae
@@ -17,8 +19,6 @@ from cae.algorithms import _soinn_kernel as kernel
 from cae.algorithms.asoinn import ASOINN
 from cae.algorithms.soinn_plus import SOINNPlus
 from cae.data import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT, model_file_parts, rewrite_model_file
-from oracles.soinn_reference import SoinnPlusReference, matlab_iqr, matlab_median, matlab_prctile
 
 MAD = 1.4826022185056018  # -1/(sqrt(2) erfcinv(3/2)), MATLAB isoutlier's scaled-MAD factor
 

@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import ROOT, model_file_parts, rewrite_model_file
+from oracles.tca_reference import ReferenceTCA
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -18,9 +20,6 @@ from cae._graph import connect
 from cae.algorithms import _tca_kernel as kernel
 from cae.algorithms.tca import TCA
 from cae.data import make_paper2d, nonstationary_stream, stationary_stream
-from conftest import ROOT, model_file_parts, rewrite_model_file
-from oracles.tca_reference import ReferenceTCA
-
 
 # ---------------------------------------------------------------- scikit-learn
 # Every check applies to a one-pass stream learner except, for the reference's default sigma_init,

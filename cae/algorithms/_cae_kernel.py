@@ -33,7 +33,6 @@ from .._graph import (
 )
 from .._jit import HAVE_NUMBA, jit  # noqa: F401
 
-
 N_INIT = 10  # samples used for sigma_init [ref]
 DIVERSITY_THRESHOLD = 1.0e-6
 MIN_NODES_FOR_LAMBDA = 10  # D < 1e-6 only counts once K >= 10 [ref]

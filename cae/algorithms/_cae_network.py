@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from . import _cae_kernel as kernel
 from .._storage import ArrayState, ModelFileError, read_npz, save_npz  # noqa: F401  (re-exported)
+from . import _cae_kernel as kernel
 
 
 class CAENetwork(ArrayState):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _cae_kernel as kernel
 from .._base import StreamingClusterer, _check_magnitude
 from .._storage import ModelFileError
+from . import _cae_kernel as kernel
 from ._cae_network import CAENetwork
 
 __all__ = ["CAE", "CAEStepRecord", "ModelFileError"]

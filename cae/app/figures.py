@@ -107,8 +107,8 @@ def saved_network(path):
     from types import SimpleNamespace
 
     from .._graph import component_labels, edge_list
-    from ..algorithms._cae_network import CAENetwork
     from .._storage import ModelFileError, read_npz
+    from ..algorithms._cae_network import CAENetwork
 
     meta, arrays = read_npz(path)
     if meta["algorithm"] != "CAE":

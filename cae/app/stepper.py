@@ -25,9 +25,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..algorithms import _cae_kernel
+from ..algorithms import CAE, _cae_kernel
 from ..evaluation import ari, nmi
-from ..algorithms import CAE
 
 #: CAE's trace columns (other algorithms have their own: ``Stepper.columns``)
 TRACE_COLUMNS = _cae_kernel.TRACE_COLUMNS

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data.csvio import scale
+from ..algorithms import CAE
 from ..data import (
     NOISE_LABEL,
     Dataset,
@@ -47,11 +47,10 @@ from ..data import (
     nonstationary_stream,
     stationary_stream,
 )
-from ..evaluation import ari, nmi
-from ..algorithms import CAE
+from ..data.csvio import scale
+from ..evaluation import ari, continual_run, nmi
 from ..presets import dataset_key
 from ..registry import ALGORITHMS
-from ..evaluation import continual_run
 
 __all__ = [
     "variant_label",
