@@ -1,4 +1,4 @@
-"""The one implementation of AutoCloud's per-sample step (see :mod:`cae.algorithms.autocloud`).
+"""The one implementation of AutoCloud's per-sample step (the algorithm: docs/baselines/autocloud.md).
 
 State (rows ``[:C]`` of the cloud arrays, in the reference's list order):
 centres ``Y`` (C x d), variances ``var``, supports ``n`` (integers), stable

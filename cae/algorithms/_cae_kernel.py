@@ -1,4 +1,4 @@
-"""The one implementation of CAE's per-sample step.
+"""The one implementation of CAE's per-sample step (the algorithm, step by step: docs/cae-algorithm.md).
 
 Everything the algorithm does to a network happens in :func:`step`. It is
 written in plain loops over NumPy arrays so that numba can compile it; where
@@ -459,7 +459,7 @@ def step(
     sortbuf,
     track,
 ):
-    """Learn the sample ``X[xi]``; see the module docstring and the spec."""
+    """Learn the sample ``X[xi]``; see the module docstring and docs/cae-algorithm.md."""
     d = X.shape[1]
     t = iscal[I_T] + 1
     iscal[I_T] = t

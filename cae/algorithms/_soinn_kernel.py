@@ -8,8 +8,7 @@ deletion after every sample, component-statistics edge deletion) or
 ``MODE_LEGACY`` (``'node', 0, 'edge', 0``: isolated nodes deleted every λ
 samples, edges older than a_max deleted). Linking (the trust-based SOINN+
 rule) is the same in both modes, as in the reference. What the step does, and
-every place it differs from the reference, is in the module docstring of
-:mod:`cae.algorithms.soinn_plus`.
+every place it differs from the reference, is in docs/baselines/soinn_plus.md.
 
 Conventions: plain loops over preallocated arrays (numba-compiled through
 :func:`cae._jit.jit`, or plain Python, bit-identically); nodes in rows

@@ -1,4 +1,4 @@
-"""The one implementation of TCA's per-sample step (see :mod:`cae.algorithms.tca` for the algorithm).
+"""The one implementation of TCA's per-sample step (the algorithm, step by step: docs/baselines/tca.md).
 
 Plain loops over preallocated arrays, compiled by :func:`cae._jit.jit` (or run
 as ordinary Python, bit-identically). :class:`cae.algorithms.tca.TCA` calls

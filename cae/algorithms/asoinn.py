@@ -19,7 +19,7 @@ kernel (:mod:`cae.algorithms._soinn_kernel`), state and step record as
 
 Everything else (winners, similarity thresholds, trust-based linking, the
 movement rates) is SOINN+'s. The differences from the reference and its
-quirks are listed in :mod:`cae.algorithms.soinn_plus`; those specific to
+quirks are listed in docs/baselines/soinn_plus.md; those specific to
 this mode: **[fix]** the reference's edge deletion calls ``setBond``, which
 the class does not define (so it could not run as written), and we skip the
 call, the edge being already removed; **[ref]** the nodes it removes add the

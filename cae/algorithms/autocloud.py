@@ -1,96 +1,26 @@
 """AutoCloud (Bezerra et al. 2020): evolving data clouds from typicality and eccentricity.
 
-The reference
--------------
-Written from the authors' MATLAB code, ``BrunuXCosta/AutoCloud`` (Apache-2.0),
-commit ``8ece63c84fb3248b051786a4e89d675758e5e4c1``, files ``AutoCloud.m``
-(``addPoint`` without a class label, ``calculateThreshold``, ``mergeClouds``)
-and ``Cloud.m`` (``addPoint``, ``calculateZeta``), with the Euclidean measure,
-as the CAE paper uses it. The per-sample step is in
-:mod:`cae.algorithms._autocloud_kernel`; ``tests/oracles/autocloud_reference.py``
-is a literal transcription that the tests compare with after every step.
+A sample joins every cloud it is typical for and starts a new cloud when it
+is typical for none; clouds that share enough samples merge; every cloud is a
+cluster. Written from the authors' MATLAB code, ``BrunuXCosta/AutoCloud``
+(Apache-2.0), commit ``8ece63c84fb3248b051786a4e89d675758e5e4c1``, files
+``AutoCloud.m`` and ``Cloud.m``, with the Euclidean measure, as the CAE paper
+uses it. The per-sample step is in :mod:`cae.algorithms._autocloud_kernel`;
+``tests/oracles/autocloud_reference.py`` is a literal transcription that the
+tests compare with after every step.
 
-What it does, per sample x (k = samples seen, cumulative over calls)
---------------------------------------------------------------------
-1. k = 1: cloud 1 is created at x (centre mu = x, support n = 1, variance 0).
-2. k = 2: x is added to cloud 1, whatever it is.
-3. k >= 3: for every cloud, the update x would cause is computed —
-   n' = n + 1, mu' = ((n' - 1)/n') mu + x/n',
-   var' = ((n' - 1)/n') var + ||x - mu'||^2 / n' — and from it the
-   normalised eccentricity zeta = ksi / 2, ksi = max(1/n' + ||mu' - x||^2 / (n' var'), 1e-4).
-   x is typical for the cloud when zeta <= (m^2 + 1) / (2 n) (n before the
-   update); it then joins the cloud (the update above is stored) and the
-   cloud is flagged. x joins *every* cloud it is typical for. When it is
-   typical for none, a new cloud is created at x (flagged). The membership of
-   x in the clouds that existed when it arrived is tau_i / sum(tau),
-   tau_i = 1 - zeta_i; the online label is the first cloud of highest
-   membership.
-4. Merging, after every sample: the pairs (i, j), i < j, are scanned in list
-   order; a pair flagged on both sides has its intersection count
-   IM(i, j) incremented; the first pair with nint > n_i - nint or
-   nint > n_j - nint (nint = IM(i, j)) is merged into one cloud with
-   n = n_i + n_j - nint, mu = (n_i mu_i + n_j mu_j)/(n_i + n_j) and
-   var = ((n_i - 1) var_i + (n_j - 1) var_j)/(n_i + n_j - 2), which takes
-   place i (flagged) while j is removed and the intersection matrix is
-   rebuilt; the scan restarts from the first pair. It ends after a scan
-   without a merge.
+What it does per sample, and every point where we follow a quirk of the
+reference (**[ref]**) or depart from it (**[fix]**):
+``docs/baselines/autocloud.md``.
 
-Prediction labels x by the first cloud of highest membership, computed as in
-step 3 against the current clouds without changing them. Every cloud is a
-cluster: ``n_clusters_`` is the number of clouds.
-
-Where we follow a quirk of the reference, or differ from it
------------------------------------------------------------
-- **[ref]** k = 2 adds x to cloud 1 without the typicality test, and does not
-  flag it (no intersection count can start there).
-- **[ref]** MATLAB's ``max`` ignores NaN: when x equals the centre of a cloud
-  of variance 0 (duplicate points), ksi = max(0/0, 1e-4) = 1e-4, so x is
-  typical. A cloud with n = 1 is typical for every x whenever
-  (m^2 + 1)/2 >= 3/4 (zeta = 3/4 for any x away from its centre), which
-  holds for every m of the paper's grid: a new cloud always takes the next
-  sample.
-- **[ref]** The membership normalises by the plain sum of tau over the clouds
-  that existed when x arrived (a new cloud has none). tau is negative for
-  clouds with zeta > 1; when the sum is negative the "highest membership"
-  is the *lowest* tau, i.e. the most eccentric cloud. We follow that, in
-  learning (the recorded winner) and in ``predict``. (While n >= 1 and
-  var >= 0, ksi <= 1 + 1/n' so zeta <= 3/4 and every tau >= 1/4: the flip
-  needs a support below 1, which no stream we tried produced.)
-- **[ref]** The merge scan restarts at the first pair after every merge and
-  counts every doubly flagged pair again, so a sample that causes merges
-  adds more than 1 to the counts of the flagged pairs scanned before each
-  merge; counts can exceed the samples two clouds really share, and the
-  merged support n_i + n_j - nint can be smaller than either support.
-- **[ref]** The merged cloud's counts are rebuilt exactly as the reference's
-  B, C and L: with a cloud c before i or after j in the list, the count is
-  IM(c, i) + IM(c, j) (or IM(i, c) + IM(j, c)) only when *both* are
-  non-zero, otherwise 0; with a cloud between i and j it is
-  IM(i, c) + IM(c, j) in every case.
-- **[ref]** Merging two clouds that both have n = 1 gives var = 0/0 = NaN;
-  such a cloud (and every cloud it later becomes) has ksi = 1e-4 for every
-  x, so it accepts every sample. Variances are NaN there, as in MATLAB.
-- **[ref]** zeta is Inf (never typical) for a cloud with n = 0; the
-  threshold (m^2 + 1)/(2 n) is computed in floating point whatever n is.
-  Supports below 1 are not proved impossible, but 2.8 million steps of
-  adversarial streams (duplicates, heavy tails, m from 0.72 to 2) and every
-  paper dataset never produced one, so a model file with n < 1 is refused.
-- **[fix]** When every membership is NaN (the taus sum to 0 and are all 0)
-  the reference's label ``find(...)`` is empty; ``predict`` returns the first
-  cloud and the step record's winner is -1.
-- Left out (none changes the clustering with the Euclidean measure): the
-  covariance matrix ``covmat`` (read only by the Mahalanobis measure), the
-  Mahalanobis and cosine measures, the supervised ``addPoint(x, class)``,
-  the ``autoMerge`` switch (always on, the reference's default), charts,
-  video and echo. Cloud names (``'Class i/j'``) become stable integer ids;
-  a merged cloud gets a new id.
-- Floating point: MATLAB's ``norm`` (BLAS) and ``sum`` may add in another
-  order; we take ``norm(v)^2`` as ``sqrt(sum(v.^2))^2`` and every sum in index
-  order, so values can differ from MATLAB's in the last bits.
-- Speed (no change of result): the first merge scan of each sample visits
-  only the pairs that can meet the merge condition (both flagged, or a new
-  cloud against a cloud with n < 0); the proof is in
-  :func:`cae.algorithms._autocloud_kernel.merge_clouds`, and the tests check
-  it against the literal transcription after every step.
+Examples
+--------
+>>> import numpy as np
+>>> from cae.algorithms.autocloud import AutoCloud
+>>> X = np.random.default_rng(0).normal(0, 0.05, (200, 2))
+>>> model = AutoCloud(m=2.0).fit(X)
+>>> model.n_clusters_ == model.n_clouds_ >= 1
+True
 """
 
 from __future__ import annotations
@@ -118,8 +48,8 @@ class CloudState(ArrayState):
     """AutoCloud's learned state.
 
     Rows ``[:C]`` of the cloud arrays are the clouds in the reference's list
-    order: centres ``Y``, variances ``var`` (NaN possible, see the module
-    docstring), supports ``n`` and stable ``ids``. ``IM`` is the intersection
+    order: centres ``Y``, variances ``var`` (NaN possible, see
+    docs/baselines/autocloud.md), supports ``n`` and stable ``ids``. ``IM`` is the intersection
     matrix (only ``[:C, :C]`` in use; its capacity grows with the clouds'),
     ``fscal[F_M]`` the parameter m. There are no neighbour lists.
     """
@@ -329,7 +259,7 @@ class AutoCloud(StreamingClusterer):
     eccentricity zeta at most (m^2 + 1)/(2 n), n the cloud's support — and
     starts a new cloud when it is typical for none. Clouds that share enough
     samples are merged. There are no nodes or edges; each cloud is a
-    cluster. See :mod:`cae.algorithms.autocloud` for the algorithm step by
+    cluster. See docs/baselines/autocloud.md for the algorithm step by
     step and every point where the reference has a quirk.
 
     So that code written for networks (figures, exports, ``to_networkx``)

@@ -1,4 +1,29 @@
-"""The CAE estimator: scikit-learn API, streaming API and fitted state."""
+"""CAE, CIM-based ART with Edge: the estimator (scikit-learn and streaming API, fitted state, step records).
+
+CAE is from N. Masuyama, Y. Takebayashi, Y. Nojima, C. K. Loo, H. Ishibuchi
+and S. Wermter, *A Parameter-free Adaptive Resonance Theory-based Topological
+Clustering Algorithm Capable of Continual Learning*, Neural Computing and
+Applications 38 (2026); the authors' reference is ``Masuyama-lab/CAE``,
+``MATLAB/CAE_train.m`` and ``MATLAB/CAE_test.m``. CAEA, the paper's tuned
+baseline, is the same estimator with λ and a_max given. The algorithm runs in
+:mod:`cae.algorithms._cae_kernel`; its state is
+:class:`cae.algorithms._cae_network.CAENetwork`.
+
+The algorithm step by step, in our words, with every point where the authors'
+code differs from the paper's text and what we follow (**[ref]**):
+``docs/cae-algorithm.md``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from cae import CAE
+>>> X = np.random.default_rng(0).normal(0, 0.05, (300, 2))
+>>> model = CAE().fit(X)  # parameter-free: V, λ and a_max come from the stream
+>>> model.deletion_interval_ == 2 * model.n_active_nodes_
+True
+>>> CAE(deletion_interval=50, max_edge_age=30).fit(X).deletion_interval_  # CAEA
+50
+"""
 
 from __future__ import annotations
 

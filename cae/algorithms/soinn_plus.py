@@ -2,148 +2,27 @@
 
 SOINN+ is C. Wiwatcharakoses and D. Berrar, *SOINN+, a self-organizing
 incremental neural network for unsupervised learning from noisy data
-streams*, Expert Systems with Applications 143 (2020). The reference is its
-author's MATLAB class: repository ``ChayutDev/SOINNPlus``, file
-``SoinnPlus.m`` (ver. 1.0.1, MIT licence, commit
-``0911eb434f5150741c6e8425597194ab0fa96182``). We follow the MATLAB, which
-is what the CAE paper ran; the same repository's Python port
-(``soinn/pySoinnPlus.py``) differs from it in many places, listed at the end.
-The one implementation is :mod:`cae.algorithms._soinn_kernel`; ASOINN
-(:mod:`cae.algorithms.asoinn`) is the same class in its legacy mode
-(``'node', 0, 'edge', 0``).
+streams*, Expert Systems with Applications 143 (2020): a parameter-free
+network that links its two winners when it trusts them and deletes old edges
+and useless nodes by thresholds learned from what it deleted before. The
+reference is its author's MATLAB class: repository ``ChayutDev/SOINNPlus``,
+file ``SoinnPlus.m`` (ver. 1.0.1, MIT licence, commit
+``0911eb434f5150741c6e8425597194ab0fa96182``). The one implementation is
+:mod:`cae.algorithms._soinn_kernel`; ASOINN (:mod:`cae.algorithms.asoinn`)
+runs the same class in its legacy mode.
 
-What one step does
-------------------
-t counts the samples seen over every call (the reference's ``signalNum``).
-Distances are **squared** Euclidean distances.
+What one step does, every point where we follow a quirk of the reference
+(**[ref]**) or depart from it (**[fix]**), and how the repository's Python
+port differs from the MATLAB: ``docs/baselines/soinn_plus.md``.
 
-1. t ← t + 1. If the network has fewer than 3 nodes, x becomes a node (win
-   count M = 1, last win t) and the step ends there: no deletion.
-2. Winners s1, s2: the nodes with the smallest squared distances D1 ≤ D2 to x
-   (the first row on ties).
-3. Similarity threshold T_i of each winner: the largest squared distance to
-   one of its neighbours; for a node without edges, the smallest squared
-   distance to any other node.
-4. Linking decision: link unconditionally while either component of the
-   running "variance" is 0; otherwise the trust of winner i is
-   M_i / max{M_k : node k has an edge}, and the winners are linked when, for
-   some i, sqrt(T_i) (1 − trust_i) < mean_i + 2 sqrt(var_i / n_links)
-   (mean_i, var_i: running mean and Welford sum of squares of sqrt(T_i) over
-   the n_links updates, see the [ref] on ``addEdge`` below).
-5. If D1 > T1 or D2 > T2, x becomes a new node. Otherwise:
-   a. if linking, the edge s1–s2 gets age 1 (created, or reset);
-   b. every edge of s1 ages by 1 (the one just made included, which is then 2);
-   c. edge deletion around s1 — SOINN+: the ages of all edges of s1's connected
-      component give p75 and iqr (MATLAB's ``prctile``/``iqr``); if 2·iqr = 0
-      nothing happens; else with r = n_del_edges / (n_del_edges + #component
-      edges) the threshold is mean_deleted_age·r + (p75 + 2 iqr)(1 − r), and
-      s1's edges older than it are deleted (their mean age and count are
-      updated first); ASOINN: s1's edges older than a_max + 1 are deleted.
-      In both, a neighbour left without edges is deleted;
-   d. s1 moves: M ← M + 1, w ← w + (x − w)/M, last win ← t; each neighbour b
-      moves by (x − w_b)/(100 M_b).
-6. Node deletion — SOINN+, after every sample: the unutility of every node is
-   UT = (t − last win)/M; over the nodes with edges MATLAB's ``isoutlier``
-   (median c, 3 scaled MADs) gives the upper bound u, and with
-   r = n_del_nodes / (n_del_nodes + #nodes with edges) and noise level
-   ν = #isolated / K the threshold is mean_deleted_UT·r + (c + 2(u − c)/3)(1 − r)(1 − ν);
-   isolated nodes with UT above it are deleted (after the mean unutility and
-   mean idle time of deleted nodes are updated). ASOINN, when t is a
-   multiple of λ: every node without an edge is deleted.
-
-Prediction (not part of the reference, which has no prediction function): a
-sample goes to its nearest node (squared Euclidean distance, first row on
-ties) and takes that node's connected component, components numbered by
-their smallest row as in CAE; an isolated node is a cluster of its own.
-
-Where we follow a quirk of the reference, or differ from it
------------------------------------------------------------
-- **[ref]** Initialisation is by node COUNT, not by sample number: any step
-  that starts with fewer than 3 nodes (also after ASOINN's deletion emptied
-  the network) only adds x and returns, skipping deletion.
-- **[ref]** Winners and thresholds use squared distances; the linking rule and
-  its statistics use their square roots (``sqrt(simThresholds)``).
-- **[ref]** The threshold of a node without edges is the second-smallest
-  squared distance from it to all nodes, itself included: the smallest to
-  another node, so 0 when a duplicate node exists.
-- **[ref]** The linking decision is computed before the novelty test, also at
-  steps where x becomes a node (it has no side effect then).
-- **[fix]** When both running variances are non-zero but no node has an edge,
-  the reference's ``max(obj.winningTimes(data))`` is ``max`` of nothing and the
-  elementwise division that follows fails (MATLAB raises an error). We link
-  unconditionally, the evident intent ("create link unconditionally if there
-  is no edge in the network").
-- **[ref]** ``addEdge`` returns ``isNew = true`` when the edge ALREADY existed
-  (inverted), and the reference updates ``linkCreated`` and the running
-  mean/variance of sqrt(T) only then. This changes which samples feed the
-  linking statistics, so we follow it: the statistics move only when an
-  existing s1–s2 edge is re-linked.
-- **[ref]** Edge values are the adjacency matrix's values: 1 when created or
-  reset, +1 each time s1's edges age (so an edge is 2 at the end of the step
-  that made it); the ASOINN test is ``value > a_max + 1`` ("1 expresses that
-  there is an edge").
-- **[ref]** ``deleteNodes`` adds ``sum(indexes)`` to ``nodeDeleted``: a count
-  for the node deletion's logical masks, but the SUM OF THE 1-BASED ROW
-  INDICES of the neighbours deleted by the edge deletion. ``nodeDeleted``
-  feeds the SOINN+ node deletion's ratio r, so this changes results; we follow
-  it (``node_deletion_counter_``).
-- **[fix]** ``deleteOldEdges_Original`` calls ``obj.setBond(...)``, which the
-  class does not define, so ASOINN's edge deletion could not run as written
-  (MATLAB stops at the first deleted edge). The edge is already removed by
-  ``setEdgeAge(..., 0)``; we skip the call.
-- **[ref]** Percentiles are MATLAB's ``prctile`` (sorted values at
-  100 (i − 0.5)/n, linear interpolation between, clamped outside; iqr = p75 −
-  p25 by the same definition), not NumPy's default. Ages are integers, so
-  every percentile is an exact multiple of 1/4.
-- **[ref]** Medians are MATLAB's: the mean of the two middle values as
-  ``a + (b − a)/2`` (``(a + b)/2`` across signs), the formula of MATLAB's
-  ``median.m``; the scaled MAD factor is −1/(sqrt(2) erfcinv(3/2)) =
-  1.4826022185056018 and the upper bound c + 3·MAD_scaled, as ``isoutlier``
-  computes them; the threshold is c + 2((u − c)/3), in that order.
-- **[ref]** The SOINN+ edge deletion collects the ages of EVERY edge of s1's
-  connected component (``graph`` + ``dfsearch(..., 'allevents')``); when s1 has
-  no edge the percentiles are NaN and nothing happens; when 2·iqr = 0 it
-  returns before touching any counter.
-- **[ref]** In the SOINN+ node deletion, UT is computed for all nodes but the
-  statistics only over nodes with edges; when no node has an edge the median
-  is NaN, so the threshold is NaN and nothing is deleted (likewise for 0/0
-  ratios). The sum of deleted nodes' UT runs over rows in ascending order.
-- **[ref]** Neighbours move by 1/(100 M_neighbour), the neighbour's own count.
-- **[ref]** ASOINN (the paper's λ/a_max baseline, whose original code is not
-  public) is this class's legacy mode: it keeps SOINN+'s similarity
-  thresholds, its trust-based linking and the 1/100 neighbour rate; only the
-  two deletion handlers change.
-- Not kept (no effect on learning): ``trackInput``/``trackInputIdx`` (every
-  sample each node won, a memory that grows with the stream) and
-  ``curNodeTh``/``curEdgeTh`` (the last thresholds, which we put in the step
-  record instead). ``nodeTS`` is kept as ``creation_steps_``.
-- Implementation (no effect on results): neighbour lists instead of a sparse
-  adjacency matrix, a breadth-first search instead of ``dfsearch``, order
-  statistics by in-place selection instead of sorting, and, unless a step is
-  recorded, the node deletion stops early when nothing can be deleted: when
-  no node is isolated, or when no isolated node's UT exceeds
-  mean_deleted_UT·r + c(1 − r)(1 − ν), a lower bound of its threshold (exact
-  in floating point, as c + 2(u − c)/3 >= c and rounding is monotone). No
-  state depends on the threshold unless a node is deleted.
-
-Where ``soinn/pySoinnPlus.py`` (the repository's Python port) differs from the MATLAB
----------------------------------------------------------------------------------------
-We follow the MATLAB in each case. The Python port: uses Euclidean (not
-squared) distances for winners and thresholds, and ball-tree neighbours whose
-tie order is not "first row"; starts linking with ``all(variance == 0)``
-instead of ``any`` and, in that phase, creates the s1–s2 edge BEFORE the
-novelty test (so also when x becomes a node); its ``addEdge`` is not inverted
-(statistics updated for NEW edges) and gives ages starting at 0 (reset to 0);
-moves neighbours by 1/(100 M_winner) instead of 1/(100 M_neighbour); uses
-``np.percentile`` (linear, (n − 1)p) instead of ``prctile``; after the edge
-deletion removes EVERY isolated node of the network (``removeUnnecessaryNode``),
-not only s1's former neighbours, and does not count them; uses the unscaled
-MAD (``median_abs_deviation``), i.e. threshold c + 2·MAD instead of
-c + 2·1.4826·MAD; never increases ``nodeDeleted`` (r = 0 always); sets the
-node-deletion period to 1 whenever the plus EDGE deletion is on; and its
-legacy mode cannot run (``deleteOldEdges_Original`` is ``pass`` and returns
-None as the winner's index; ``deleteNoiseNodes_Original`` leaves the per-node
-lists misaligned).
+Examples
+--------
+>>> import numpy as np
+>>> from cae.algorithms.soinn_plus import SOINNPlus
+>>> X = np.random.default_rng(0).normal(0, 0.05, (200, 2))
+>>> model = SOINNPlus().fit(X)
+>>> model.n_samples_seen_, model.n_clusters_ >= 1
+(200, True)
 """
 
 from __future__ import annotations
@@ -520,7 +399,7 @@ class _SoinnBase(StreamingClusterer):
 
     @property
     def n_links_created_(self):
-        """The reference's ``linkCreated``: re-links of existing edges (see the [ref] on addEdge)."""
+        """The reference's ``linkCreated``: re-links of existing edges (docs/baselines/soinn_plus.md, the [ref] on addEdge)."""
         return int(self._net().iscal[kernel.I_LINKS])
 
     @property
@@ -577,8 +456,8 @@ class SOINNPlus(_SoinnBase):
     by a threshold learned from the ages of the edges deleted so far, and
     isolated nodes that have become useless (high unutility) are deleted after
     every sample. Clusters are the connected components of the graph. A
-    faithful transcription of its author's MATLAB code (see the module
-    docstring for every quirk followed and fixed).
+    faithful transcription of its author's MATLAB code (every quirk followed
+    and fixed: docs/baselines/soinn_plus.md).
 
     There are no parameters.
 
@@ -611,7 +490,7 @@ class SOINNPlus(_SoinnBase):
     mean_deleted_edge_age_ : float
         Mean age of the deleted edges.
     node_deletion_counter_ : int
-        The reference's ``nodeDeleted`` (see the module docstring).
+        The reference's ``nodeDeleted`` (see the [ref] on deleteNodes in docs/baselines/soinn_plus.md).
     mean_deleted_node_unutility_, mean_deleted_node_idle_time_ : float
         Mean UT and idle time of the nodes deleted for being useless.
     n_samples_seen_ : int

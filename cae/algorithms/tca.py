@@ -1,118 +1,25 @@
 """TCA, Topological CIM-based Adaptive Resonance Theory (Masuyama et al., IEEE Access 7, 2019).
 
-Written from the authors' MATLAB code, which produced the numbers of the CAE
-paper: repository ``Masuyama-lab/TCA``, file ``TCA.m`` at commit
-``40a0b656699c088e495dab28c8ba5d1b99fe63e3`` (the earlier ``738ddcb`` differs
-only in a comment), with the initial state of ``mainTCA.m`` (λ = 200,
-σ_init = 0.12, no nodes). The algorithm itself is in
-:mod:`cae.algorithms._tca_kernel`; this module holds its state, its step record
-and the estimator.
+An ART network with a CIM vigilance (the nodes' mean kernel bandwidth) and a
+topology that is rebuilt every λ samples, from the authors' MATLAB code,
+which produced the numbers of the CAE paper: repository ``Masuyama-lab/TCA``,
+file ``TCA.m`` at commit ``40a0b656699c088e495dab28c8ba5d1b99fe63e3``, with
+the initial state of ``mainTCA.m`` (λ = 200, σ_init = 0.12, no nodes). The
+algorithm itself is in :mod:`cae.algorithms._tca_kernel`; this module holds
+its state, its step record and the estimator.
 
-What TCA does with each sample x
---------------------------------
-Every node has a position w, a count C, a kernel bandwidth σ, a diligence, an
-error ErrCIM and a "new edge" flag. Let σ̄ be the mean of the nodes' σ; it is
-both the bandwidth of the winner search and the vigilance threshold.
+What TCA does with each sample, every point where we follow a quirk of the
+reference (**[ref]**) or depart from it (**[fix]**), and the implementation
+notes: ``docs/baselines/tca.md``.
 
-1. Sort the nodes by CIM(x, w, σ̄), ascending (ties by row). NstateCIM is the
-   number of nodes with CIM ≤ σ̄.
-2. If NstateCIM = 0: a new node at x, with C = 1, σ = σ̄ (σ_init for the very
-   first node), diligence 1, ErrCIM 1 (case 1).
-3. Otherwise walk the sorted nodes from the first. For a candidate s1, the
-   tentative position is w' = (C/(C+1)) w + x/(C+1); it resonates when
-   CIM(x, w', σ_s1) ≤ σ̄ (case 2). Then w ← w', C += 1, diligence += 1,
-   ErrCIM = min(ErrCIM, CIM(w_s1, w', σ_s1)); and if NstateCIM ≥ 2, the node
-   s2 right after s1 in the sorted order is joined to s1 when
-   CIM(x, w_s2, σ_s2) ≤ σ̄ (the edge is set whether or not it existed, and s1
-   is flagged as newly edged). If even the last node fails, a new node at x
-   (case 3) gets the mean C and the mean σ of its 3 Euclidean nearest nodes,
-   ErrCIM 1, and every node's diligence (its own too) becomes 0.
-4. Every λ samples, the topology reconstruction: delete the nodes without
-   edges; then those with ErrCIM > 2σ̄ (σ̄ of the nodes left); then, for each
-   newly edged node d (ascending) and every pair of its edges' neighbourhoods,
-   when the edge d–a crosses an edge b–c (in the plane of features 1 and 2),
-   delete the one with the larger CIM(·, ·, σ̄); clear the flags. A deletion
-   step does nothing when it would delete every node.
-5. When the mean diligence exceeds 10 times the smallest (taken as 1 when some
-   diligence is 0) and there are at least 2 nodes: in each connected
-   component, u = median/(median + mean) of its diligences; if 0.5 − u > 0.05
-   the nodes with diligence ≥ the mean narrow their σ by 0.1·|u| times the
-   mean σ of that group (at least 0.5 σ_init) and the others widen theirs
-   (at most 1.5 σ_init); if 0.5 − u ≤ −0.05 the other way round. Then every
-   diligence is 0.
-
-When one call of ``TCA.m`` returns it runs the three deletions of step 4
-again; :meth:`TCA.end_batch` does that (``fit`` and ``partial_fit`` call it,
-``learn_one``/``learn_many`` never do). Clusters are the connected components;
-``predict`` gives a sample the cluster of its nearest node by CIM(x, w, σ̄),
-the first on ties: the reference has no prediction function, and this is how
-the CAE authors' evaluation code labels a sample (``Masuyama-lab/CAE``,
-``MATLAB/CAE_test.m``).
-
-Where we follow a quirk of the reference, or differ from it
------------------------------------------------------------
-- **[ref]** ErrCIM is computed after w(s1) was already set to w', so
-  CIM(w(s1), w', σ_s1) is exactly 0 and ErrCIM is 0 for every node that has
-  resonated once and 1 for the others. The ErrCIM deletion therefore removes
-  every node that never resonated whenever 2σ̄ < 1.
-- **[ref]** The walk of step 3 goes over *all* nodes in CIM order, not only
-  the NstateCIM near ones; NstateCIM only decides whether there is a walk and
-  whether an s2 is looked at. s2 is the node after the resonating candidate in
-  that order (not necessarily the second-nearest node, and possibly one whose
-  CIM exceeds σ̄); its edge test uses its own σ while the order uses σ̄.
-- **[ref]** The vigilance test uses the tentative position w' and the
-  candidate's own σ.
-- **[ref]** A case-3 node's count is the mean of its neighbours' counts (it can
-  be fractional; ``win_counts_`` is a float array) and ``diligence(1, :) =
-  zeros(size(numNodes))`` assigns the scalar 0 to every node, the new node's
-  diligence 1 included.
-- **[ref]** s1 is flagged as newly edged even when the edge s1–s2 already existed.
-- **[ref]** ``DeleteIntersection``: the neighbours of d are taken once, at the
-  start of d's turn (ascending rows), so an edge of d deleted during d's turn
-  still takes part in the later tests (and can still cause the deletion of
-  the edge it is compared with); the neighbours of the second node are taken
-  afresh for each of d's neighbours. Only features 1 and 2 are tested, also
-  when there are more; the crossing test is the reference's formula with
-  strict inequalities; on equal CIMs (``cim2 >= cim1``) the other edge is
-  deleted, not d's.
-- **[ref]** The ErrCIM threshold uses σ̄ after the isolated nodes were deleted,
-  the intersection test σ̄ after both deletions.
-- **[ref]** The bandwidth update recomputes the group's mean σ before each
-  node's change (with the values already changed); the clamp applies only on
-  the side the value moves to; the diligences of every node become 0, also in
-  components that were not adapted. It runs after the reconstruction of the
-  same step.
-- **[ref]** The three deletions again at the end of every call
-  (:meth:`TCA.end_batch`). ``fit(X[:n])`` followed by ``partial_fit(X[n:])``
-  is therefore not the same as ``fit(X)``, exactly as two calls of ``TCA.m``
-  are not one.
-- **[fix]** λ counts the cumulative sample number t. The reference counts the
-  loop index of one call (``mod(sampleNum, Lambda)``), so its schedule restarts
-  with every call; both agree when the stream is learned in one call (the
-  paper's protocol), and ours does not depend on how a stream is cut.
-- **[fix]** When the resonating candidate is the last node of the order and
-  NstateCIM ≥ 2, the reference reads ``orderCIM`` past its end (a MATLAB
-  error); we look at no s2 then.
-- **[fix]** With one feature, ``findIntersection`` reads feature 2 (a MATLAB
-  error); the intersection deletion is skipped (the flags are still cleared).
-- **[fix]** The reference starts from a 2×2 edge matrix; a reconstruction
-  while there has only ever been one node deletes with a logical index longer
-  than the node arrays (a MATLAB error). We treat it as every node isolated,
-  which deletes nothing.
-
-Implementation notes (none changes a result): the CIM order is found lazily —
-only nodes that can lie within σ̄ get their CIM computed (a convexity bound on
-the squared distance, with margins far above rounding), which gives the
-first two nodes of the order and NstateCIM exactly; when the first candidate
-fails, every CIM is computed and a heap keyed by (CIM, row) yields the rest
-of the order, exactly MATLAB's stable ``sort``. Sums run in row order (MATLAB
-does not document its order for long vectors). ``knnsearch`` is read as: the
-3 nodes with the smallest squared Euclidean distance, nearest first, ties to
-the lower row (its documented ``IncludeTies = false`` rule), fewer when there
-are fewer nodes. Divisions that are 0/0 or by a zero determinant in MATLAB
-give NaN/Inf there, whose comparisons are false; we test the same cases
-explicitly. The dense adjacency matrix is stored as neighbour lists; wherever
-the reference's ``find`` order matters we sort them.
+Examples
+--------
+>>> import numpy as np
+>>> from cae.algorithms.tca import TCA
+>>> X = np.random.default_rng(0).normal(0.5, 0.03, (300, 2))
+>>> model = TCA(reconstruction_interval=100, sigma_init=0.1).fit(X)
+>>> model.n_samples_seen_, model.threshold_ == model.mean_sigma_
+(300, True)
 """
 
 from __future__ import annotations
@@ -414,7 +321,7 @@ class TCA(StreamingClusterer):
     that order. Every λ samples the topology is rebuilt (isolated and
     unreliable nodes, then crossing edges, are deleted), and the nodes'
     bandwidths adapt to how evenly they win. Clusters are the connected
-    components. The module docstring lists every point where this follows or
+    components. docs/baselines/tca.md lists every point where this follows or
     departs from the authors' code.
 
     Parameters
