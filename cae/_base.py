@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _graph, _jit
+from ._params import Interval, check_parameters
 from ._storage import ModelFileError, read_npz, save_npz
 
 __all__ = ["StreamingClusterer"]
@@ -53,6 +54,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     algorithm: str = ""
     _State = None
+    #: every constructor argument's valid values, declared once (see :mod:`cae._params`); the
+    #: registry's widgets read their bounds from here
+    _parameter_ranges: dict[str, Interval] = {}
     #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
     _edge_ages = True
 
@@ -63,7 +67,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
 
     # ----------------------------------------------------------- hooks
     def _check_params(self):
-        """Raise ValueError for invalid constructor arguments."""
+        """Raise ValueError for invalid constructor arguments (checked against ``_parameter_ranges``)."""
+        check_parameters(self._parameter_ranges, self.get_params())
 
     def _state_kwargs(self):
         """Keyword arguments of ``_State`` besides the number of features."""

@@ -17,36 +17,79 @@ Examples
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
+from ._params import Interval
 from .presets import paper_parameters
+
+if TYPE_CHECKING:
+    from ._base import StreamingClusterer
 
 __all__ = ["Param", "Algorithm", "ALGORITHMS", "make_algorithm"]
 
 
 @dataclass(frozen=True)
 class Param:
-    """One constructor argument, as a widget shows it."""
+    """One constructor argument, as a widget shows it.
+
+    The valid values are not written here: they are the estimator's declaration
+    (``_parameter_ranges``, see :mod:`cae._params`), read through :attr:`valid`.
+    ``low``/``high`` are the widget's bounds: the valid ones, except where the
+    widget stops short — ``widget_low`` for an open lower bound (m > 0) and
+    ``widget_high`` where validity has no upper bound (a number input needs
+    one). ``slider`` is ``(low, high, step)`` of a slider that shows a smaller,
+    practical range (the Playground's CAEA sliders; lesson links clamp to it).
+    """
 
     name: str
-    symbol: str
     label: str
-    kind: str  # "int" or "float"
-    low: float
-    high: float
     default: float
     step: float
     help: str = ""
+    widget_low: float | None = None
+    widget_high: float | None = None
+    slider: tuple[float, float, float] | None = None
+    owner: str = ""  # "module:Class" of the estimator, filled in by Algorithm
 
-    def coerce(self, value):
-        """The value as the estimator takes it; ValueError if it is not a number in range."""
+    @property
+    def valid(self) -> Interval:
+        """The estimator's declaration of this argument's valid values."""
+        ranges: dict[str, Interval] = _estimator_class(self.owner)._parameter_ranges
+        return ranges[self.name]
+
+    @property
+    def symbol(self) -> str:
+        return self.valid.symbol or self.name
+
+    @property
+    def kind(self) -> str:
+        """``"int"`` or ``"float"``."""
+        return self.valid.kind
+
+    @property
+    def low(self) -> float:
+        return self.valid.low if self.widget_low is None else self.widget_low
+
+    @property
+    def high(self) -> float:
+        return self.valid.high if self.widget_high is None else self.widget_high
+
+    def coerce(self, value: object) -> float:
+        """The value as the estimator takes it; ValueError if it is not a number in the widget's range."""
         try:
-            v = float(value)
+            v = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             raise ValueError(f"{self.label} must be a number, got {value!r}") from None
         if not (self.low <= v <= self.high):
             raise ValueError(f"{self.label} must lie in [{self.low:g}, {self.high:g}], got {v:g}")
         return int(round(v)) if self.kind == "int" else v
+
+
+def _estimator_class(path: str) -> type[StreamingClusterer]:
+    module, name = path.split(":")
+    cls: type[StreamingClusterer] = getattr(importlib.import_module(module), name)
+    return cls
 
 
 @dataclass(frozen=True)
@@ -66,10 +109,20 @@ class Algorithm:
     kind: str = "network"
     fixed: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # each parameter reads its valid values from this entry's estimator
+        object.__setattr__(self, "params", tuple(replace(p, owner=self.cls) for p in self.params))
+
     @property
-    def estimator_class(self):
-        module, name = self.cls.split(":")
-        return getattr(importlib.import_module(module), name)
+    def estimator_class(self) -> type[StreamingClusterer]:
+        return _estimator_class(self.cls)
+
+    def param(self, name: str) -> Param:
+        """The parameter called ``name`` (KeyError if there is none)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"{self.name} has no parameter {name!r}")
 
     def defaults(self):
         return {p.name: p.default for p in self.params}
@@ -98,7 +151,7 @@ class Algorithm:
         return f"{self.name} ({vals})"
 
 
-_LAM = dict(symbol="λ", kind="int", low=4, high=5000, step=10)
+_LAMBDA_WIDGET = dict(step=10, widget_high=5000)  # a number input needs an upper bound; λ has none
 ALGORITHMS = {
     "CAE": Algorithm(
         "CAE", "parameter-free: V, λ and a_max estimated from the stream", "cae.algorithms.cae:CAE", family="ART"
@@ -113,18 +166,17 @@ ALGORITHMS = {
                 label="λ (deletion interval; n_active = λ/2)",
                 default=80,
                 help="Isolated nodes are removed every λ samples, and λ/2 nodes set the threshold V.",
-                **_LAM,
+                slider=(4, 400, 2),
+                **_LAMBDA_WIDGET,
             ),
             Param(
                 "max_edge_age",
-                "a_max",
-                "a_max (edge-age limit)",
-                "float",
-                1,
-                1000,
-                40,
-                1,
-                "An edge of the winner older than a_max is deleted.",
+                label="a_max (edge-age limit)",
+                default=40,
+                step=1,
+                widget_high=1000,
+                slider=(1, 200, 1),
+                help="An edge of the winner older than a_max is deleted.",
             ),
         ),
         family="ART",
@@ -145,18 +197,15 @@ ALGORITHMS = {
                 label="λ (node-deletion cycle)",
                 default=300,
                 help="Every λ samples, nodes without edges are deleted.",
-                **_LAM,
+                **_LAMBDA_WIDGET,
             ),
             Param(
                 "max_edge_age",
-                "a_max",
-                "a_max (maximum edge age)",
-                "float",
-                1,
-                1000,
-                50,
-                1,
-                "An edge of the winner older than a_max is deleted.",
+                label="a_max (maximum edge age)",
+                default=50,
+                step=1,
+                widget_high=1000,
+                help="An edge of the winner older than a_max is deleted.",
             ),
         ),
         family="SOINN",
@@ -171,18 +220,16 @@ ALGORITHMS = {
                 label="λ (topology construction cycle)",
                 default=200,
                 help="Every λ samples, isolated and unreliable nodes and crossing edges are deleted.",
-                **_LAM,
+                **_LAMBDA_WIDGET,
             ),
             Param(
                 "sigma_init",
-                "σ_init",
-                "σ_init (initial kernel bandwidth)",
-                "float",
-                0.01,
-                2.0,
-                0.12,
-                0.01,
-                "The CIM bandwidth, which is also TCA's vigilance.",
+                label="σ_init (initial kernel bandwidth)",
+                default=0.12,
+                step=0.01,
+                widget_low=0.01,
+                widget_high=2.0,
+                help="The CIM bandwidth, which is also TCA's vigilance.",
             ),
         ),
         family="ART",
@@ -194,14 +241,12 @@ ALGORITHMS = {
         params=(
             Param(
                 "m",
-                "m",
-                "m (typicality threshold)",
-                "float",
-                0.1,
-                10.0,
-                1.0,
-                0.5,
-                "A sample joins a cloud when its eccentricity is within (m² + 1) / (2n).",
+                label="m (typicality threshold)",
+                default=1.0,
+                step=0.5,
+                widget_low=0.1,
+                widget_high=10.0,
+                help="A sample joins a cloud when its eccentricity is within (m² + 1) / (2n).",
             ),
         ),
         family="clouds",

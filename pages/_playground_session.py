@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from cae.app.lesson_links import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS, parse_playground, playground_query
+from cae.app.lesson_links import (
+    CAEA_SLIDERS,
+    PLAYGROUND_DEFAULTS,
+    VIEW_DEFAULTS,
+    parse_playground,
+    playground_query,
+)
 from cae.app.streams import SOURCES, make_stream
 
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
@@ -49,8 +55,10 @@ def sidebar_config():
         help="CAE estimates λ and a_max itself; CAEA uses the values below.",
     )
     if cfg["algo"] == "CAEA":
-        cfg["lam"] = sb.slider("λ (deletion interval)", 4, 400, int(cfg["lam"]), 2, key="w_lam")
-        cfg["amax"] = sb.slider("a_max (edge-age limit)", 1, 200, int(cfg["amax"]), key="w_amax")
+        lo, hi, step = (int(v) for v in CAEA_SLIDERS["deletion_interval"])
+        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, int(cfg["lam"]), step, key="w_lam")
+        lo, hi, step = (int(v) for v in CAEA_SLIDERS["max_edge_age"])
+        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, int(cfg["amax"]), step, key="w_amax")
     return cfg
 
 

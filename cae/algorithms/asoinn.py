@@ -29,8 +29,7 @@ linking keeps SOINN+'s trust rule (original SOINN links the winners always).
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._params import Interval
 from .soinn_plus import SoinnNetwork, SoinnStepRecord, _SoinnBase  # noqa: F401  (the shared state and record)
 
 __all__ = ["ASOINN"]
@@ -86,20 +85,14 @@ class ASOINN(_SoinnBase):
     """
 
     algorithm = "ASOINN"
+    _parameter_ranges = {
+        "deletion_interval": Interval("int", 1, symbol="λ"),
+        "max_edge_age": Interval("float", 0, symbol="a_max"),
+    }
 
     def __init__(self, deletion_interval=300, max_edge_age=50):
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
-
-    def _check_params(self):
-        lam = self.deletion_interval
-        ok = isinstance(lam, (int, np.integer, float, np.floating)) and not isinstance(lam, (bool, np.bool_))
-        if not ok or not np.isfinite(float(lam)) or not float(lam).is_integer() or lam < 1:
-            raise ValueError(f"deletion_interval (λ) must be an integer >= 1, got {lam!r}")
-        amax = self.max_edge_age
-        ok = isinstance(amax, (int, np.integer, float, np.floating)) and not isinstance(amax, (bool, np.bool_))
-        if not ok or not np.isfinite(float(amax)) or float(amax) < 0:
-            raise ValueError(f"max_edge_age (a_max) must be a finite number >= 0, got {amax!r}")
 
     def _state_kwargs(self):
         return {

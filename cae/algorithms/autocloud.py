@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
+from .._params import Interval
 from .._storage import ArrayState
 from . import _autocloud_kernel as kernel
 
@@ -333,16 +334,10 @@ class AutoCloud(StreamingClusterer):
     algorithm = "AutoCloud"
     _State = CloudState
     _edge_ages = False
+    _parameter_ranges = {"m": Interval("float", 0, low_open=True)}
 
     def __init__(self, m=1.0):
         self.m = m
-
-    def _check_params(self):
-        m = self.m
-        if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, float, np.integer, np.floating)):
-            raise ValueError(f"m must be a finite number > 0, got {m!r}")
-        if not (math.isfinite(float(m)) and float(m) > 0):
-            raise ValueError(f"m must be a finite number > 0, got {m!r}")
 
     def _state_kwargs(self):
         return {"m": float(self.m)}

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
+from .._params import Interval
 from .._storage import ModelFileError
 from . import _cae_kernel as kernel
 from ._cae_network import CAENetwork
@@ -262,20 +263,14 @@ class CAE(StreamingClusterer):
 
     algorithm = "CAE"
     _State = CAENetwork
+    _parameter_ranges = {
+        "deletion_interval": Interval("int", 4, none=True, symbol="λ"),
+        "max_edge_age": Interval("float", 1, none=True, symbol="a_max"),
+    }
 
     def __init__(self, deletion_interval=None, max_edge_age=None):
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
-
-    def _check_params(self):
-        lam = self.deletion_interval
-        if lam is not None:
-            if isinstance(lam, bool) or not float(lam).is_integer() or lam < 4:
-                raise ValueError(f"deletion_interval must be an integer >= 4 or None, got {lam!r}")
-        amax = self.max_edge_age
-        if amax is not None:
-            if isinstance(amax, bool) or not np.isfinite(float(amax)) or float(amax) < 1:
-                raise ValueError(f"max_edge_age must be a finite number >= 1 or None, got {amax!r}")
 
     def _state_kwargs(self):
         return {

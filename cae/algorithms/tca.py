@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._base import StreamingClusterer, _check_magnitude
+from .._params import Interval
 from .._storage import ArrayState
 from . import _tca_kernel as kernel
 
@@ -398,29 +399,14 @@ class TCA(StreamingClusterer):
     algorithm = "TCA"
     _State = TCANetwork
     _edge_ages = False
+    _parameter_ranges = {
+        "reconstruction_interval": Interval("int", 1, symbol="λ"),
+        "sigma_init": Interval("float", 0, low_open=True, symbol="σ_init"),
+    }
 
     def __init__(self, reconstruction_interval=200, sigma_init=0.12):
         self.reconstruction_interval = reconstruction_interval
         self.sigma_init = sigma_init
-
-    def _check_params(self):
-        lam = self.reconstruction_interval
-        if (
-            isinstance(lam, (bool, np.bool_))
-            or not isinstance(lam, (int, np.integer, float, np.floating))
-            or not np.isfinite(float(lam))
-            or not float(lam).is_integer()
-            or lam < 1
-        ):
-            raise ValueError(f"reconstruction_interval (λ) must be an integer >= 1, got {lam!r}")
-        s0 = self.sigma_init
-        if (
-            isinstance(s0, (bool, np.bool_))
-            or not isinstance(s0, (int, np.integer, float, np.floating))
-            or not np.isfinite(float(s0))
-            or float(s0) <= 0
-        ):
-            raise ValueError(f"sigma_init (σ_init) must be a finite number > 0, got {s0!r}")
 
     def _state_kwargs(self):
         return {"reconstruction_interval": int(self.reconstruction_interval), "sigma_init": float(self.sigma_init)}

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import math
 
+from ..registry import ALGORITHMS
+
 __all__ = [
     "parse_playground",
     "playground_query",
@@ -47,6 +49,8 @@ N_CHOICES = (250, 500, 1500, 5000, 15000)
 #: the Playground's state when a link says nothing else
 PLAYGROUND_DEFAULTS = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=0, algo="CAE", lam=80, amax=40)
 MAX_VALUE_LENGTH = 200
+#: the Playground's CAEA sliders, (low, high, step), declared once in the registry: links clamp to them
+CAEA_SLIDERS = {name: ALGORITHMS["CAEA"].param(name).slider for name in ("deletion_interval", "max_edge_age")}
 MAX_PLACED = 50
 VIEW_DEFAULTS = {"vig": True, "bw": False, "win": 300, "sn": False, "quiz": False, "teach": False}
 _PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", *VIEW_DEFAULTS}
@@ -153,8 +157,8 @@ def parse_playground(query, streams):
     for key, name, lo, hi, kind, step in (
         ("noise", "noise", 0.0, 0.5, float, 0.05),
         ("seed", "seed", 0, 10**6, int, None),
-        ("lam", "lam", 4, 400, int, 2),
-        ("amax", "amax", 1, 200, int, None),
+        ("lam", "lam", *CAEA_SLIDERS["deletion_interval"][:2], int, CAEA_SLIDERS["deletion_interval"][2]),
+        ("amax", "amax", *CAEA_SLIDERS["max_edge_age"][:2], int, None),  # any whole number in range
     ):
         v = r.number(key, lo, hi, kind, step, base=lo if step else 0.0)
         if v is not None:
