@@ -101,6 +101,25 @@ def test_sample_data_files_are_reproducible():
         pd.testing.assert_frame_equal(on_disk, sample_frame(name), check_exact=False, rtol=0, atol=1e-12)
 
 
+def test_python_m_cae_data_rewrites_sample_data_exactly(tmp_path):
+    """``python -m cae.data sample_data FOLDER`` writes the very files the repository holds."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    from cae.data import HOME_MODEL, SAMPLE_FILES
+
+    subprocess.run([sys.executable, "-m", "cae.data", "sample_data", str(tmp_path)], check=True, cwd=ROOT)
+    for name in SAMPLE_FILES:
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / name), pd.read_csv(ROOT / "sample_data" / name))
+    from cae import CAE
+
+    written, stored = CAE.load(tmp_path / HOME_MODEL), CAE.load(ROOT / "sample_data" / HOME_MODEL)
+    np.testing.assert_array_equal(written.nodes_, stored.nodes_)
+    np.testing.assert_array_equal(written.edges_, stored.edges_)
+
+
 def test_home_model_is_the_model_the_stream_gives():
     """The home picture's stored model is exactly CAE after one pass over the home stream."""
     from conftest import ROOT

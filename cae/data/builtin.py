@@ -152,7 +152,7 @@ def write_sample_data(folder):
     """(Re)write ``sample_data/``: small CSVs made by our own generators, and the CAE model of the
     app's home picture (CAE after one pass over :func:`home_stream`), so that a fresh install
     draws it at once instead of learning it while the kernels are being compiled."""
-    from .model import CAE
+    from ..algorithms.cae import CAE
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
