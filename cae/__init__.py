@@ -11,6 +11,17 @@ app's first page appears sooner.
 """
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
+    from ._storage import ModelFileError
+    from .algorithms import load_model
+    from .algorithms.asoinn import ASOINN
+    from .algorithms.autocloud import AutoCloud
+    from .algorithms.cae import CAE, CAEStepRecord
+    from .algorithms.cae import CAEStepRecord as StepRecord
+    from .algorithms.soinn_plus import SOINNPlus
+    from .algorithms.tca import TCA
 
 __all__ = [
     "CAE",
@@ -31,7 +42,7 @@ _WHERE["ModelFileError"] = "._storage"
 _ALIASES = {"StepRecord": "CAEStepRecord"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _ALIASES:
         value = __getattr__(_ALIASES[name])
         globals()[name] = value
@@ -43,5 +54,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'cae' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(list(globals()) + __all__)

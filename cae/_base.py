@@ -23,20 +23,34 @@ quantities.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _graph, _jit
 from ._params import Interval, check_parameters
-from ._storage import ModelFileError, read_npz, save_npz
+from ._storage import ArrayState, ModelFileError, read_npz, save_npz
 
-__all__ = ["StreamingClusterer"]
+if TYPE_CHECKING:
+    import networkx as nx
+    import pandas as pd
+
+__all__ = ["StreamingClusterer", "PathOrFile"]
+
+#: where a model is saved to or loaded from: a path, or a binary file object
+PathOrFile = str | os.PathLike[str] | IO[bytes]
+#: the step record an algorithm's ``learn_one`` returns
+Record = TypeVar("Record")
 
 _MAX_ABS = 1e150
 
 
-def _check_magnitude(X):
+def _check_magnitude(X: NDArray[np.float64]) -> None:
     """Refuse values whose squared differences would overflow to inf/NaN."""
     if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
         raise ValueError(
@@ -44,7 +58,7 @@ def _check_magnitude(X):
         )
 
 
-class StreamingClusterer(ClusterMixin, BaseEstimator):
+class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     """Base class of CAE and the baselines (see the module docstring).
 
     Subclasses set ``algorithm`` (the name written into model files),
@@ -52,36 +66,43 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
     ``_state_kwargs``, ``_record`` and ``nearest_nodes``.
     """
 
-    algorithm: str = ""
-    _State = None
+    algorithm: ClassVar[str] = ""
+    _State: ClassVar[type[ArrayState]]
     #: every constructor argument's valid values, declared once (see :mod:`cae._params`); the
     #: registry's widgets read their bounds from here
-    _parameter_ranges: dict[str, Interval] = {}
+    _parameter_ranges: ClassVar[dict[str, Interval]] = {}
     #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
-    _edge_ages = True
+    _edge_ages: ClassVar[bool] = True
 
-    def __sklearn_tags__(self):
+    # fitted state (set by fit/partial_fit/learn_one/load, never by the constructor)
+    network_: ArrayState
+    labels_: NDArray[np.int64]
+    n_features_in_: int
+    feature_names_in_: NDArray[np.object_]
+    _version: int
+
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
 
     # ----------------------------------------------------------- hooks
-    def _check_params(self):
+    def _check_params(self) -> None:
         """Raise ValueError for invalid constructor arguments (checked against ``_parameter_ranges``)."""
         check_parameters(self._parameter_ranges, self.get_params())
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``_State`` besides the number of features."""
         return {}
 
-    def _record(self):
+    def _record(self) -> Record:
         raise NotImplementedError
 
-    def nearest_nodes(self, X):
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
         """Row of the node each row of X is assigned to (the algorithm's own similarity)."""
         raise NotImplementedError
 
-    def end_batch(self):
+    def end_batch(self) -> Self:
         """What the reference does when one call of its training function returns.
 
         ``fit`` and ``partial_fit`` call it after learning their X, and so do
@@ -94,21 +115,21 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------ learning
-    def _new_network(self, d):
+    def _new_network(self, d: int) -> ArrayState:
         self._check_params()
         return self._State(d, **self._state_kwargs())
 
-    def _learn(self, X, track=False, trace=None):
+    def _learn(self, X: ArrayLike, track: bool = False, trace: NDArray[np.float64] | None = None) -> None:
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
         self.network_.run(X, track=track, trace=trace)
         self._version = getattr(self, "_version", 0) + 1
 
-    def _start(self, d):
+    def _start(self, d: int) -> None:
         self.network_ = self._new_network(d)
         self._version = 0
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Reset the model and learn the rows of X in order.
 
         Parameters
@@ -121,14 +142,14 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-        self._start(X.shape[1])
-        self._learn(X)
+        data: NDArray[np.float64] = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
+        self._start(data.shape[1])
+        self._learn(data)
         self.end_batch()
-        self.labels_ = self._predict_array(X)
+        self.labels_ = self._predict_array(data)
         return self
 
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X: ArrayLike, y: object = None) -> Self:
         """Continue the same stream with the rows of X (t is cumulative).
 
         Parameters
@@ -140,21 +161,21 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = self._continue(X)
+        data = self._continue(X)
         self.end_batch()
-        self.labels_ = self._predict_array(X)
+        self.labels_ = self._predict_array(data)
         return self
 
-    def _continue(self, X):
+    def _continue(self, X: ArrayLike) -> NDArray[np.float64]:
         """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
         first = not hasattr(self, "network_")
-        X = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
+        data: NDArray[np.float64] = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
         if first:
-            self._start(X.shape[1])
-        self._learn(X)
-        return X
+            self._start(data.shape[1])
+        self._learn(data)
+        return data
 
-    def learn_many(self, X):
+    def learn_many(self, X: ArrayLike) -> Self:
         """Continue the stream with the rows of X, without computing ``labels_``.
 
         The same learning as :meth:`partial_fit` (one kernel, same results),
@@ -164,7 +185,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         self._continue(X)
         return self
 
-    def _check_sample_width(self, n):
+    def _check_sample_width(self, n: int) -> None:
         if hasattr(self, "network_"):
             if n != self.n_features_in_:
                 raise ValueError(
@@ -178,12 +199,12 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             self._start(n)
 
     @property
-    def trace_columns(self):
+    def trace_columns(self) -> tuple[str, ...]:
         """Names of the columns of :meth:`learn_traced` (always ``t``, ``case``,
         ``n_nodes``, ``n_edges``, ``n_clusters``, plus the algorithm's own)."""
         return tuple(self._State.KERNEL.TRACE_COLUMNS)
 
-    def learn_traced(self, X):
+    def learn_traced(self, X: ArrayLike) -> pd.DataFrame:
         """Learn the rows of X and return one summary row per step (a DataFrame).
 
         The columns are :attr:`trace_columns`: the scalar parts of each
@@ -200,7 +221,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         self._learn(X, trace=out)
         return pd.DataFrame(out, columns=list(self.trace_columns))
 
-    def learn_one(self, x):
+    def learn_one(self, x: ArrayLike) -> Record:
         """Learn one sample and return a record of what happened (see the module docstring).
 
         Parameters
@@ -216,12 +237,12 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         self._learn(x[None, :], track=True)
         return self._record()
 
-    def last_trace_row(self):
+    def last_trace_row(self) -> NDArray[np.float64]:
         """The :meth:`learn_traced` row of the last step learned by :meth:`learn_one`."""
         return self._net().trace_row()
 
     # ---------------------------------------------------------- prediction
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> NDArray[np.int64]:
         """Label each row of X with the cluster of the node it is assigned to.
 
         Returns
@@ -234,7 +255,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self._predict_array(X)
 
-    def _predict_array(self, X):
+    def _predict_array(self, X: ArrayLike) -> NDArray[np.int64]:
         _jit.ensure()
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
@@ -242,12 +263,12 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             return np.full(X.shape[0], -1, dtype=np.int64)
         return np.asarray(self.node_labels_)[self.nearest_nodes(X)]
 
-    def fit_predict(self, X, y=None):
+    def fit_predict(self, X: ArrayLike, y: object = None) -> NDArray[np.int64]:
         """Fit on X (reset) and return ``labels_``."""
         return self.fit(X).labels_
 
     # ---------------------------------------------------------- fitted state
-    def _cached(self, key, fn):
+    def _cached(self, key: str, fn: Callable[[], Any]) -> Any:
         check_is_fitted(self, "network_")
         cache = self.__dict__.setdefault("_cache", {})
         version = (self._version, id(self.network_))
@@ -259,17 +280,17 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         return value
 
     @staticmethod
-    def _ro(a):
+    def _ro(a: NDArray[Any]) -> NDArray[Any]:
         a = a.view()
         a.flags.writeable = False
         return a
 
-    def _rows(self, name):
+    def _rows(self, name: str) -> NDArray[Any]:
         """A read-only view of the live rows of one of the state's per-node arrays."""
         net = self._net()
         return self._ro(getattr(net, name)[: net.K])
 
-    def _net(self):
+    def _net(self) -> Any:
         try:
             return self.__dict__["network_"]
         except KeyError:
@@ -278,50 +299,50 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             ) from None
 
     @property
-    def nodes_(self):
+    def nodes_(self) -> NDArray[np.float64]:
         return self._rows("Y")
 
     @property
-    def node_ids_(self):
+    def node_ids_(self) -> NDArray[np.int64]:
         return self._rows("ids")
 
     @property
-    def n_samples_seen_(self):
+    def n_samples_seen_(self) -> int:
         net = self._net()
         return int(net.iscal[net.KERNEL.I_T])
 
-    def _edges(self):
+    def _edges(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         net = self._net()
         return _graph.edge_list(net.nbr, net.deg, net.age, net.K)
 
     @property
-    def edges_(self):
+    def edges_(self) -> NDArray[np.int64]:
         return self._ro(self._cached("edges", self._edges)[0])
 
     @property
-    def edge_ages_(self):
+    def edge_ages_(self) -> NDArray[np.int64]:
         if not self._edge_ages:
             raise AttributeError(f"{type(self).__name__}'s edges have no age")
         return self._ro(self._cached("edges", self._edges)[1])
 
-    def _components(self):
+    def _components(self) -> tuple[NDArray[np.int64], int]:
         net = self._net()
         return _graph.component_labels(net.nbr, net.deg, net.K)
 
     @property
-    def node_labels_(self):
+    def node_labels_(self) -> NDArray[np.int64]:
         return self._ro(self._cached("components", self._components)[0])
 
     @property
-    def n_clusters_(self):
+    def n_clusters_(self) -> int:
         return self._cached("components", self._components)[1]
 
     # ------------------------------------------------------------- utilities
-    def _node_attributes(self, row):
+    def _node_attributes(self, row: int) -> dict[str, Any]:
         """Extra per-node attributes for :meth:`to_networkx` (besides pos, row and cluster)."""
         return {}
 
-    def to_networkx(self):
+    def to_networkx(self) -> nx.Graph:
         """The model as a :class:`networkx.Graph`.
 
         Nodes are keyed by their stable id and carry ``pos`` (tuple), ``row``,
@@ -348,7 +369,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             g.add_edge(int(ids[i]), int(ids[j]), **({} if a is None else {"age": int(a)}))
         return g
 
-    def snapshot(self):
+    def snapshot(self) -> Self:
         """An independent copy of this model (cheap: copies the arrays only)."""
         other = type(self)(**self.get_params())
         if hasattr(self, "network_"):
@@ -359,8 +380,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
             other._version = 0
         return other
 
-    def _json_params(self):
-        out = {}
+    def _json_params(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for k, v in self.get_params().items():
             if isinstance(v, (bool, np.bool_)):
                 out[k] = bool(v)
@@ -372,7 +393,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
                 out[k] = v
         return out
 
-    def save(self, path):
+    def save(self, path: PathOrFile) -> None:
         """Save the model to ``path`` (or a binary file object).
 
         The format (an uncompressed ``.npz`` that NumPy reads without
@@ -390,7 +411,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         save_npz(path, self.network_.to_arrays(), meta)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: PathOrFile) -> Self:
         """Load a model written by :meth:`save` (by this class; see :func:`cae.load_model` for any).
 
         Raises
@@ -407,7 +428,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator):
         return cls._from_file(meta, arrays)
 
     @classmethod
-    def _from_file(cls, meta, arrays):
+    def _from_file(cls, meta: dict[str, Any], arrays: dict[str, NDArray[Any]]) -> Self:
         try:
             model = cls(**meta["params"])
             model._check_params()

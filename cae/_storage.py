@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,10 +76,14 @@ class ArrayState:
     arrays instead; ``_grow_other`` grows them).
     """
 
-    KERNEL = None
+    KERNEL: Any = None  # the kernel module (numba-compiled functions, read as Any)
     NODE_ARRAYS: dict = {}
     OTHER_ARRAYS: dict = {}
     RUN_ARGS: tuple = ()
+
+    if TYPE_CHECKING:
+        # the arrays NODE_ARRAYS and OTHER_ARRAYS declare, and the scratch buffers, are set by name
+        def __getattr__(self, name: str) -> np.ndarray: ...
 
     def __init__(self, d, cap=64, maxdeg=8):
         self.d = int(d)

@@ -9,11 +9,20 @@ Examples
 (0.85, -0.4)
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+if TYPE_CHECKING:
+    from ._base import StreamingClusterer
+    from .data.streams import Stream
 
 __all__ = [
     "nmi",
@@ -31,30 +40,30 @@ __all__ = [
 CONVENTIONS = ("paper", "text")
 
 
-def nmi(labels_true, labels_pred):
+def nmi(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Normalised mutual information: I(T; P) / sqrt(H(T) H(P)) (geometric mean), as in the paper."""
     return float(normalized_mutual_info_score(labels_true, labels_pred, average_method="geometric"))
 
 
-def ari(labels_true, labels_pred):
+def ari(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Adjusted Rand index."""
     return float(adjusted_rand_score(labels_true, labels_pred))
 
 
-def clustering_scores(model, X, y):
+def clustering_scores(model: StreamingClusterer[Any], X: ArrayLike, y: ArrayLike) -> dict[str, float]:
     """NMI, ARI, #nodes and #clusters of a fitted CAE on (X, y)."""
     pred = model.predict(X)
     return {"nmi": nmi(y, pred), "ari": ari(y, pred), "n_nodes": len(model.nodes_), "n_clusters": model.n_clusters_}
 
 
-def _square(R):
+def _square(R: ArrayLike) -> NDArray[np.float64]:
     R = np.asarray(R, dtype=float)
     if R.ndim != 2 or R.shape[0] != R.shape[1] or R.shape[0] == 0:
         raise ValueError("R must be a non-empty square matrix (stages x stages)")
     return R
 
 
-def average_incremental(R):
+def average_incremental(R: ArrayLike) -> float:
     """AI = mean over stages c of R[c, c]: the performance after stage c on stages 1..c.
 
     ``R[i, j]`` is the performance on the data of stages 1..i (0-based: 0..i)
@@ -64,7 +73,7 @@ def average_incremental(R):
     return float(np.mean(np.diag(R)))
 
 
-def backward_transfer(R):
+def backward_transfer(R: ArrayLike) -> float:
     """BWT = mean over i < C of (R[i, C] - R[i, i]); negative means forgetting.
 
     ``R[i, C]`` is the performance on stages 1..i after the last stage C.
@@ -77,7 +86,9 @@ def backward_transfer(R):
     return float(np.mean([R[i, C] - R[i, i] for i in range(C)]))
 
 
-def continual_metrics(R, single_class=None, convention="paper"):
+def continual_metrics(
+    R: ArrayLike, single_class: Sequence[bool] | None = None, convention: str = "paper"
+) -> tuple[float, float]:
     """AI and BWT of a stage matrix, under one of two conventions.
 
     ``R[i, j]`` is the score on the data of stages 1..i after training through
@@ -130,41 +141,41 @@ class ContinualResult:
     :func:`cae.evaluation.continual_metrics`).
     """
 
-    stage_names: list
+    stage_names: list[str]
     R_nmi: np.ndarray
     R_ari: np.ndarray
     per_stage_nmi: np.ndarray
     per_stage_ari: np.ndarray
-    n_nodes: list
-    n_clusters: list
-    snapshots: list = field(repr=False)
-    single_class: list = field(default_factory=list)
+    n_nodes: list[int]
+    n_clusters: list[int]
+    snapshots: list[StreamingClusterer[Any]] = field(repr=False)
+    single_class: list[bool] = field(default_factory=list)
     noise_scored: bool = False
 
-    def scores(self, convention="paper"):
+    def scores(self, convention: str = "paper") -> dict[str, float]:
         """``{"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari"}`` under a convention ("paper" or "text")."""
-        out = {}
+        out: dict[str, float] = {}
         for m, R in (("nmi", self.R_nmi), ("ari", self.R_ari)):
             out[f"ai_{m}"], out[f"bwt_{m}"] = continual_metrics(R, self.single_class or None, convention)
         return out
 
     @property
-    def ai_nmi(self):
+    def ai_nmi(self) -> float:
         return average_incremental(self.R_nmi)
 
     @property
-    def ai_ari(self):
+    def ai_ari(self) -> float:
         return average_incremental(self.R_ari)
 
     @property
-    def bwt_nmi(self):
+    def bwt_nmi(self) -> float:
         return backward_transfer(self.R_nmi)
 
     @property
-    def bwt_ari(self):
+    def bwt_ari(self) -> float:
         return backward_transfer(self.R_ari)
 
-    def table(self):
+    def table(self) -> pd.DataFrame:
         rows = []
         for j, name in enumerate(self.stage_names):
             rows.append(
@@ -179,7 +190,12 @@ class ContinualResult:
         return pd.DataFrame(rows)
 
 
-def continual_run(stream, model=None, progress=None, score_noise=False):
+def continual_run(
+    stream: Stream,
+    model: StreamingClusterer[Any] | None = None,
+    progress: Callable[[float], object] | None = None,
+    score_noise: bool = False,
+) -> ContinualResult:
     """Train stage by stage and score every stage-prefix after every stage (the paper's AI and BWT).
 
     Each stage is one batch (``model.end_batch()`` after it). Samples with the

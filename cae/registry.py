@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._params import Interval
 from .presets import paper_parameters
@@ -86,9 +86,9 @@ class Param:
         return int(round(v)) if self.kind == "int" else v
 
 
-def _estimator_class(path: str) -> type[StreamingClusterer]:
+def _estimator_class(path: str) -> type[StreamingClusterer[Any]]:
     module, name = path.split(":")
-    cls: type[StreamingClusterer] = getattr(importlib.import_module(module), name)
+    cls: type[StreamingClusterer[Any]] = getattr(importlib.import_module(module), name)
     return cls
 
 
@@ -104,17 +104,17 @@ class Algorithm:
     name: str
     description: str
     cls: str
-    params: tuple = ()
+    params: tuple[Param, ...] = ()
     family: str = ""
     kind: str = "network"
-    fixed: dict = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # each parameter reads its valid values from this entry's estimator
         object.__setattr__(self, "params", tuple(replace(p, owner=self.cls) for p in self.params))
 
     @property
-    def estimator_class(self) -> type[StreamingClusterer]:
+    def estimator_class(self) -> type[StreamingClusterer[Any]]:
         return _estimator_class(self.cls)
 
     def param(self, name: str) -> Param:
@@ -124,10 +124,10 @@ class Algorithm:
                 return p
         raise KeyError(f"{self.name} has no parameter {name!r}")
 
-    def defaults(self):
+    def defaults(self) -> dict[str, float]:
         return {p.name: p.default for p in self.params}
 
-    def make(self, **params):
+    def make(self, **params: object) -> StreamingClusterer[Any]:
         """A fresh, unfitted model; ``params`` override the defaults (unknown names are an error)."""
         unknown = set(params) - {p.name for p in self.params}
         if unknown:
@@ -138,11 +138,11 @@ class Algorithm:
                 args[p.name] = p.coerce(params[p.name])
         return self.estimator_class(**args)
 
-    def paper_setting(self, dataset, environment, variant="paper"):
+    def paper_setting(self, dataset: str, environment: str, variant: str = "paper") -> dict[str, float]:
         """The paper's grid-searched parameters for a dataset (see :func:`cae.presets.paper_parameters`)."""
         return paper_parameters(self.name, dataset, environment, variant) if self.params else {}
 
-    def describe(self, params=None):
+    def describe(self, params: dict[str, float] | None = None) -> str:
         """``"ASOINN (λ=50, a_max=10)"``: the name with its parameter values."""
         params = {**self.defaults(), **(params or {})}
         if not self.params:
@@ -151,7 +151,7 @@ class Algorithm:
         return f"{self.name} ({vals})"
 
 
-_LAMBDA_WIDGET = dict(step=10, widget_high=5000)  # a number input needs an upper bound; λ has none
+_LAMBDA_INPUT_HIGH = 5000  # a number input needs an upper bound; λ has none
 ALGORITHMS = {
     "CAE": Algorithm(
         "CAE", "parameter-free: V, λ and a_max estimated from the stream", "cae.algorithms.cae:CAE", family="ART"
@@ -167,7 +167,8 @@ ALGORITHMS = {
                 default=80,
                 help="Isolated nodes are removed every λ samples, and λ/2 nodes set the threshold V.",
                 slider=(4, 400, 2),
-                **_LAMBDA_WIDGET,
+                step=10,
+                widget_high=_LAMBDA_INPUT_HIGH,
             ),
             Param(
                 "max_edge_age",
@@ -197,7 +198,8 @@ ALGORITHMS = {
                 label="λ (node-deletion cycle)",
                 default=300,
                 help="Every λ samples, nodes without edges are deleted.",
-                **_LAMBDA_WIDGET,
+                step=10,
+                widget_high=_LAMBDA_INPUT_HIGH,
             ),
             Param(
                 "max_edge_age",
@@ -220,7 +222,8 @@ ALGORITHMS = {
                 label="λ (topology construction cycle)",
                 default=200,
                 help="Every λ samples, isolated and unreliable nodes and crossing edges are deleted.",
-                **_LAMBDA_WIDGET,
+                step=10,
+                widget_high=_LAMBDA_INPUT_HIGH,
             ),
             Param(
                 "sigma_init",
@@ -255,7 +258,7 @@ ALGORITHMS = {
 }
 
 
-def make_algorithm(name, **params):
+def make_algorithm(name: str, **params: object) -> StreamingClusterer[Any]:
     """A fresh model of a registered algorithm."""
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")

@@ -20,6 +20,15 @@ The estimators are imported when first used, so that a kernel or the state array
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
+    from .._base import PathOrFile, StreamingClusterer
+    from .asoinn import ASOINN
+    from .autocloud import AutoCloud
+    from .cae import CAE, CAEStepRecord
+    from .soinn_plus import SOINNPlus
+    from .tca import TCA
 
 __all__ = [
     "CAE",
@@ -43,7 +52,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _WHERE:
         value = getattr(importlib.import_module(_WHERE[name], __name__), name)
         globals()[name] = value
@@ -51,21 +60,27 @@ def __getattr__(name):
     raise AttributeError(f"module 'cae.algorithms' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(list(globals()) + __all__)
 
 
 #: the algorithm name a model file records -> the estimator's class name (CAEA is CAE with parameters)
-MODEL_FILE_NAMES = {"CAE": "CAE", "SOINN+": "SOINNPlus", "ASOINN": "ASOINN", "TCA": "TCA", "AutoCloud": "AutoCloud"}
+MODEL_FILE_NAMES: dict[str, str] = {
+    "CAE": "CAE",
+    "SOINN+": "SOINNPlus",
+    "ASOINN": "ASOINN",
+    "TCA": "TCA",
+    "AutoCloud": "AutoCloud",
+}
 
 
-def estimator_class(algorithm):
+def estimator_class(algorithm: str) -> type[StreamingClusterer[Any]] | None:
     """The estimator class of a model file's algorithm name (``"CAE"``, ``"SOINN+"``, …), or None."""
     name = MODEL_FILE_NAMES.get(algorithm)
     return None if name is None else __getattr__(name)
 
 
-def load_model(path):
+def load_model(path: PathOrFile) -> StreamingClusterer[Any]:
     """Load a model file of any algorithm (CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud).
 
     Raises

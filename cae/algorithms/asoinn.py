@@ -29,6 +29,8 @@ linking keeps SOINN+'s trust rule (original SOINN links the winners always).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._params import Interval
 from .soinn_plus import SoinnNetwork, SoinnStepRecord, _SoinnBase  # noqa: F401  (the shared state and record)
 
@@ -90,11 +92,11 @@ class ASOINN(_SoinnBase):
         "max_edge_age": Interval("float", 0, symbol="a_max"),
     }
 
-    def __init__(self, deletion_interval=300, max_edge_age=50):
+    def __init__(self, deletion_interval: int = 300, max_edge_age: float = 50) -> None:
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         return {
             "legacy": True,
             "deletion_interval": int(self.deletion_interval),

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._params import Interval
@@ -84,15 +86,15 @@ class CloudState(ArrayState):
         "rowv",
     )
 
-    def __init__(self, d, m=1.0, cap=64):
+    def __init__(self, d: int, m: float = 1.0, cap: int = 64) -> None:
         super().__init__(d, cap=cap, maxdeg=0)
         self.fscal[kernel.F_M] = float(m)
 
-    def _init_other(self):
+    def _init_other(self) -> None:
         cap = self.capacity
         self.IM = np.zeros((cap, cap), dtype=np.int64)
 
-    def _alloc_scratch(self):
+    def _alloc_scratch(self) -> None:
         cap = self.Y.shape[0]
         self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
         self.rf = np.full(kernel.N_RF, np.nan)
@@ -106,7 +108,7 @@ class CloudState(ArrayState):
         self.colv = np.zeros(cap, dtype=np.int64)
         self.rowv = np.zeros(cap, dtype=np.int64)
 
-    def _grow_other(self):
+    def _grow_other(self) -> None:
         cap = self.capacity
         if self.IM.shape[0] < cap:
             IM = np.zeros((cap, cap), dtype=np.int64)
@@ -114,18 +116,18 @@ class CloudState(ArrayState):
             IM[:m, :m] = self.IM
             self.IM = IM
 
-    def _other_to_arrays(self):
+    def _other_to_arrays(self) -> dict[str, NDArray[Any]]:
         K = self.K
         return {"IM": self.IM[:K, :K].copy()}
 
-    def _other_from_arrays(self, a):
+    def _other_from_arrays(self, a: dict[str, NDArray[Any]]) -> None:
         cap = self.capacity
         self.IM = np.zeros((cap, cap), dtype=np.int64)
         K = a["IM"].shape[0]
         self.IM[:K, :K] = a["IM"]
 
     @classmethod
-    def _check_values(cls, a, meta):
+    def _check_values(cls, a: dict[str, NDArray[Any]], meta: dict[str, Any]) -> str | None:
         i, f = a["iscal"], a["fscal"]
         K = a["Y"].shape[0]
         IM = a["IM"]
@@ -233,12 +235,12 @@ class AutoCloudStepRecord:
     n_clusters: int = 0
 
     @property
-    def case_name(self):
+    def case_name(self) -> str:
         """'first sample', 'second sample', 'typical' or 'new cloud'."""
         return CASE_NAMES[self.case]
 
     @property
-    def event(self):
+    def event(self) -> str:
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
         if self.case == kernel.CASE_FIRST:
             what = "cloud created (first sample)"
@@ -253,7 +255,7 @@ class AutoCloudStepRecord:
         return what
 
 
-class AutoCloud(StreamingClusterer):
+class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
     """AutoCloud: evolving clustering by typicality and eccentricity (Bezerra et al. 2020).
 
     A sample joins every data cloud for which it is typical — its normalised
@@ -336,13 +338,13 @@ class AutoCloud(StreamingClusterer):
     _edge_ages = False
     _parameter_ranges = {"m": Interval("float", 0, low_open=True)}
 
-    def __init__(self, m=1.0):
+    def __init__(self, m: float = 1.0) -> None:
         self.m = m
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         return {"m": float(self.m)}
 
-    def _record(self):
+    def _record(self) -> AutoCloudStepRecord:
         net = self.network_
         ri, rf = net.ri, net.rf
         case = int(ri[kernel.RI_CASE])
@@ -374,7 +376,7 @@ class AutoCloud(StreamingClusterer):
             n_clusters=C,
         )
 
-    def nearest_nodes(self, X):
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
         """Row of the cloud of highest membership of each row of X (first on ties, NaN ignored)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
@@ -383,7 +385,7 @@ class AutoCloud(StreamingClusterer):
         kernel.nearest_nodes(X, net.Y, net.var, net.n, net.K, np.zeros(max(net.K, 1)), out)
         return out
 
-    def memberships(self, X):
+    def memberships(self, X: ArrayLike) -> NDArray[np.float64]:
         """Membership tau_i / sum(tau) of each row of X in each cloud (n_samples x n_clouds)."""
         X = np.asarray(X, dtype=np.float64)
         net = self._net()
@@ -400,48 +402,48 @@ class AutoCloud(StreamingClusterer):
 
     # ---- the clouds
     @property
-    def cloud_centers_(self):
+    def cloud_centers_(self) -> NDArray[np.float64]:
         return self.nodes_
 
     @property
-    def cloud_variances_(self):
+    def cloud_variances_(self) -> NDArray[np.float64]:
         return self._rows("var")
 
     @property
-    def cloud_support_(self):
+    def cloud_support_(self) -> NDArray[np.int64]:
         return self._rows("n")
 
     @property
-    def cloud_ids_(self):
+    def cloud_ids_(self) -> NDArray[np.int64]:
         return self.node_ids_
 
     @property
-    def n_clouds_(self):
+    def n_clouds_(self) -> int:
         return self._net().K
 
     @property
-    def n_merges_(self):
+    def n_merges_(self) -> int:
         return int(self._net().iscal[kernel.I_NMERGES])
 
     # ---- the network view of the clouds
     @property
-    def win_counts_(self):
+    def win_counts_(self) -> NDArray[np.int64]:
         return self.cloud_support_
 
     @property
-    def edges_(self):
+    def edges_(self) -> NDArray[np.int64]:
         self._net()
         return self._ro(np.zeros((0, 2), dtype=np.int64))
 
     @property
-    def node_labels_(self):
+    def node_labels_(self) -> NDArray[np.int64]:
         return self._ro(np.arange(self._net().K, dtype=np.int64))
 
     @property
-    def n_clusters_(self):
+    def n_clusters_(self) -> int:
         return self._net().K
 
-    def _node_attributes(self, row):
+    def _node_attributes(self, row: int) -> dict[str, Any]:
         return {
             "variance": float(self.cloud_variances_[row]),
             "support": int(self.cloud_support_[row]),

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._params import Interval
@@ -148,12 +150,12 @@ class CAEStepRecord:
     deletion_interval: int | None = None
 
     @property
-    def case_name(self):
+    def case_name(self) -> str:
         """'initial phase', 'Case I', 'Case II' or 'Case III'."""
         return CASE_NAMES[self.case]
 
     @property
-    def event(self):
+    def event(self) -> str:
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
         what = {
             0: "node created (initial phase)",
@@ -168,12 +170,12 @@ class CAEStepRecord:
         return what
 
     @property
-    def nodes_deleted(self):
+    def nodes_deleted(self) -> list[int]:
         """Ids of the nodes deleted at this step (the isolated-node sweep)."""
         return self.swept_ids
 
 
-class CAE(StreamingClusterer):
+class CAE(StreamingClusterer[CAEStepRecord]):
     """CIM-based ART with Edge: parameter-free topological clustering of a stream.
 
     CAE (Masuyama et al., Neural Computing and Applications 38, 2026) learns
@@ -268,17 +270,17 @@ class CAE(StreamingClusterer):
         "max_edge_age": Interval("float", 1, none=True, symbol="a_max"),
     }
 
-    def __init__(self, deletion_interval=None, max_edge_age=None):
+    def __init__(self, deletion_interval: int | None = None, max_edge_age: float | None = None) -> None:
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         return {
             "deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
             "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age),
         }
 
-    def _record(self):
+    def _record(self) -> CAEStepRecord:
         net = self.network_
         ri, rf = net.ri, net.rf
         case = int(ri[kernel.RI_CASE])
@@ -330,7 +332,7 @@ class CAE(StreamingClusterer):
             deletion_interval=lam if lam > 0 else None,
         )
 
-    def nearest_nodes(self, X):
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
         """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
@@ -339,7 +341,7 @@ class CAE(StreamingClusterer):
         kernel.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out)
         return out
 
-    def prediction_sigma(self):
+    def prediction_sigma(self) -> float:
         """The bandwidth used by ``predict``: the nodes' mean sigma, else sigma_init,
         else (fewer than 10 samples) the nodes' Silverman bandwidth, else 1.0."""
         net = self.network_
@@ -355,41 +357,41 @@ class CAE(StreamingClusterer):
         return 1.0
 
     @property
-    def sigmas_(self):
+    def sigmas_(self) -> NDArray[np.float64]:
         return self._rows("sig")
 
     @property
-    def win_counts_(self):
+    def win_counts_(self) -> NDArray[np.int64]:
         return self._rows("M")
 
     @property
-    def threshold_(self):
+    def threshold_(self) -> float:
         return float(self._net().fscal[kernel.F_V])
 
     @property
-    def n_active_nodes_(self):
+    def n_active_nodes_(self) -> int | None:
         n = int(self._net().iscal[kernel.I_NACTIVE])
         return n if n > 0 else None
 
     @property
-    def deletion_interval_(self):
+    def deletion_interval_(self) -> int | None:
         n = int(self._net().iscal[kernel.I_LAMBDA])
         return n if n > 0 else None
 
     @property
-    def sigma_init_(self):
+    def sigma_init_(self) -> float:
         return float(self._net().fscal[kernel.F_SIGINIT])
 
     @property
-    def n_deleted_edges_(self):
+    def n_deleted_edges_(self) -> int:
         return int(self._net().iscal[kernel.I_NDEL])
 
     @property
-    def mean_deleted_edge_age_(self):
+    def mean_deleted_edge_age_(self) -> float:
         return float(self._net().fscal[kernel.F_MEANDEL])
 
     @property
-    def diversity_matrix_(self):
+    def diversity_matrix_(self) -> NDArray[np.float64] | None:
         """R over the first nodes (R_kl = 1 - CIM(y_k, y_l, sigma_init)) as last computed.
 
         Rows are never changed once written, so ``R[:K, :K]`` is the matrix of
@@ -402,22 +404,22 @@ class CAE(StreamingClusterer):
             return None
         return self._ro(net.R[:nr, :nr])
 
-    def recency_rows(self):
+    def recency_rows(self) -> NDArray[np.int64]:
         """Node rows, most recently created-or-won first."""
         net = self._net()
         return np.argsort(-net.stamp[: net.K], kind="mergesort")
 
-    def active_rows(self):
+    def active_rows(self) -> NDArray[np.int64]:
         """Rows of the active node set: the first min(K, n_active) of the recency list."""
         order = self.recency_rows()
         n = self.n_active_nodes_
         return order if n is None else order[: min(len(order), n)]
 
     @property
-    def first_samples_(self):
+    def first_samples_(self) -> NDArray[np.float64]:
         """The first (up to 10) samples of the stream, from which sigma_init is computed."""
         net = self._net()
         return self._ro(net.first[: int(net.iscal[kernel.I_NFIRST])])
 
-    def _node_attributes(self, row):
+    def _node_attributes(self, row: int) -> dict[str, Any]:
         return {"sigma": float(self.sigmas_[row]), "win_count": int(self.win_counts_[row])}

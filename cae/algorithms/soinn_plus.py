@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._storage import ArrayState
@@ -93,7 +95,15 @@ class SoinnNetwork(ArrayState):
         "labels",
     )
 
-    def __init__(self, d, legacy=False, deletion_interval=300, max_edge_age=50.0, cap=64, maxdeg=8):
+    def __init__(
+        self,
+        d: int,
+        legacy: bool = False,
+        deletion_interval: int = 300,
+        max_edge_age: float = 50.0,
+        cap: int = 64,
+        maxdeg: int = 8,
+    ) -> None:
         super().__init__(d, cap=cap, maxdeg=maxdeg)
         if legacy:
             self.iscal[kernel.I_MODE] = kernel.MODE_LEGACY
@@ -104,7 +114,7 @@ class SoinnNetwork(ArrayState):
             self.iscal[kernel.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
             self.fscal[kernel.F_AMAX] = math.nan
 
-    def _init_other(self):
+    def _init_other(self) -> None:
         for i in (
             kernel.F_MEAN1,
             kernel.F_MEAN2,
@@ -116,7 +126,7 @@ class SoinnNetwork(ArrayState):
         ):
             self.fscal[i] = 0.0
 
-    def _alloc_scratch(self):
+    def _alloc_scratch(self) -> None:
         cap, maxdeg = self.Y.shape[0], self.nbr.shape[1]
         self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
         self.rf = np.full(kernel.N_RF, np.nan)
@@ -134,7 +144,7 @@ class SoinnNetwork(ArrayState):
         self.labels = np.zeros(cap, dtype=np.int64)
 
     @classmethod
-    def _check_values(cls, a, meta):
+    def _check_values(cls, a: dict[str, NDArray[Any]], meta: dict[str, Any]) -> str | None:
         i, f = a["iscal"], a["fscal"]
         K = a["Y"].shape[0]
         t = int(i[kernel.I_T])
@@ -283,12 +293,12 @@ class SoinnStepRecord:
     n_clusters: int = 0
 
     @property
-    def case_name(self):
+    def case_name(self) -> str:
         """'initial node', 'new node' or 'winner update'."""
         return CASE_NAMES[self.case]
 
     @property
-    def event(self):
+    def event(self) -> str:
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
         what = {
             0: "node created (fewer than 3 nodes)",
@@ -306,12 +316,12 @@ class SoinnStepRecord:
         return what
 
 
-class _SoinnBase(StreamingClusterer):
+class _SoinnBase(StreamingClusterer[SoinnStepRecord]):
     """What SOINN+ and ASOINN share: the state, the record, prediction and fitted attributes."""
 
     _State = SoinnNetwork
 
-    def _record(self):
+    def _record(self) -> SoinnStepRecord:
         net = self.network_
         ri, rf = net.ri, net.rf
         case = int(ri[kernel.RI_CASE])
@@ -365,7 +375,7 @@ class _SoinnBase(StreamingClusterer):
             n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
-    def nearest_nodes(self, X):
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
         """Row of the nearest node (squared Euclidean distance, first row on ties) of each row of X."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
@@ -376,71 +386,71 @@ class _SoinnBase(StreamingClusterer):
 
     # ------------------------------------------------------------ fitted state
     @property
-    def win_counts_(self):
+    def win_counts_(self) -> NDArray[np.int64]:
         """Win count M of each node (1 at creation)."""
         return self._rows("M")
 
     @property
-    def last_win_steps_(self):
+    def last_win_steps_(self) -> NDArray[np.int64]:
         """The step t at which each node last won (or was created): the reference's ``winTS``."""
         return self._rows("win_ts")
 
     @property
-    def creation_steps_(self):
+    def creation_steps_(self) -> NDArray[np.int64]:
         """The step t at which each node was created (``nodeTS``)."""
         return self._rows("born")
 
     @property
-    def unutilities_(self):
+    def unutilities_(self) -> NDArray[np.float64]:
         """UT = (t - last win) / M of each node, as SOINN+'s node deletion computes it."""
         net = self._net()
         t = int(net.iscal[kernel.I_T])
         return (t - net.win_ts[: net.K]) / net.M[: net.K]
 
     @property
-    def n_links_created_(self):
+    def n_links_created_(self) -> int:
         """The reference's ``linkCreated``: re-links of existing edges (docs/baselines/soinn_plus.md, the [ref] on addEdge)."""
         return int(self._net().iscal[kernel.I_LINKS])
 
     @property
-    def link_threshold_mean_(self):
+    def link_threshold_mean_(self) -> NDArray[np.float64]:
         """Running mean of sqrt(T) for (s1, s2) over the link updates (``runThMean``)."""
         f = self._net().fscal
         return np.array([f[kernel.F_MEAN1], f[kernel.F_MEAN2]])
 
     @property
-    def link_threshold_m2_(self):
+    def link_threshold_m2_(self) -> NDArray[np.float64]:
         """Welford sum of squared deviations of sqrt(T) for (s1, s2) (``runThVariance``)."""
         f = self._net().fscal
         return np.array([f[kernel.F_VAR1], f[kernel.F_VAR2]])
 
     @property
-    def n_deleted_edges_(self):
+    def n_deleted_edges_(self) -> int:
         """Edges deleted so far (``edgeDeleted``)."""
         return int(self._net().iscal[kernel.I_EDGEDEL])
 
     @property
-    def mean_deleted_edge_age_(self):
+    def mean_deleted_edge_age_(self) -> float:
         """Mean age of the edges deleted by SOINN+'s edge deletion (``edgeAvgLtDel``; 0 before any)."""
         return float(self._net().fscal[kernel.F_EDGE_AVG])
 
     @property
-    def node_deletion_counter_(self):
+    def node_deletion_counter_(self) -> int:
         """The reference's ``nodeDeleted``: deleted nodes counted by the node deletion, plus the SUM of
         the 1-based rows of the nodes the edge deletion removed (a quirk we follow: it sets r)."""
         return int(self._net().iscal[kernel.I_NODEDEL])
 
     @property
-    def mean_deleted_node_unutility_(self):
+    def mean_deleted_node_unutility_(self) -> float:
         """Mean UT of the nodes SOINN+'s node deletion removed (``nodeDelTh``; 0 before any)."""
         return float(self._net().fscal[kernel.F_NODE_TH])
 
     @property
-    def mean_deleted_node_idle_time_(self):
+    def mean_deleted_node_idle_time_(self) -> float:
         """Mean idle time t - last win of the nodes SOINN+'s node deletion removed (``nodeAvgIdleDel``)."""
         return float(self._net().fscal[kernel.F_NODE_IDLE])
 
-    def _node_attributes(self, row):
+    def _node_attributes(self, row: int) -> dict[str, Any]:
         net = self._net()
         return {"win_count": int(net.M[row]), "last_win": int(net.win_ts[row]), "created": int(net.born[row])}
 
@@ -527,8 +537,8 @@ class SOINNPlus(_SoinnBase):
 
     algorithm = "SOINN+"
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         return {"legacy": False}

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._base import StreamingClusterer, _check_magnitude
 from .._params import Interval
@@ -88,15 +90,17 @@ class TCANetwork(ArrayState):
     )
     RUN_ARGS = STATE_ARGS + ("ri", "rf") + SCRATCH_ARGS + RECORD_ARGS
 
-    def __init__(self, d, reconstruction_interval=200, sigma_init=0.12, cap=64, maxdeg=8):
+    def __init__(
+        self, d: int, reconstruction_interval: int = 200, sigma_init: float = 0.12, cap: int = 64, maxdeg: int = 8
+    ) -> None:
         super().__init__(d, cap=cap, maxdeg=maxdeg)
         self.iscal[kernel.I_LAMBDA] = int(reconstruction_interval)
         self.fscal[kernel.F_SIGINIT] = float(sigma_init)
 
-    def _init_other(self):
+    def _init_other(self) -> None:
         self.fscal[kernel.F_SIGSUM] = 0.0
 
-    def _alloc_scratch(self):
+    def _alloc_scratch(self) -> None:
         cap, maxdeg, d = self.Y.shape[0], self.nbr.shape[1], self.d
         self.ri = np.zeros(kernel.N_RI, dtype=np.int64)
         self.rf = np.full(kernel.N_RF, np.nan)
@@ -125,7 +129,7 @@ class TCANetwork(ArrayState):
         self.rec_sig_before = np.zeros(cap)
         self.rec_sig_after = np.zeros(cap)
 
-    def end_of_call(self):
+    def end_of_call(self) -> NDArray[np.int64]:
         """The reference's deletions at the end of a call; returns (node ids, reasons, edges) deleted."""
         ri = np.zeros(kernel.N_RI, dtype=np.int64)
         rf = np.full(kernel.N_RF, np.nan)
@@ -142,7 +146,7 @@ class TCANetwork(ArrayState):
         return ri
 
     @classmethod
-    def _check_values(cls, a, meta):
+    def _check_values(cls, a: dict[str, NDArray[Any]], meta: dict[str, Any]) -> str | None:
         i, f = a["iscal"], a["fscal"]
         K = a["Y"].shape[0]
         params = meta.get("params", {})
@@ -286,12 +290,12 @@ class TCAStepRecord:
     n_clusters: int = 0
 
     @property
-    def case_name(self):
+    def case_name(self) -> str:
         """'new node (no node near)', 'resonance' or 'new node (every candidate failed)'."""
         return CASE_NAMES[self.case]
 
     @property
-    def event(self):
+    def event(self) -> str:
         """What happened, in a few words (the step-record protocol of :mod:`cae._base`)."""
         if self.case == 2:
             what = f"node {self.s1_id} resonated"
@@ -312,7 +316,7 @@ class TCAStepRecord:
         return what
 
 
-class TCA(StreamingClusterer):
+class TCA(StreamingClusterer[TCAStepRecord]):
     """Topological CIM-based ART: ART clustering with a CIM vigilance and a topology.
 
     TCA (Masuyama et al., IEEE Access 7, 2019) learns one sample at a time.
@@ -404,14 +408,14 @@ class TCA(StreamingClusterer):
         "sigma_init": Interval("float", 0, low_open=True, symbol="σ_init"),
     }
 
-    def __init__(self, reconstruction_interval=200, sigma_init=0.12):
+    def __init__(self, reconstruction_interval: int = 200, sigma_init: float = 0.12) -> None:
         self.reconstruction_interval = reconstruction_interval
         self.sigma_init = sigma_init
 
-    def _state_kwargs(self):
+    def _state_kwargs(self) -> dict[str, Any]:
         return {"reconstruction_interval": int(self.reconstruction_interval), "sigma_init": float(self.sigma_init)}
 
-    def end_batch(self):
+    def end_batch(self) -> Self:
         """Run the reference's deletions at the end of a call of ``TCA.m``.
 
         Deletes the isolated nodes, then the nodes with ErrCIM > 2σ̄, then
@@ -426,7 +430,7 @@ class TCA(StreamingClusterer):
             self._version = getattr(self, "_version", 0) + 1
         return self
 
-    def _record(self):
+    def _record(self) -> TCAStepRecord:
         net = self.network_
         ri, rf = net.ri, net.rf
         case = int(ri[kernel.RI_CASE])
@@ -479,12 +483,12 @@ class TCA(StreamingClusterer):
             n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
-    def prediction_sigma(self):
+    def prediction_sigma(self) -> float:
         """The bandwidth of ``predict`` (and the vigilance): σ̄, the nodes' mean σ (σ_init without nodes)."""
         net = self._net()
         return float(net.fscal[kernel.F_SIGSUM] / net.K) if net.K else float(self.sigma_init)
 
-    def nearest_nodes(self, X):
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
         """Row of the nearest node by CIM(x, w, σ̄) of each row of X (the first on ties)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
@@ -495,35 +499,35 @@ class TCA(StreamingClusterer):
 
     # ------------------------------------------------------------ fitted state
     @property
-    def sigmas_(self):
+    def sigmas_(self) -> NDArray[np.float64]:
         return self._rows("sig")
 
     @property
-    def win_counts_(self):
+    def win_counts_(self) -> NDArray[np.float64]:
         return self._rows("C")
 
     @property
-    def diligences_(self):
+    def diligences_(self) -> NDArray[np.int64]:
         return self._rows("dil")
 
     @property
-    def err_cims_(self):
+    def err_cims_(self) -> NDArray[np.float64]:
         return self._rows("err")
 
     @property
-    def new_edged_(self):
+    def new_edged_(self) -> NDArray[np.bool_]:
         net = self._net()
         return net.newedged[: net.K] == 1
 
     @property
-    def mean_sigma_(self):
+    def mean_sigma_(self) -> float:
         return self.prediction_sigma()
 
     @property
-    def threshold_(self):
+    def threshold_(self) -> float:
         return self.prediction_sigma()
 
-    def _node_attributes(self, row):
+    def _node_attributes(self, row: int) -> dict[str, Any]:
         net = self._net()
         return {
             "sigma": float(net.sig[row]),

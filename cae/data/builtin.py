@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .streams import Dataset, stationary_stream
+from .streams import Dataset, Stream, stationary_stream
 from .synthetic import make_blobs3d, make_paper2d
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "load_builtin",
@@ -22,8 +28,8 @@ __all__ = [
 
 
 # ------------------------------------------------------------------- built-ins
-def _sk(loader, name):
-    def load():
+def _sk(loader: Callable[[], Any], name: str) -> Callable[[], Dataset]:
+    def load() -> Dataset:
         b = loader()
         names = [str(n) for n in getattr(b, "target_names", np.unique(b.target))]
         feats = [str(f) for f in getattr(b, "feature_names", [f"x{i}" for i in range(b.data.shape[1])])]
@@ -39,7 +45,7 @@ def _sk(loader, name):
     return load
 
 
-def _builtins():
+def _builtins() -> dict[str, Callable[[], Dataset]]:
     from sklearn import datasets as skd
 
     return {
@@ -56,7 +62,7 @@ def _builtins():
 BUILTINS = ("paper2d", "paper2d-small", "blobs3d", "iris", "wine", "breast_cancer", "digits")
 
 
-def load_builtin(name, seed=0):
+def load_builtin(name: str, seed: int = 0) -> Dataset:
     """A built-in dataset by name (no download): one of :data:`BUILTINS`.
 
     The synthetic ones are generated with ``seed``; scikit-learn's bundled
@@ -81,7 +87,7 @@ def load_builtin(name, seed=0):
     return table[name]()
 
 
-def load_labelled_csv(path, label_column="label"):
+def load_labelled_csv(path: str | os.PathLike[str] | IO[str], label_column: str = "label") -> Dataset:
     """A dataset from a CSV whose numeric columns are features and one column the label.
 
     This is the format of the paper's real-world datasets (features, then
@@ -120,13 +126,13 @@ def load_labelled_csv(path, label_column="label"):
     )
 
 
-SAMPLE_FILES = {
+SAMPLE_FILES: dict[str, Callable[[], Dataset]] = {
     "paper2d_sample.csv": lambda: make_paper2d(n_per_class=1500, noise_fraction=0.1, seed=2026),
     "blobs3d_sample.csv": lambda: make_blobs3d(n=6000, seed=2026),
 }
 
 
-def sample_frame(name):
+def sample_frame(name: str) -> pd.DataFrame:
     """The content of one of the ``sample_data/`` files as a DataFrame (features, then ``label``).
 
     Rows are shuffled (seed 2026) so the file is a stationary stream as it stands.
@@ -140,7 +146,7 @@ def sample_frame(name):
     return df
 
 
-def home_stream():
+def home_stream() -> Stream:
     """The stream of the app's home picture: the paper's 2-D data, 1,500 per distribution, stationary."""
     return stationary_stream(make_paper2d(n_per_class=1500, seed=0), seed=0)
 
@@ -148,7 +154,7 @@ def home_stream():
 HOME_MODEL = "home_model.npz"
 
 
-def write_sample_data(folder):
+def write_sample_data(folder: str | os.PathLike[str]) -> None:
     """(Re)write ``sample_data/``: small CSVs made by our own generators, and the CAE model of the
     app's home picture (CAE after one pass over :func:`home_stream`), so that a fresh install
     draws it at once instead of learning it while the kernels are being compiled."""

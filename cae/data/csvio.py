@@ -46,11 +46,15 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "CSVLoadError",
@@ -96,22 +100,22 @@ class LoadReport:
     header: bool = True
     rows_read: int = 0
     columns_read: int = 0
-    numeric_columns: list = field(default_factory=list)
-    text_columns: list = field(default_factory=list)
-    empty_columns_dropped: list = field(default_factory=list)
-    constant_columns: list = field(default_factory=list)
-    renamed_columns: dict = field(default_factory=dict)
+    numeric_columns: list[str] = field(default_factory=list)
+    text_columns: list[str] = field(default_factory=list)
+    empty_columns_dropped: list[str] = field(default_factory=list)
+    constant_columns: list[str] = field(default_factory=list)
+    renamed_columns: dict[str, str] = field(default_factory=dict)
     short_rows_dropped: int = 0
-    short_row_lines: list = field(default_factory=list)
+    short_row_lines: list[int] = field(default_factory=list)
     trailing_empty_fields_trimmed: int = 0
     thousands_separators_removed: int = 0
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
-    def delimiter_name(self):
+    def delimiter_name(self) -> str:
         return DELIMITERS.get(self.delimiter, repr(self.delimiter))
 
-    def summary_rows(self):
+    def summary_rows(self) -> list[tuple[str, str]]:
         """(item, value) pairs for display as a table (values are plain text)."""
         rows = [
             ("encoding", self.encoding),
@@ -145,29 +149,33 @@ class Selection:
 
     X: np.ndarray
     y: np.ndarray | None
-    features: list
+    features: list[str]
     label: str | None
-    label_names: list
+    label_names: list[str]
     row_index: np.ndarray  # positions of the kept rows in the table
     rows_dropped: int
-    drop_reasons: dict
+    drop_reasons: dict[str, int]
     scaling: str
-    warnings: list
+    warnings: list[str]
 
 
 class Table:
     """The parsed columns of a CSV: numeric ones as float arrays, text ones as strings."""
 
-    def __init__(self, frame: pd.DataFrame, numeric_columns, text_columns, lines):
+    def __init__(
+        self, frame: pd.DataFrame, numeric_columns: Sequence[str], text_columns: Sequence[str], lines: ArrayLike
+    ) -> None:
         self.frame = frame
         self.numeric_columns = list(numeric_columns)
         self.text_columns = list(text_columns)
         self.lines = np.asarray(lines)  # the file line of each row (1-based)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.frame)
 
-    def select(self, features=None, label=None, scaling="none"):
+    def select(
+        self, features: Sequence[str] | None = None, label: str | None = None, scaling: str = "none"
+    ) -> Selection:
         """Features (default: every numeric column) and an optional label column.
 
         Rows with a missing, NaN or infinite feature value, or a missing
@@ -192,7 +200,7 @@ class Table:
         if label is not None and label in features:
             raise CSVLoadError("the label column cannot also be a feature")
         X = self.frame[features].to_numpy(dtype=float)
-        reasons = {}
+        reasons: dict[str, int] = {}
         nan_rows = np.isnan(X).any(axis=1)
         inf_rows = np.isinf(X).any(axis=1) & ~nan_rows
         if nan_rows.any():
@@ -201,7 +209,7 @@ class Table:
             reasons["infinite value"] = int(inf_rows.sum())
         keep = ~(nan_rows | inf_rows)
         y = None
-        names = []
+        names: list[str] = []
         if label is not None:
             col = self.frame[label]
             miss = col.isna().to_numpy().copy()
@@ -220,7 +228,7 @@ class Table:
         if label is not None:
             vals = self.frame[label].to_numpy()[idx]
             y, names = _encode_labels(vals)
-        warnings = []
+        warnings: list[str] = []
         if scaling == "none" and np.max(np.abs(X)) > MAX_ABS:
             raise CSVLoadError(
                 f"some values exceed {MAX_ABS:g} in magnitude; CAE's distances would overflow. "
@@ -244,7 +252,7 @@ class Table:
         )
 
 
-def _encode_labels(vals):
+def _encode_labels(vals: NDArray[Any]) -> tuple[NDArray[np.int64], list[str]]:
     s = pd.Series(vals)
     try:
         num = pd.to_numeric(s)
@@ -257,13 +265,13 @@ def _encode_labels(vals):
     return y.astype(np.int64), names
 
 
-def _fmt_num(v):
-    v = float(v)
+def _fmt_num(value: float) -> str:
+    v = float(value)
     return str(int(v)) if v.is_integer() else repr(v)
 
 
 # ------------------------------------------------------------------- scaling
-def scale(X, how="none"):
+def scale(X: ArrayLike, how: str = "none") -> NDArray[np.float64]:
     """Scale each feature: 'none', 'minmax' (to [0, 1]) or 'zscore' (mean 0, std 1).
 
     Constant features become 0. Columns are first divided by their largest
@@ -292,7 +300,7 @@ def scale(X, how="none"):
     return (Z - mu) / sd
 
 
-def range_warning(X, names=None, ratio=100.0):
+def range_warning(X: ArrayLike, names: Sequence[str] | None = None, ratio: float = 100.0) -> str | None:
     """A warning when feature ranges differ by more than ``ratio`` times, else None.
 
     CAE's kernel bandwidth is the median over features of a per-feature
@@ -317,7 +325,7 @@ def range_warning(X, names=None, ratio=100.0):
 
 
 # ------------------------------------------------------------------- reading
-def _decode(data: bytes):
+def _decode(data: bytes) -> tuple[str, str]:
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="strict"), "utf-8 (with BOM)"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -331,7 +339,7 @@ def _decode(data: bytes):
         return data.decode("latin-1"), "latin-1"
 
 
-def _looks_binary(data: bytes):
+def _looks_binary(data: bytes) -> bool:
     sample = data[:8192]
     if b"\x00" in sample:
         return True
@@ -353,7 +361,7 @@ _SPECIAL = {
 }
 
 
-def _sniff(lines):
+def _sniff(lines: list[str]) -> str:
     best, best_score = None, (-1, -1)
     for d in DELIMITERS:
         counts = [len(row) for row in csv.reader(lines, delimiter=d)]
@@ -369,7 +377,7 @@ def _sniff(lines):
     return best or ","
 
 
-def _parse_number(cell, decimal, stats):
+def _parse_number(cell: str, decimal: str, stats: list[int]) -> tuple[float | None, bool]:
     s = cell.strip()
     low = s.lower()
     if low in MISSING:
@@ -393,7 +401,13 @@ def _parse_number(cell, decimal, stats):
     return None, False
 
 
-def read_csv(source, delimiter=None, decimal=None, header=None, limits=Limits()):
+def read_csv(
+    source: bytes | str | os.PathLike[str] | IO[bytes],
+    delimiter: str | None = None,
+    decimal: str | None = None,
+    header: bool | None = None,
+    limits: Limits = Limits(),
+) -> tuple[Table, LoadReport]:
     """Read a CSV (bytes, str path or binary file) into a :class:`Table` and a :class:`LoadReport`.
 
     Parameters
@@ -532,7 +546,7 @@ def read_csv(source, delimiter=None, decimal=None, header=None, limits=Limits())
     return Table(df, numeric, textual, lines_kept), report
 
 
-def _read_bytes(source, limits):
+def _read_bytes(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> bytes:
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
     elif hasattr(source, "read"):
@@ -547,7 +561,7 @@ def _read_bytes(source, limits):
     return data
 
 
-def _detect_decimal(numbered, delimiter):
+def _detect_decimal(numbered: list[tuple[int, list[str]]], delimiter: str) -> str:
     if delimiter == ",":
         return "."
     comma = dot = 0
@@ -561,12 +575,12 @@ def _detect_decimal(numbered, delimiter):
     return "," if comma > dot else "."
 
 
-def _detect_header(numbered, decimal):
+def _detect_header(numbered: list[tuple[int, list[str]]], decimal: str) -> bool:
     """A header when some column is numeric below a non-numeric first cell,
     or when the first row has no number at all."""
     stats = [0]
 
-    def is_num(c):
+    def is_num(c: str) -> bool:
         s = c.strip()
         return bool(s) and s.lower() not in MISSING and _parse_number(s, decimal, stats)[1]
 
@@ -583,8 +597,9 @@ def _detect_header(numbered, decimal):
     return False
 
 
-def _unique_names(names, report):
-    seen, out = {}, []
+def _unique_names(names: Sequence[str], report: LoadReport) -> list[str]:
+    seen: dict[str, bool] = {}
+    out: list[str] = []
     for i, n in enumerate(names):
         base = n if n else f"column_{i + 1}"
         name = base
@@ -603,7 +618,7 @@ def _unique_names(names, report):
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def safe_csv_cell(value):
+def safe_csv_cell(value: Any) -> Any:
     """A text cell made safe for spreadsheets: a leading ``'`` when it starts with = + - @ (or tab/CR).
 
     Numbers are not text and are returned unchanged.
@@ -636,7 +651,7 @@ def to_safe_csv(frame: pd.DataFrame) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def escape_markdown(text) -> str:
+def escape_markdown(text: object) -> str:
     """Text from a file, escaped so Markdown renders it literally (no links, HTML or formatting).
 
     Examples

@@ -16,9 +16,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["Dataset", "Stream", "stationary_stream", "nonstationary_stream", "class_incremental_stream"]
 
@@ -34,13 +36,13 @@ class Dataset:
     name: str
     X: np.ndarray
     y: np.ndarray
-    class_names: list
-    feature_names: list
+    class_names: list[str]
+    feature_names: list[str]
     noise_label: int | None = None
     description: str = ""
 
     @property
-    def n_classes(self):
+    def n_classes(self) -> int:
         return (
             len(np.unique(self.y[self.y != self.noise_label]))
             if self.noise_label is not None
@@ -73,26 +75,26 @@ class Stream:
     X: np.ndarray
     y: np.ndarray
     stage_starts: np.ndarray
-    stage_names: list
-    stage_classes: list
+    stage_names: list[str]
+    stage_classes: list[list[int]]
     kind: str
     seed: int
     dataset: str
     noise_label: int | None = None
-    class_names: list = field(default_factory=list)
+    class_names: list[str] = field(default_factory=list)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.X)
 
     @property
-    def stage_ends(self):
+    def stage_ends(self) -> NDArray[np.int64]:
         return np.append(self.stage_starts[1:], len(self.X))
 
-    def stage_of(self, t):
+    def stage_of(self, t: int) -> int:
         """Stage index of the sample at position ``t`` (0-based)."""
         return int(np.searchsorted(self.stage_starts, t, side="right") - 1)
 
-    def fingerprint(self):
+    def fingerprint(self) -> str:
         """A short hash of the stream's content (order included)."""
         h = hashlib.sha256()
         h.update(np.ascontiguousarray(self.X).tobytes())
@@ -101,13 +103,13 @@ class Stream:
 
 
 # ---------------------------------------------------------------------- streams
-def _check_seed(seed):
+def _check_seed(seed: int) -> int:
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
 
 
-def stationary_stream(data, seed=0):
+def stationary_stream(data: Dataset, seed: int = 0) -> Stream:
     """Every sample once, noise included, in random order (one stage).
 
     Examples
@@ -134,7 +136,13 @@ def stationary_stream(data, seed=0):
     )
 
 
-def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-incremental"):
+def class_incremental_stream(
+    data: Dataset,
+    order: Sequence[int] | None = None,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    kind: str = "class-incremental",
+) -> Stream:
     """One class after another; within a stage, samples in random order.
 
     Noise samples (if the dataset has a noise label) are split at random into
@@ -159,9 +167,7 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
     seed = _check_seed(seed)
     rng = np.random.default_rng(seed)
     classes = sorted(int(c) for c in np.unique(data.y) if c != data.noise_label)
-    if order is None:
-        order = classes
-    order = [int(c) for c in order]
+    order = [int(c) for c in (classes if order is None else order)]
     if not order:
         raise ValueError("the class order is empty")
     unknown = [c for c in order if c not in classes]
@@ -174,12 +180,13 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
         if len(noise_idx)
         else [np.array([], int)] * len(classes)
     )
-    idx, starts = [], []
+    parts: list[NDArray[np.int64]] = []
+    starts: list[int] = []
     for k, c in enumerate(order):
         stage = np.concatenate([np.flatnonzero(data.y == c), noise_parts[k]])
-        starts.append(sum(len(p) for p in idx))
-        idx.append(rng.permutation(stage))
-    idx = np.concatenate(idx).astype(np.int64)
+        starts.append(sum(len(p) for p in parts))
+        parts.append(rng.permutation(stage))
+    idx = np.concatenate(parts).astype(np.int64)
     if names is None:
         names = [data.class_names[c] if c < len(data.class_names) else f"class {c}" for c in order]
     return Stream(
@@ -196,7 +203,7 @@ def class_incremental_stream(data, order=None, seed=0, names=None, kind="class-i
     )
 
 
-def nonstationary_stream(data, order=None, seed=0):
+def nonstationary_stream(data: Dataset, order: Sequence[int] | None = None, seed: int = 0) -> Stream:
     """The paper's non-stationary environment: stream #1 ... #6, one distribution each.
 
     Stage ``k`` presents the ``k``-th distribution of ``order`` together with

@@ -5,7 +5,11 @@ Everything here is reproducible from a seed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .streams import Dataset, Stream, _check_seed
 
@@ -39,7 +43,7 @@ _RING_ANGLE = np.radians([112.8, 113.0])  # direction of the major axis
 _SINE_OFFSET = np.array([0.275, 0.135])
 
 
-def _ring(rng, n, k):
+def _ring(rng: np.random.Generator, n: int, k: int) -> NDArray[np.float64]:
     phi = rng.uniform(0, 2 * np.pi, n)
     if k == 0:  # outer ring: radius uniform within +-13.4 %
         q = rng.uniform(0.866, 1.134, n)
@@ -51,13 +55,13 @@ def _ring(rng, n, k):
     return _RING_CENTRE[k] + (q * a * np.cos(phi))[:, None] * u + (q * b * np.sin(phi))[:, None] * v
 
 
-def _sine(rng, n, k):
+def _sine(rng: np.random.Generator, n: int, k: int) -> NDArray[np.float64]:
     x = rng.uniform(0, 1, n)
     y = _SINE_OFFSET[k] + 0.1 * np.sin(2.5 * np.pi * x) + rng.uniform(-0.03, 0.03, n)
     return np.column_stack([x, y])
 
 
-def make_paper2d(n_per_class=15000, noise_fraction=0.1, seed=0):
+def make_paper2d(n_per_class: int = 15000, noise_fraction: float = 0.1, seed: int = 0) -> Dataset:
     """The paper's six-distribution 2-D dataset, plus uniform noise.
 
     Six distributions of ``n_per_class`` points in [0, 1]^2: two tilted,
@@ -115,7 +119,15 @@ def make_paper2d(n_per_class=15000, noise_fraction=0.1, seed=0):
     )
 
 
-def _with_uniform_noise(name, X, y, class_names, noise_fraction, seed, description):
+def _with_uniform_noise(
+    name: str,
+    X: NDArray[np.float64],
+    y: NDArray[np.int64],
+    class_names: list[str],
+    noise_fraction: float,
+    seed: int,
+    description: str,
+) -> Dataset:
     rng = np.random.default_rng(seed)
     m = int(round(noise_fraction * len(X)))
     noise = len(class_names)
@@ -132,7 +144,7 @@ def _with_uniform_noise(name, X, y, class_names, noise_fraction, seed, descripti
     )
 
 
-def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
+def make_moons2d(n: int = 3000, noise_fraction: float = 0.1, seed: int = 0) -> Dataset:
     """Two interleaving half-moons in [0, 1]^2 plus uniform noise (labelled 2).
 
     Examples
@@ -147,7 +159,7 @@ def make_moons2d(n=3000, noise_fraction=0.1, seed=0):
     return _with_uniform_noise("moons", X, y, ["upper moon", "lower moon"], noise_fraction, seed, "Two half-moons")
 
 
-def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
+def make_circles2d(n: int = 3000, noise_fraction: float = 0.1, seed: int = 0) -> Dataset:
     """Two concentric circles in [0, 1]^2 plus uniform noise (labelled 2).
 
     Examples
@@ -164,7 +176,7 @@ def make_circles2d(n=3000, noise_fraction=0.1, seed=0):
     )
 
 
-def make_blobs3d(n=6000, seed=0):
+def make_blobs3d(n: int = 6000, seed: int = 0) -> Dataset:
     """A small 3-D dataset: four Gaussian blobs and a helix, for trying uploads.
 
     Examples
@@ -207,7 +219,7 @@ _ARC_RADIUS = 0.35
 _LINE_ENDS = np.array([[0.15, 0.75], [0.85, 0.75]])
 
 
-def _check_n(n, minimum, why):
+def _check_n(n: int, minimum: int, why: str) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise ValueError(f"n must be an integer, got {n!r}")
     if n < minimum:
@@ -215,11 +227,11 @@ def _check_n(n, minimum, why):
     return int(n)
 
 
-def _is_number(value):
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
-def _check_noise_fraction(noise_fraction):
+def _check_noise_fraction(noise_fraction: float) -> float:
     if not _is_number(noise_fraction):
         raise ValueError(f"noise_fraction must be a number between 0 and 1, got {noise_fraction!r}")
     f = float(noise_fraction)
@@ -228,14 +240,16 @@ def _check_noise_fraction(noise_fraction):
     return f
 
 
-def _split(total, weights):
+def _split(total: int, weights: ArrayLike) -> NDArray[np.int64]:
     """``total`` split into integer parts in proportion to ``weights`` (the parts sum to ``total``)."""
     w = np.asarray(weights, dtype=float)
     edges = np.round(np.concatenate([[0.0], np.cumsum(w)]) / w.sum() * total).astype(np.int64)
     return np.diff(edges)
 
 
-def _mixed_stage(rng, parts):
+def _mixed_stage(
+    rng: np.random.Generator, parts: Sequence[tuple[NDArray[np.float64], int]]
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """One stage: the ``(X, label)`` parts together, in random order."""
     X = np.vstack([P for P, _ in parts])
     y = np.concatenate([np.full(len(P), c, dtype=np.int64) for P, c in parts])
@@ -243,7 +257,17 @@ def _mixed_stage(rng, parts):
     return X[order], y[order]
 
 
-def _drift_stream(rng, stages, stage_names, stage_classes, class_names, noise_fraction, kind, key, seed):
+def _drift_stream(
+    rng: np.random.Generator,
+    stages: Sequence[tuple[NDArray[np.float64], NDArray[np.int64]]],
+    stage_names: Sequence[str],
+    stage_classes: Sequence[Sequence[int]],
+    class_names: Sequence[str],
+    noise_fraction: float,
+    kind: str,
+    key: str,
+    seed: int,
+) -> Stream:
     """Mix each stage's share of the noise into it (random positions, class order kept); the Stream."""
     n = sum(len(y) for _, y in stages)
     noise = len(class_names)
@@ -274,7 +298,14 @@ def _drift_stream(rng, stages, stage_names, stage_classes, class_names, noise_fr
     )
 
 
-def gradual_drift_stream(n=3000, noise_fraction=0.1, seed=0, n_stages=4, path="arc", fixed_blob=True):
+def gradual_drift_stream(
+    n: int = 3000,
+    noise_fraction: float = 0.1,
+    seed: int = 0,
+    n_stages: int = 4,
+    path: str = "arc",
+    fixed_blob: bool = True,
+) -> Stream:
     """A Gaussian blob whose centre drifts gradually along a path, optionally beside a blob that stays.
 
     The moving blob (label 0, standard deviation 0.04) starts at one end of
@@ -349,7 +380,7 @@ def gradual_drift_stream(n=3000, noise_fraction=0.1, seed=0, n_stages=4, path="a
     return _drift_stream(rng, stages, names, classes, class_names, noise_fraction, "gradual drift", "gradual", seed)
 
 
-def sudden_switch_stream(n=3000, noise_fraction=0.1, seed=0, switch_at=0.5):
+def sudden_switch_stream(n: int = 3000, noise_fraction: float = 0.1, seed: int = 0, switch_at: float = 0.5) -> Stream:
     """One distribution, then, abruptly, a new one in another region (a new class).
 
     Before the switch every sample comes from a round blob at (0.3, 0.35)
@@ -406,7 +437,7 @@ def sudden_switch_stream(n=3000, noise_fraction=0.1, seed=0, switch_at=0.5):
     )
 
 
-def recurring_stream(n=3000, noise_fraction=0.1, seed=0):
+def recurring_stream(n: int = 3000, noise_fraction: float = 0.1, seed: int = 0) -> Stream:
     """Classes A, then B, then a pause of C, then A again: does the network still know A?
 
     A is a blob at (0.25, 0.3) (label 0), B a blob at (0.75, 0.3) (label 1),
@@ -441,7 +472,7 @@ def recurring_stream(n=3000, noise_fraction=0.1, seed=0):
     rng = np.random.default_rng(seed)
     sizes = _split(n, np.ones(4))
 
-    def draw(c, k):
+    def draw(c: int, k: int) -> NDArray[np.float64]:
         if c == 0:
             return rng.normal([0.25, 0.3], _DRIFT_SD, (k, 2))
         if c == 1:
@@ -462,7 +493,7 @@ def recurring_stream(n=3000, noise_fraction=0.1, seed=0):
     )
 
 
-def appear_disappear_stream(n=3000, noise_fraction=0.1, seed=0):
+def appear_disappear_stream(n: int = 3000, noise_fraction: float = 0.1, seed: int = 0) -> Stream:
     """A class present from the start disappears half way while a new class appears.
 
     Three classes: "stays" (label 0, a blob at (0.3, 0.7)) is present all
@@ -519,7 +550,7 @@ def appear_disappear_stream(n=3000, noise_fraction=0.1, seed=0):
 
 
 #: The drifting and recurring streams by short key: ``key -> (title, function)``.
-DRIFT_STREAMS = {
+DRIFT_STREAMS: dict[str, tuple[str, Callable[..., Stream]]] = {
     "gradual": ("Gradual drift: one blob moves along an arc, another stays", gradual_drift_stream),
     "switch": ("Sudden switch: the data jump to a new region", sudden_switch_stream),
     "recurring": ("Recurring class: A, B, a pause of C, then A again", recurring_stream),
@@ -527,7 +558,7 @@ DRIFT_STREAMS = {
 }
 
 
-def make_drift_stream(key, n=3000, noise_fraction=0.1, seed=0, **options):
+def make_drift_stream(key: str, n: int = 3000, noise_fraction: float = 0.1, seed: int = 0, **options: Any) -> Stream:
     """One of :data:`DRIFT_STREAMS` by key, with its size, noise and seed.
 
     Parameters
