@@ -27,14 +27,35 @@ def cfg_key(cfg):
     return tuple(sorted(cfg.items()))
 
 
+def _split_name(key):
+    """A stream's name in a short title that fits the sidebar's box and the detail after it:
+    "Paper 2-D · non-stationary (stream #1 → #6)" → ("Paper 2-D · non-stationary", "stream #1 → #6")."""
+    name = SOURCES[key]
+    for sep, strip in ((" (", ")"), (": ", "")):
+        if sep in name:
+            head, tail = name.split(sep, 1)
+            return head, tail[: len(tail) - len(strip)] if strip and tail.endswith(strip) else tail
+    return name, ""
+
+
+def stream_title(key):
+    return _split_name(key)[0]
+
+
+def stream_detail(key):
+    return _split_name(key)[1]
+
+
 def sidebar_config():
     """The data and algorithm widgets (sidebar); returns the configuration."""
     cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
     sb = st.sidebar
     sb.header("Data")
     cfg["source"] = sb.selectbox(
-        "Stream", list(SOURCES), format_func=SOURCES.get, index=list(SOURCES).index(cfg["source"]), key="w_source"
+        "Stream", list(SOURCES), format_func=stream_title, index=list(SOURCES).index(cfg["source"]), key="w_source"
     )
+    if stream_detail(cfg["source"]):  # the rest of a long name, whole, under the box
+        sb.caption(stream_detail(cfg["source"]))
     cfg["n_per_class"] = sb.select_slider(
         "Points per distribution",
         [250, 500, 1500, 5000, 15000],
@@ -60,6 +81,26 @@ def sidebar_config():
         lo, hi, step = (int(v) for v in CAEA_SLIDERS["max_edge_age"])
         cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, int(cfg["amax"]), step, key="w_amax")
     return cfg
+
+
+def view_toggles():
+    """The sidebar's geometry toggles, the same on every page that draws the main view:
+    returns ``(focus, all_regions)``."""
+    focus = st.sidebar.toggle(
+        "Focus on s1",
+        value=False,
+        key="w_focus",
+        help="Zoom to s1, s2, the sample and the vigilance region of s1 (the view's width is written on it), "
+        "so that one can tell whether the sample lies inside V.",
+    )
+    all_regions = st.sidebar.toggle(
+        "Every node's vigilance region",
+        value=False,
+        key="w_regions",
+        help="Around each node, the closed curve where CIM(x, y_k, σ̄) = V: a sample inside it would resonate "
+        "with that node.",
+    )
+    return focus, all_regions
 
 
 def algo_params(cfg):
@@ -98,10 +139,13 @@ def network_view(
     current=None,
     highlight=None,
     current_name="current sample",
+    focus=False,
+    all_regions=False,
 ):
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
-    ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none.
+    ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. ``focus``
+    zooms to s1, s2, the sample and the vigilance region; ``all_regions`` draws every node's region.
     """
     model = pg.model if model is None else model
     t = pg.t if t is None else t
@@ -124,6 +168,8 @@ def network_view(
         height=height,
         highlight=highlight,
         current_name=current_name,
+        focus=focus,
+        show_all_regions=all_regions,
     )
 
 
@@ -131,6 +177,8 @@ def network_view(
 # widget keys of the Playground's view toggles, by query name
 VIEW_KEYS = {
     "vig": "w_vig",
+    "focus": "w_focus",
+    "regions": "w_regions",
     "bw": "w_bw",
     "win": "w_window",
     "sn": "w_score_noise",

@@ -12,6 +12,7 @@ from pages._playground_session import (
     lesson_out,
     network_view,
     sidebar_config,
+    view_toggles,
 )
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -20,6 +21,8 @@ notices = lesson_in("explain")  # a lesson link: its stream and step first
 cfg = sidebar_config()
 pg = get_playground(cfg)
 notices += lesson_apply(pg)
+st.sidebar.header("View")
+focus, all_regions = view_toggles()
 st.title("Explain a step")
 show_notices(notices)
 if st.session_state.pop("lesson_applied", False) and pg.t:
@@ -98,13 +101,15 @@ with left:
     render_blocks(explain_step(rec, model, x))
 with right:
     st.plotly_chart(
-        network_view(pg, model=model, record=rec, t=t, vigilance=True, height=460),
+        network_view(
+            pg, model=model, record=rec, t=t, vigilance=True, height=460, focus=focus, all_regions=all_regions
+        ),
         key="explain_fig",
         config={"displaylogo": False},
     )
     st.caption(
-        "The network right after this step: s1 and s2 ringed, the current sample as a star, "
-        "the dotted region is where CIM to s1 is at most V."
+        "The network right after this step: s1 (black ring) and s2 (magenta diamond), the current sample as a "
+        "star, the dotted region is where CIM to s1 is at most V."
     )
 
 q = lesson_out("explain", cfg, pg, t=t)

@@ -17,6 +17,7 @@ from pages._playground_session import (
     lesson_out,
     network_view,
     sidebar_config,
+    view_toggles,
 )
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -26,6 +27,12 @@ cfg = sidebar_config()
 pg = get_playground(cfg)
 notices += lesson_apply(pg)
 st.session_state.pop("lesson_applied", None)
+
+
+def _quiz_focus():  # the quiz starts focused (so the class can tell whether the sample lies inside V)
+    st.session_state.w_focus = bool(st.session_state.get("w_quiz"))
+
+
 st.sidebar.header("View")
 vigilance = st.sidebar.toggle(
     "Vigilance region of s1",
@@ -33,6 +40,7 @@ vigilance = st.sidebar.toggle(
     key="w_vig",
     help="Points within CIM V of the winner s1: a sample there resonates with s1.",
 )
+focus, all_regions = view_toggles()
 bandwidth = st.sidebar.toggle("Node bandwidths σ", value=False, key="w_bw")
 window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key="w_window")
 score_noise = st.sidebar.toggle(
@@ -47,7 +55,9 @@ quiz = st.sidebar.toggle(
     "Quiz: predict, then reveal",
     value=False,
     key="w_quiz",
-    help="Before each step, predict what CAE will do with the next sample; then reveal it.",
+    help="Before each step, predict what CAE will do with the next sample; then reveal it. "
+    "The view starts focused on s1.",
+    on_change=_quiz_focus,
 )
 teacher = st.sidebar.toggle(
     "Teacher view",
@@ -150,7 +160,15 @@ def quiz_panel():
     revealed = qs["revealed"]
     if revealed is not None and revealed["t"] == pg.t:
         with left:
-            fig = network_view(pg, vigilance=vigilance, bandwidth=bandwidth, window=window, deleted=pg.deleted_in_frame)
+            fig = network_view(
+                pg,
+                vigilance=vigilance,
+                bandwidth=bandwidth,
+                window=window,
+                deleted=pg.deleted_in_frame,
+                focus=focus,
+                all_regions=all_regions,
+            )
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
         with right:
             ok_case, ok_edge, ok_node = revealed["marks"]
@@ -180,11 +198,13 @@ def quiz_panel():
             window=window,
             current=x,
             current_name="next sample",
+            focus=focus,
+            all_regions=all_regions,
         )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         st.caption(
-            "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the "
-            "dotted region is where CIM to s1 is at most V."
+            "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
+            "by CIM, and the dotted region is where CIM to s1 is at most V."
             if truth_rec.case > 0
             else "The star is the next sample. No threshold V is set yet."
         )
@@ -229,11 +249,25 @@ def live():
         pg.step(int(st.session_state.get("w_speed", 20)))
     left, right = st.columns([3, 1.1])
     with left:
-        fig = network_view(pg, vigilance=vigilance, bandwidth=bandwidth, window=window, deleted=pg.deleted_in_frame)
+        fig = network_view(
+            pg,
+            vigilance=vigilance,
+            bandwidth=bandwidth,
+            window=window,
+            deleted=pg.deleted_in_frame,
+            focus=focus,
+            all_regions=all_regions,
+        )
         st.plotly_chart(fig, key="main_fig", config={"displaylogo": False})
     with right:
         m = pg.live_metrics(score_noise=score_noise)
-        st.metric("Samples seen", f"{m['samples seen']:,} / {len(pg.stream):,}")
+        st.metric(  # "of N" under the count: "135,000 / 135,000" was cut at the column's edge
+            "Samples seen",
+            f"{m['samples seen']:,}",
+            delta=f"of {len(pg.stream):,}",
+            delta_color="off",
+            delta_arrow="off",
+        )
         st.metric("Current stream", m["stage"])
         a, b = st.columns(2)
         a.metric("#nodes", m["nodes"])
@@ -325,7 +359,14 @@ if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
         xp = np.array([x0, x1])
         rows, cims, V = resonance(pg.model, xp) if pg.t else (np.zeros(0, int), np.zeros(0), float("nan"))
         fig = network_view(
-            pg, current=xp, current_name="placed sample", highlight=rows, height=420, vigilance=False, record=False
+            pg,
+            current=xp,
+            current_name="placed sample",
+            highlight=rows,
+            height=420,
+            vigilance=False,
+            record=False,
+            all_regions=all_regions,
         )
         st.plotly_chart(fig, key="place_fig")
         if math.isnan(V):
@@ -414,5 +455,6 @@ with st.expander("Copy lesson link: this exact view, for your students", expande
     st.caption(
         "Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
         "same stream at the same step with the same view; the parameters are readable and editable: "
-        "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, bw, win, sn, quiz, teach."
+        "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, focus, regions, bw, win, sn, "
+        "quiz, teach."
     )

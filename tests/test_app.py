@@ -1,6 +1,7 @@
 """AppTest through app.py: every page, its controls, and what it shows."""
 
 import numpy as np
+import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
@@ -179,3 +180,102 @@ def test_every_page_renders_without_exception():
     for page in ("pages/playground.py", "pages/explain.py"):
         at.switch_page(page).run()
         assert not at.exception, page
+
+
+# ------------------------------------------------------------------ the geometry a lesson depends on
+def _figure(at, key):
+    """The Plotly figure (as a dict) of the chart with widget key ``key``."""
+    import json
+
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}"))
+    return json.loads(chart.proto.spec)
+
+
+def _width(fig):
+    x0, x1 = fig["layout"]["xaxis"]["range"]
+    return x1 - x0
+
+
+def _names(fig):
+    return [t.get("name") for t in fig["data"]]
+
+
+def test_focus_on_s1_and_every_nodes_region_on_the_playground():
+    at = _playground()
+    at.number_input(key="w_stepn").set_value(700).run()
+    at.button(key="b_stepn").click().run()
+    full = _figure(at, "main_fig")
+    assert "every node's vigilance region" not in _names(full) and not full["layout"].get("annotations")
+    at.toggle(key="w_focus").set_value(True).run()
+    at.toggle(key="w_regions").set_value(True).run()
+    assert not at.exception
+    fig = _figure(at, "main_fig")
+    pg = at.session_state.pg
+    ids = list(pg.model.node_ids_)
+    (x0, x1), (y0, y1) = fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["range"]
+    for p in (pg.model.nodes_[ids.index(pg.record.s1_id)], pg.model.nodes_[ids.index(pg.record.s2_id)]):
+        assert x0 <= p[0] <= x1 and y0 <= p[1] <= y1
+    assert _width(fig) < _width(full) / 4
+    assert fig["layout"]["annotations"][0]["text"].startswith("focused on s1 · view ")
+    names = _names(fig)
+    assert "every node's vigilance region" in names and names.index("s1") > names.index("nodes")
+    q = dict(at.query_params)
+    assert q["focus"] == "1" and q["regions"] == "1"  # in the lesson link
+    # the placed sample's view shows every region too (a sample resonates with node k iff it lies in k's)
+    assert "every node's vigilance region" in _names(_figure(at, "place_fig"))
+
+
+def test_the_quiz_starts_focused_and_leaves_the_full_view_after():
+    at = _playground()
+    at.number_input(key="w_stepn").set_value(600).run()
+    at.button(key="b_stepn").click().run()
+    full = _width(_figure(at, "main_fig"))
+    at.toggle(key="w_quiz").set_value(True).run()
+    assert not at.exception and at.toggle(key="w_focus").value is True
+    before = _figure(at, "quiz_fig_before")
+    assert _width(before) < full / 4 and before["layout"]["annotations"][0]["text"].startswith("focused on s1")
+    assert "focus" not in dict(at.query_params)  # a quiz link is focused without saying so
+    at.toggle(key="w_quiz").set_value(False).run()
+    assert at.toggle(key="w_focus").value is False and _width(_figure(at, "main_fig")) == pytest.approx(full)
+
+
+def test_explain_has_the_same_view_toggles():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"stream": "paper2d-ns", "n": "500", "t": "3000", "focus": "1", "regions": "1"})
+    at.run()
+    at.switch_page("pages/explain.py").run()
+    assert not at.exception
+    assert at.toggle(key="w_focus").value is True and at.toggle(key="w_regions").value is True
+    fig = _figure(at, "explain_fig")
+    assert _width(fig) < 1.06 / 4 and "every node's vigilance region" in _names(fig)
+    at.toggle(key="w_focus").set_value(False).run()
+    assert _width(_figure(at, "explain_fig")) > 0.9
+
+
+def test_long_labels_show_whole():
+    """The sidebar's stream box holds a short title, the rest under it; "of N" under the samples seen."""
+    at = _playground()
+    box = at.selectbox(key="w_source")
+    assert box.format_func(box.value) == "Paper 2-D · non-stationary"
+    assert any(c.value == "stream #1 → #6" for c in at.sidebar.caption)
+    at.selectbox(key="w_source").set_value("drift-appear").run()
+    assert any(c.value == "a class leaves half way as a new one arrives" for c in at.sidebar.caption)
+    seen = next(m for m in at.metric if m.label == "Samples seen")
+    assert seen.value == "0" and seen.delta == f"of {len(at.session_state.pg.stream):,}"
+
+
+def test_the_a_max_formula_is_broken_into_lines():
+    from cae.app.explanations import explain_step
+    from cae.app.stepper import Stepper
+    from cae.data import make_paper2d, nonstationary_stream
+
+    pg = Stepper(nonstationary_stream(make_paper2d(400, seed=0), seed=0))
+    pg.step(1500)
+    formula, t = None, 0
+    while formula is None:  # the first Case III whose a_max is computed (not fixed)
+        t = pg.find_step(t, case=3)
+        rec, model, x = pg.inspect(t)
+        blocks = [c for k, c in explain_step(rec, model, x) if k == "latex" and r"a_{\max} &=" in c]
+        formula = blocks[0] if blocks else None
+    lines = formula.split("\\\\")
+    assert len(lines) == 3 and lines[-1].strip().startswith("&=") and f"{rec.a_max:.4g}" in lines[-1]

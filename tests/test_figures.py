@@ -198,3 +198,171 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
     strokes = [chunk.split('stroke="')[1].split('"')[0] for chunk in svg.split("<line ")[1:]]
     assert strokes == [plotly_colour[k] for k in range(6)]
     assert strokes[0] == strokes[1] != strokes[-1]  # ages 0 and 1 share the first band; 50 is in the last
+
+
+# ------------------------------------------------------------------ the geometry a lesson depends on
+MARK_NAMES = ("s1", "s2", "current sample", "would resonate (CIM ≤ V)", "removed this frame")
+
+
+def _lab(colour):
+    """CIELAB (D65) of a Plotly colour string."""
+    from plotly.colors import hex_to_rgb, unlabel_rgb
+
+    c = np.array(hex_to_rgb(colour) if colour.startswith("#") else unlabel_rgb(colour), float) / 255
+    c = np.where(c > 0.04045, ((c + 0.055) / 1.055) ** 2.4, c / 12.92)
+    M = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    X = M @ c / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(X > 0.008856, np.cbrt(X), 7.787 * X + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _full_view(pg, **kw):
+    from cae.app.explanations import resonance
+
+    X = pg.stream.X
+    rows, _, _ = resonance(pg.model, X[pg.t - 1])
+    args = dict(
+        bounds=((0, 1), (0, 1)),
+        show_vigilance=True,
+        deleted=np.array([[0.5, 0.5]]),
+        highlight=rows[:3],
+    )
+    args.update(kw)
+    return viz.network_figure(pg.model, X[: pg.t], X[pg.t - 100 : pg.t], X[pg.t - 1], pg.record, **args)
+
+
+def test_every_mark_is_drawn_after_the_nodes_on_their_webgl_layer(pg):
+    """Plotly draws all WebGL traces over all SVG ones, WebGL traces in order: a mark must be WebGL and after."""
+    fig = _full_view(pg, show_all_regions=True, show_bandwidth=True)
+    names = [t.name for t in fig.data]
+    nodes = names.index("nodes")
+    assert fig.data[nodes].type == "scattergl"
+    for name in (*MARK_NAMES, "vigilance region of s1 (CIM ≤ V)"):
+        k = names.index(name)
+        assert k > nodes and fig.data[k].type == "scattergl", name
+    for k, t in enumerate(fig.data):  # every line under the nodes: edges, regions, bandwidths
+        if t.name and (t.name.startswith("edges age") or t.name in ("every node's vigilance region", "bandwidth σ")):
+            assert k < nodes, t.name
+    assert names[-1] == "current sample"  # the sample on top of everything
+
+
+def test_the_marks_use_colours_no_cluster_has(pg):
+    for mark in viz.MARK_COLORS:
+        assert min(np.linalg.norm(_lab(mark) - _lab(c)) for c in viz.PALETTE) > 40, mark
+    fig = _full_view(pg)
+    used = set(viz.cluster_colors(pg.model.node_labels_))
+    for name in MARK_NAMES:
+        t = _named(fig, name)[0]
+        assert t.marker.color in viz.MARK_COLORS and t.marker.color not in used, name
+    assert _named(fig, "s1")[0].marker.symbol != _named(fig, "s2")[0].marker.symbol  # and shapes tell them apart
+    assert _named(fig, "s1")[0].marker.color != _named(fig, "s2")[0].marker.color
+    assert "no cluster has these colours" in fig.layout.legend.title.text  # the legend says so
+
+
+def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):
+    m, rec = pg.model, pg.record
+    full = _full_view(pg)
+    fig = _full_view(pg, focus=True)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    P = np.asarray(m.nodes_)
+    ids = list(m.node_ids_)
+    inside = [P[ids.index(rec.s1_id)], P[ids.index(rec.s2_id)], pg.stream.X[pg.t - 1]]
+    cx, cy = viz.vigilance_boundary(P[ids.index(rec.s1_id)], m.prediction_sigma(), m.threshold_)
+    inside += list(np.column_stack([cx, cy]))
+    for px, py in inside:
+        assert x0 <= px <= x1 and y0 <= py <= y1
+    width = x1 - x0
+    full_width = full.layout.xaxis.range[1] - full.layout.xaxis.range[0]
+    assert width < full_width / 4  # much narrower than the full view
+    assert y1 - y0 == pytest.approx(width)  # square, so a circle looks round
+    note = fig.layout.annotations[0].text
+    assert note == f"focused on s1 · view {width:.2g} wide (the full view: 1)"
+    assert fig.layout.uirevision != full.layout.uirevision  # the browser applies the new range
+    # no s1 yet: the full view, no note
+    early = viz.network_figure(m, current=pg.stream.X[0], record=None, bounds=((0, 1), (0, 1)), focus=True)
+    assert list(early.layout.xaxis.range) == pytest.approx([-0.03, 1.03]) and not early.layout.annotations
+
+
+def test_every_nodes_vigilance_region_is_its_cim_level_set(pg):
+    m = pg.model
+    fig = _full_view(pg, show_all_regions=True)
+    regions = _named(fig, "every node's vigilance region")
+    K = len(m.nodes_)
+    x = np.concatenate([np.asarray(t.x, float) for t in regions])
+    y = np.concatenate([np.asarray(t.y, float) for t in regions])
+    assert int(np.isnan(x).sum()) == K  # one closed curve per node
+    assert sum(bool(t.showlegend) for t in regions) == 1  # one legend entry
+    colours = viz.cluster_colors(m.node_labels_)
+    assert {t.line.color for t in regions} == set(colours)  # in the clusters' colours
+    sigma, V = m.prediction_sigma(), m.threshold_
+    # each curve: CIM = V to one node, and the curve's centre is that node
+    P = np.asarray(m.nodes_)
+    curves = np.split(np.column_stack([x, y]), np.flatnonzero(np.isnan(x)) + 1)[:-1]
+    for c in curves:
+        c = c[:-1]
+        k = int(np.argmin(np.linalg.norm(P - c.mean(axis=0), axis=1)))
+        cim = np.sqrt(1 - np.mean(np.exp(-((c - P[k]) ** 2) / (2 * sigma**2)), axis=1))
+        np.testing.assert_allclose(cim, V, atol=1e-3)
+    assert viz.region_outlines(P, sigma, float("nan")) is None
+    from cae import CAE
+
+    assert not _named(viz.network_figure(CAE(), show_all_regions=True), "every node's vigilance region")
+
+
+def test_legends_stay_clear_of_the_axis_numbers(pg):
+    fig = _full_view(pg)
+    leg = fig.layout.legend
+    assert leg.yanchor == "bottom" and leg.y >= 1  # above the plot (the x numbers are below it)
+    for f in (
+        viz.traces_figure(pg.trace_so_far, TRACE_COLUMNS, pg.stream.stage_starts, pg.stream.stage_names, pg.events),
+        viz.compare_figure([{"a": (np.arange(5), np.arange(5))}], ("#nodes",)),
+    ):
+        assert f.layout.legend.x > 1 and f.layout.legend.xanchor == "left"  # at the right, clear of "samples seen"
+        assert f.layout.hoverlabel.namelength == -1  # "isolated-node sweep" whole in the hover
+
+
+def test_the_svg_picture_and_the_slides_draw_nodes_last():
+    """The static picture and the animation have no marks; their nodes are drawn over edges and data."""
+    from types import SimpleNamespace
+
+    from cae.app.slides import animation_spec, record_frames
+
+    net = SimpleNamespace(
+        nodes_=np.array([[0.0, 0.0], [1.0, 1.0]]),
+        edges_=np.array([[0, 1]]),
+        edge_ages_=np.array([3]),
+        node_labels_=np.array([0, 0]),
+        win_counts_=np.array([5, 2]),
+    )
+    svg = viz.network_svg(net, seen=np.array([[0.5, 0.5]]))
+    last_group = svg[svg.rindex("<g ") :]
+    assert svg.rindex("<line ") < svg.rindex("<g ") and last_group.count("<circle ") == 2  # the nodes, after the edge
+    X = make_paper2d(100, seed=0).X[:300]
+    spec = animation_spec(record_frames(X, t_start=0, t_end=300, n_frames=3), X)
+    assert spec["data"][-1]["mode"] == "markers" and "customdata" in spec["data"][-1]  # the nodes, last
+
+
+def test_experiment_figures_show_their_labels_whole():
+    import pandas as pd
+
+    from cae.experiments.figures import cd_diagram, lambda_validity_figure
+
+    avg = pd.Series({"CAE": 1.5, "CAEA": 2.0, "SOINN+": 3.1, "ASOINN(mean)": 7.6, "AutoCloud": 8.0})
+    fig = cd_diagram({"avg_ranks": avg, "cd": 2.0, "k": 9, "chi2": 10.0, "p": 0.01, "n": 12})
+    labels = [a for a in fig.layout.annotations if "(" in a.text and "Friedman" not in a.text]
+    right = [a for a in labels if a.xanchor == "left"]
+    assert "ASOINN(mean) (7.60)" in [a.text for a in right]
+    # the axis ends at the leader lines, so each name has the margin on its side to itself
+    assert fig.layout.xaxis.range[1] <= 9 + 0.5 and fig.layout.margin.r >= 6.5 * len("ASOINN(mean) (7.60)")
+    assert fig.layout.margin.l >= 6.5 * max(len(a.text) for a in labels if a.xanchor == "right")
+    rows = [
+        dict(dataset=d, environment="stationary", **{"lambda": lam, "estimated": False, "nmi": 0.5, "n_clusters": nc})
+        for d in ("A", "B")
+        for lam, nc in ((10, 3.0), (100, 128.8))
+    ]
+    lam_fig = lambda_validity_figure(pd.DataFrame(rows), cols=2)
+    right_axes = [
+        a for name, a in lam_fig.layout.to_plotly_json().items() if name.startswith("yaxis") and a.get("overlaying")
+    ]
+    assert right_axes and all(a["tickmode"] == "auto" for a in right_axes)  # round numbers, not synced 128.8
+    assert lam_fig.layout.xaxis2.domain[0] - lam_fig.layout.xaxis.domain[1] >= 0.1  # room between plots

@@ -75,6 +75,36 @@ def test_parse_values_by_hand():
     assert out == {"stream": "iris", "seed": 4} and "distinct class numbers among 0, 1, 2" in notes[0]
 
 
+def test_focus_and_every_region_travel_in_the_link_and_the_quiz_starts_focused():
+    base = {**PLAYGROUND_DEFAULTS}
+    state, notices = parse_playground({"focus": "1", "regions": "1"}, STREAMS)
+    assert not notices and state["view"] == {"focus": True, "regions": True}
+    q = playground_query(base, state["view"], 10, [])
+    assert q["focus"] == "1" and q["regions"] == "1"
+    # an old link (before focus and regions existed) opens as it did: nothing said, the page's own values
+    old = {"stream": "paper2d-ns", "n": "500", "t": "700", "vig": "0", "win": "500"}
+    state, notices = parse_playground(old, STREAMS)
+    assert not notices and "focus" not in state["view"] and "regions" not in state["view"]
+    assert playground_query(base, state["view"], 700, []).keys() == {*old, "noise", "seed", "algo"}
+    # the quiz starts focused: quiz=1 alone means focus=1, and a focused quiz link does not say focus
+    state, _ = parse_playground({"quiz": "1"}, STREAMS)
+    assert state["view"] == {"quiz": True, "focus": True}
+    assert "focus" not in playground_query(base, state["view"], 0, [])
+    state, _ = parse_playground({"quiz": "1", "focus": "0"}, STREAMS)
+    assert state["view"]["focus"] is False
+    assert playground_query(base, state["view"], 0, [])["focus"] == "0"  # round-trips
+    state, notices = parse_playground({"focus": "maybe"}, STREAMS)
+    assert "focus" not in state["view"] and notices == ["ignored focus = 'maybe': use 1 or 0"]
+
+
+def test_an_old_link_opens_the_playground_with_the_full_view():
+    at = _app({"stream": "paper2d-ns", "n": "500", "t": "700", "win": "500"})
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and not at.warning
+    assert at.toggle(key="w_focus").value is False and at.toggle(key="w_regions").value is False
+    assert "focus" not in dict(at.query_params)
+
+
 def _app(query):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()

@@ -350,8 +350,10 @@ def _deletion(rec):
         out.append(
             (
                 "latex",
-                rf"a_{{\max}} = \bar a_{{\mathrm{{del}}}}\, r + a_{{\mathrm{{thr}}}}(1 - r) = "
-                rf"{_v(rec.mean_deleted_edge_age_before)}\cdot{_v(rec.ratio)} + {_v(rec.a_thr)}\cdot{_v(1 - rec.ratio)} = {_v(rec.a_max)}",
+                # on three lines: the formula, its numbers, the result (one line was cut at the column's edge)
+                rf"\begin{{aligned}} a_{{\max}} &= \bar a_{{\mathrm{{del}}}}\, r + a_{{\mathrm{{thr}}}}(1 - r) \\ "
+                rf"&= {_v(rec.mean_deleted_edge_age_before)}\cdot{_v(rec.ratio)} + "
+                rf"{_v(rec.a_thr)}\cdot{_v(1 - rec.ratio)} \\ &= {_v(rec.a_max)} \end{{aligned}}",
             )
         )
     if rec.edges_deleted:

@@ -25,6 +25,9 @@ __all__ = [
     "layout_positions",
     "thin",
     "AGE_COLORSCALE",
+    "MARK_COLORS",
+    "focus_window",
+    "region_outlines",
 ]
 
 PALETTE = qualitative.D3 + qualitative.Set2 + qualitative.Dark2
@@ -262,6 +265,115 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
     return "".join(out)
 
 
+#: Colours of the marks drawn over the network — s1, s2, the (current, next or placed) sample, the nodes a
+#: placed sample would resonate with, nodes just removed. No cluster colour (:data:`PALETTE`) is near black
+#: or magenta (at least 40 CIELAB units away; a test checks), so a mark never reads as a cluster.
+MARK_S1 = "#000000"
+MARK_S2 = "#ff00ff"
+MARK_SAMPLE = "#000000"
+MARK_RESONATE = "#ff00ff"
+MARK_REMOVED = "#000000"
+MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED)
+#: the legend's title, saying so
+MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
+
+
+def _mark(x, y, name, symbol, color, size, text=None, width=3, halo=True, hover=None, textposition="top right"):
+    """A mark drawn over the nodes: WebGL like them (Plotly draws its WebGL layer over the SVG one, and the
+    WebGL traces in order), with a white halo under it so that it stands out on any cluster colour."""
+    x, y = _f32(np.atleast_1d(x)), _f32(np.atleast_1d(y))
+    out = []
+    if halo:
+        out.append(
+            dict(
+                type="scattergl",
+                x=x,
+                y=y,
+                mode="markers",
+                name=f"{name} (halo)",
+                legendgroup=name,
+                showlegend=False,
+                hoverinfo="skip",
+                marker=dict(symbol=symbol, size=size, color="white", line=dict(color="white", width=width + 3)),
+            )
+        )
+    mark = dict(
+        type="scattergl",
+        x=x,
+        y=y,
+        mode="markers",
+        name=name,
+        legendgroup=name,
+        marker=dict(symbol=symbol, size=size, color=color, line=dict(color=color if halo else "white", width=width)),
+        hovertext=hover if hover is not None else [name] * len(x),
+        hoverinfo="text",
+    )
+    if text is not None:
+        mark.update(
+            mode="markers+text",
+            text=[text] * len(x),
+            textposition=textposition,
+            textfont=dict(color=color, size=15, family="sans-serif"),
+        )
+    out.append(mark)
+    return out
+
+
+def region_outlines(nodes, sigma, threshold, dims=(0, 1), n_angles=48, r_max=None):
+    """Every node's vigilance region, as one NaN-separated polyline per node: ``(x, y)`` or None.
+
+    A node's region is where a sample would resonate with it, CIM(x, y_k, σ̄) ≤ V (the other features at
+    the node's values). With one σ̄ and one V for every node, every region is the same closed curve moved
+    to its node: it is computed once (:func:`vigilance_boundary`) and translated.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = region_outlines(np.array([[0.0, 0.0], [1.0, 1.0]]), sigma=0.1, threshold=0.3, n_angles=8)
+    >>> len(x), int(np.isnan(x).sum())  # 2 curves of 8 points, each closed by a gap
+    (18, 2)
+    """
+    nodes = np.asarray(nodes, dtype=float)
+    if len(nodes) == 0:
+        return None
+    curve = vigilance_boundary(np.zeros(nodes.shape[1]), sigma, threshold, dims=dims, n_angles=n_angles, r_max=r_max)
+    if curve is None:
+        return None
+    i, j = dims
+    dx, dy = (np.append(c.astype(float), np.nan) for c in curve)
+    return _f32((nodes[:, [i]] + dx).ravel()), _f32((nodes[:, [j]] + dy).ravel())
+
+
+def focus_window(points, full=None, pad=0.2, min_side=None):
+    """The square view around ``points`` (each row x, y): ``((x0, x1), (y0, y1))``, padded by ``pad`` of its
+    side on each side; None when it would be as large as ``full`` (the full view's bounds) — no zoom then.
+
+    Examples
+    --------
+    >>> focus_window([[0.50, 0.50], [0.52, 0.51]], full=((0, 1), (0, 1)))
+    ((0.496, 0.524), (0.491, 0.519))
+    >>> focus_window([[0.0, 0.0], [1.0, 1.0]], full=((0, 1), (0, 1))) is None
+    True
+    """
+    P = np.asarray(points, dtype=float).reshape(-1, 2)
+    P = P[np.all(np.isfinite(P), axis=1)]
+    if len(P) == 0:
+        return None
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    side = float(max(hi - lo)) * (1 + 2 * pad)
+    if full is not None:
+        span = max(full[0][1] - full[0][0], full[1][1] - full[1][0]) or 1.0
+        if side >= 0.9 * span:
+            return None
+        side = max(side, min_side if min_side is not None else 0.005 * span)
+    elif min_side is not None:
+        side = max(side, min_side)
+    side = side or 1e-6
+    c = (lo + hi) / 2
+    r = lambda v: round(float(v), 12)  # noqa: E731 - plain floats, free of float32 noise
+    return (r(c[0] - side / 2), r(c[0] + side / 2)), (r(c[1] - side / 2), r(c[1] + side / 2))
+
+
 def network_figure(
     model=None,
     seen=None,
@@ -277,8 +389,14 @@ def network_figure(
     title=None,
     highlight=None,
     current_name="current sample",
+    focus=False,
+    show_all_regions=False,
 ):
     """The main view: data, nodes, edges by age, winners, the current sample.
+
+    Every mark (s1, s2, the sample, the nodes a placed sample would resonate with, the vigilance region of
+    s1, nodes just removed) is drawn after — above — the nodes and edges, in black or magenta, colours no
+    cluster has (:data:`MARK_COLORS`); the legend sits above the plot, clear of the axis numbers.
 
     Parameters
     ----------
@@ -294,10 +412,32 @@ def network_figure(
     deleted : ndarray (m, d) or None
         Nodes removed in this frame (flashed).
     highlight : sequence of int or None
-        Rows of nodes to ring in green (e.g. the nodes a placed sample would resonate with).
+        Rows of nodes to ring (e.g. the nodes a placed sample would resonate with).
+    focus : bool
+        Zoom to s1, s2, the sample and the vigilance region of s1 (a square view, with a note of its width);
+        the full view while there is no s1.
+    show_all_regions : bool
+        Draw every node's vigilance region (:func:`region_outlines`), in its cluster's colour.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cae import CAE
+    >>> X = np.random.default_rng(0).random((300, 2))
+    >>> m = CAE()
+    >>> recs = [m.learn_one(x) for x in X]
+    >>> fig = network_figure(m, X, X[-50:], X[-1], recs[-1], bounds=((0, 1), (0, 1)), show_vigilance=True,
+    ...                      focus=True, show_all_regions=True)
+    >>> names = [t.name for t in fig.data]
+    >>> names.index("s1") > names.index("nodes") and names.index("current sample") > names.index("nodes")
+    True
+    >>> fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0] < 0.5  # zoomed in
+    True
     """
     i, j = dims
     traces = []
+    marks = []  # drawn after the nodes
+    focus_points = []
     if seen is not None and len(seen):
         traces.append(
             dict(
@@ -322,10 +462,42 @@ def network_figure(
                 hoverinfo="skip",
             )
         )
+    span = None
+    if bounds is not None:
+        span = max(bounds[0][1] - bounds[0][0], bounds[1][1] - bounds[1][0])
     fitted = model is not None and hasattr(model, "network_") and len(model.nodes_) > 0
+    has_regions = (
+        fitted
+        and hasattr(model, "prediction_sigma")
+        and hasattr(model, "threshold_")
+        and np.isfinite(getattr(model, "threshold_", np.nan))
+    )
     if fitted:
         P = np.asarray(model.nodes_)[:, [i, j]]
         clouds = hasattr(model, "cloud_variances_")
+        labels = np.asarray(model.node_labels_)
+        if show_all_regions and has_regions:
+            outline = region_outlines(model.nodes_, model.prediction_sigma(), model.threshold_, dims=dims, r_max=span)
+            if outline is not None:
+                per = len(outline[0]) // len(P)  # points per node's curve (its closing gap included)
+                ox, oy = outline[0].reshape(len(P), per), outline[1].reshape(len(P), per)
+                colour_of = np.asarray(labels, dtype=int) % len(PALETTE)
+                for n, k in enumerate(np.unique(colour_of)):
+                    sel = colour_of == k
+                    traces.append(
+                        dict(
+                            type="scattergl",
+                            x=ox[sel].ravel(),
+                            y=oy[sel].ravel(),
+                            mode="lines",
+                            name="every node's vigilance region",
+                            legendgroup="regions",
+                            showlegend=n == 0,
+                            line=dict(color=PALETTE[k], width=1),
+                            opacity=0.6,
+                            hoverinfo="skip",
+                        )
+                    )
         edges = np.asarray(model.edges_).reshape(-1, 2)
         ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
         if ages is None:  # edges without an age (TCA): one colour
@@ -381,7 +553,6 @@ def network_figure(
                         ),
                     )
                 )
-        labels = np.asarray(model.node_labels_)
         if clouds:  # AutoCloud: each cloud's spread, the root of its variance (mean squared distance)
             spread = np.sqrt(np.maximum(np.asarray(model.cloud_variances_, float), 0))
             x, y = _circles(P, spread, n=48)
@@ -434,97 +605,126 @@ def network_figure(
             )
         )
         if record is not None and getattr(record, "s1_id", -1) >= 0:
-            for key, sym, col in (("s2_id", "circle-open", "#ff7f0e"), ("s1_id", "circle-open", "#d62728")):
+            rings = []
+            for key, sym, col, what, where in (
+                ("s2_id", "diamond-open", MARK_S2, "runner-up", "bottom left"),
+                ("s1_id", "circle-open", MARK_S1, "winner", "top right"),
+            ):
                 nid = getattr(record, key)
                 rows = np.flatnonzero(ids == nid) if nid >= 0 else []
                 if len(rows):
                     r = rows[0]
-                    traces.append(
-                        dict(
-                            type="scatter",
-                            x=[P[r, 0]],
-                            y=[P[r, 1]],
-                            mode="markers+text",
-                            name=key[:2],
-                            text=[key[:2]],
-                            textposition="top right",
-                            marker=dict(symbol=sym, size=22, color=col, line=dict(width=3)),
-                        )
+                    focus_points.append(P[r])
+                    rings += _mark(
+                        P[r, 0],
+                        P[r, 1],
+                        key[:2],
+                        sym,
+                        col,
+                        24,
+                        text=key[:2],
+                        hover=[f"{key[:2]} ({what}): node {nid}"],
+                        textposition=where,
                     )
-            if show_vigilance and record.s1_id in ids and hasattr(model, "prediction_sigma"):
+            if record.s1_id in ids and has_regions:
                 r = int(np.flatnonzero(ids == record.s1_id)[0])
-                span = None
-                if bounds is not None:
-                    span = max(bounds[0][1] - bounds[0][0], bounds[1][1] - bounds[1][0])
                 curve = vigilance_boundary(
                     np.asarray(model.nodes_)[r], model.prediction_sigma(), model.threshold_, dims=dims, r_max=span
                 )
                 if curve is not None:
-                    traces.append(
-                        dict(
-                            type="scatter",
-                            x=curve[0],
-                            y=curve[1],
-                            mode="lines",
-                            name="vigilance region of s1",
-                            fill="toself",
-                            fillcolor="rgba(214,39,40,0.08)",
-                            line=dict(color="rgba(214,39,40,0.7)", dash="dot"),
+                    focus_points.append(np.column_stack(curve))
+                    if show_vigilance:
+                        marks.append(
+                            dict(
+                                type="scattergl",
+                                x=curve[0],
+                                y=curve[1],
+                                mode="lines",
+                                name="vigilance region of s1 (CIM ≤ V)",
+                                fill="toself",
+                                fillcolor="rgba(0,0,0,0.045)",
+                                line=dict(color=MARK_S1, dash="dot", width=2),
+                                hoverinfo="skip",
+                            )
                         )
-                    )
+            marks += rings
     if fitted and highlight is not None and len(highlight):
         H = P[np.asarray(highlight, dtype=int)]
-        traces.append(
-            dict(
-                type="scatter",
-                x=_f32(H[:, 0]),
-                y=_f32(H[:, 1]),
-                mode="markers",
-                name="would resonate (CIM ≤ V)",
-                marker=dict(symbol="circle-open", size=20, color="#2ca02c", line=dict(width=3)),
-            )
-        )
+        marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20)
     if deleted is not None and len(deleted):
-        traces.append(
-            dict(
-                type="scatter",
-                x=_f32(deleted[:, i]),
-                y=_f32(deleted[:, j]),
-                mode="markers",
-                name="removed this frame",
-                marker=dict(symbol="x-thin", size=14, color="#d62728", line=dict(width=3)),
-            )
-        )
+        marks += _mark(deleted[:, i], deleted[:, j], "removed this frame", "x-thin", MARK_REMOVED, 14, halo=False)
     if current is not None:
-        traces.append(
+        focus_points.append([float(current[i]), float(current[j])])
+        marks.append(
             dict(
-                type="scatter",
-                x=[float(current[i])],
-                y=[float(current[j])],
+                type="scattergl",
+                x=_f32([current[i]]),
+                y=_f32([current[j]]),
                 mode="markers",
                 name=current_name,
-                marker=dict(symbol="star", size=16, color="black", line=dict(color="gold", width=1)),
+                marker=dict(symbol="star", size=20, color=MARK_SAMPLE, line=dict(color="white", width=1.5)),
+                hovertext=[current_name],
+                hoverinfo="text",
             )
         )
+    traces += marks
+    window = None
+    if focus and record is not None and getattr(record, "s1_id", -1) >= 0 and focus_points:
+        window = focus_window(np.vstack([np.asarray(p, float).reshape(-1, 2) for p in focus_points]), bounds)
     layout = dict(
         height=height,
         margin=dict(l=10, r=10, t=40 if title else 10, b=10),
-        uirevision="network",
-        legend=dict(orientation="h", y=-0.05),
+        uirevision="network-focus" if window else "network",
+        # above the plot, clear of the axis numbers; it makes its own room (the margin grows to hold it)
+        legend=dict(
+            orientation="h",
+            yanchor="bottom",
+            y=1.01,
+            xanchor="left",
+            x=0,
+            title=dict(text=MARKS_NOTE, side="top", font=dict(size=11, color="#555")) if marks else None,
+            font=dict(size=12),
+        ),
         plot_bgcolor="white",
+        hoverlabel=dict(namelength=-1),
     )
     if title:
         layout["title"] = dict(text=title)
+    if window:
+        width = window[0][1] - window[0][0]
+        full = f" (the full view: {span:.2g})" if span else ""
+        layout["annotations"] = [
+            dict(
+                text=f"focused on s1 · view {width:.2g} wide{full}",
+                xref="x domain",  # the plot's own corner (its domain shrinks to keep the aspect ratio)
+                yref="y domain",
+                x=0.01,
+                y=0.99,
+                xanchor="left",
+                yanchor="top",
+                showarrow=False,
+                bgcolor="rgba(255,255,255,0.85)",
+                bordercolor="#999",
+                borderwidth=1,
+                font=dict(size=13, color="#222"),
+            )
+        ]
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
     # hundreds of node colours would cost more than the learning itself
     fig = go.Figure(data=traces, layout=layout, _validate=False)
-    if bounds is not None:
-        (x0, x1), (y0, y1) = bounds
-        px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
+    if window is not None or bounds is not None:
+        if window is not None:
+            (x0, x1), (y0, y1) = window
+            px = py = 0.0
+        else:
+            (x0, x1), (y0, y1) = bounds
+            px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
         fig.update_xaxes(range=[x0 - px, x1 + px], showgrid=True, gridcolor="#eee", zeroline=False, constrain="domain")
         fig.update_yaxes(
             range=[y0 - py, y1 + py], showgrid=True, gridcolor="#eee", zeroline=False, scaleanchor="x", scaleratio=1
         )
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     return fig
 
 
@@ -712,10 +912,13 @@ def traces_figure(
         height=height,
         margin=dict(l=10, r=10, t=30, b=10),
         uirevision="traces",
-        legend=dict(orientation="h", y=-0.04),
+        # at the right, top-aligned: clear of the "samples seen" title and of every axis's numbers
+        legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top"),
         hovermode="x unified",
+        hoverlabel=dict(namelength=-1),  # names whole ("isolated-node sweep"), not cut at 15 characters
     )
-    fig.update_xaxes(range=[0, x_max])
+    fig.update_xaxes(range=[0, x_max], automargin=True)
+    fig.update_yaxes(automargin=True)
     fig.update_xaxes(title_text="samples seen", row=5, col=1)
     return fig
 
@@ -810,8 +1013,14 @@ def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500)
     for s in list(stage_starts)[1:]:
         fig.add_vline(x=float(s), line=dict(color="rgba(0,0,0,0.4)", dash="dash", width=1))
     fig.update_layout(
-        height=height, margin=dict(l=10, r=10, t=30, b=10), hovermode="x unified", legend=dict(orientation="h", y=-0.06)
+        height=height,
+        margin=dict(l=10, r=10, t=30, b=10),
+        hovermode="x unified",
+        hoverlabel=dict(namelength=-1),
+        legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top"),  # clear of the axis numbers
     )
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     fig.update_xaxes(title_text="samples seen", row=len(series), col=1)
     return fig
 

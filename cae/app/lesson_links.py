@@ -10,9 +10,14 @@ Playground parameters
 ---------------------
 ``stream`` (a stream key), ``n`` (points per distribution), ``noise``, ``seed``, ``algo`` (CAE or
 CAEA), ``lam`` and ``amax`` (CAEA's λ and a_max), ``t`` (the step shown), the view toggles ``vig``
-(vigilance region), ``bw`` (bandwidths), ``win`` (recent window), ``sn`` (score the noise), ``quiz``
-and ``teach`` (teacher view), and ``place`` (samples placed by hand: ``t:x0:x1`` items separated by
-``,`` — the sample was fed as step t + 1).
+(vigilance region of s1), ``focus`` (the view zoomed to s1, s2, the sample and that region),
+``regions`` (every node's vigilance region), ``bw`` (bandwidths), ``win`` (recent window), ``sn`` (score
+the noise), ``quiz`` and ``teach`` (teacher view), and ``place`` (samples placed by hand: ``t:x0:x1`` items
+separated by ``,`` — the sample was fed as step t + 1).
+
+The quiz starts focused: ``quiz=1`` without ``focus`` means ``focus=1`` too (and a query written for a
+quiz names ``focus`` only when it is off). Links written before ``focus`` and ``regions`` existed open as
+they did.
 
 Examples
 --------
@@ -52,7 +57,16 @@ MAX_VALUE_LENGTH = 200
 #: the Playground's CAEA sliders, (low, high, step), declared once in the registry: links clamp to them
 CAEA_SLIDERS = {name: ALGORITHMS["CAEA"].param(name).slider for name in ("deletion_interval", "max_edge_age")}
 MAX_PLACED = 50
-VIEW_DEFAULTS = {"vig": True, "bw": False, "win": 300, "sn": False, "quiz": False, "teach": False}
+VIEW_DEFAULTS = {
+    "vig": True,
+    "focus": False,
+    "regions": False,
+    "bw": False,
+    "win": 300,
+    "sn": False,
+    "quiz": False,
+    "teach": False,
+}
 _PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", *VIEW_DEFAULTS}
 
 
@@ -167,10 +181,12 @@ def parse_playground(query, streams):
     if algo is not None:
         cfg["algo"] = algo
     view = {}
-    for key in ("vig", "bw", "sn", "quiz", "teach"):
+    for key in ("vig", "focus", "regions", "bw", "sn", "quiz", "teach"):
         v = r.flag(key)
         if v is not None:
             view[key] = v
+    if view.get("quiz") and "focus" not in view:  # the quiz starts focused
+        view["focus"] = True
     win = r.number("win", 50, 2000, int, 50, base=0)
     if win is not None:
         view["win"] = win
@@ -212,6 +228,8 @@ def playground_query(cfg, view, t, place):
         q["lam"], q["amax"] = str(int(cfg["lam"])), str(int(cfg["amax"]))
     q["t"] = str(int(t))
     for k, default in VIEW_DEFAULTS.items():
+        if k == "focus":  # a quiz is focused unless it says otherwise
+            default = bool(view.get("quiz", VIEW_DEFAULTS["quiz"]))
         v = view.get(k, default)
         if v != default:
             q[k] = ("1" if v else "0") if isinstance(default, bool) else str(v)

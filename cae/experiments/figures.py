@@ -55,7 +55,7 @@ def lambda_validity_figure(df, environment="stationary", cols=4, height_per_row=
         rows=rows,
         cols=cols,
         subplot_titles=names,
-        horizontal_spacing=0.07,
+        horizontal_spacing=0.1,  # room for one plot's #clusters numbers and the next one's NMI numbers
         vertical_spacing=0.12,
         specs=[[{"secondary_y": True}] * cols for _ in range(rows)],
     )
@@ -119,6 +119,10 @@ def lambda_validity_figure(df, environment="stationary", cols=4, height_per_row=
             secondary_y=True,
             showgrid=False,
             rangemode="tozero",
+            # its own round numbers (a theme's "sync" ticks gave 128.8 beside the next plot's 0.8: "128.80.8")
+            tickmode="auto",
+            nticks=5,
+            tickformat="~s",
             title_text="#clusters" if c == cols else None,
         )
         fig.update_xaxes(title_text="λ" if r == rows else None, row=r, col=c)
@@ -215,6 +219,12 @@ def cd_diagram(result, title=""):
         )
     )
     half = math.ceil(len(names) / 2)
+    labels = {name: f"{name} ({avg[name]:.2f})" for name in names}
+    # the names sit in the margins, each made wide enough for its side's longest name (about 6.6 px a
+    # character at 12 px): a fixed axis range cut "ASOINN(mean) (7.60)" at the figure's edge
+    widths = [len(labels[n]) for n in names]
+    left_px = int(6.6 * max(widths[:half], default=0)) + 16
+    right_px = int(6.6 * max(widths[half:], default=0)) + 16
     for i, name in enumerate(names):
         left = i < half
         level = -(0.35 + 0.3 * (i if left else len(names) - 1 - i))
@@ -232,7 +242,7 @@ def cd_diagram(result, title=""):
         fig.add_annotation(
             x=x_end,
             y=level,
-            text=f"{name} ({avg[name]:.2f})",
+            text=labels[name],
             showarrow=False,
             xanchor="right" if left else "left",
             font=dict(size=12),
@@ -266,10 +276,10 @@ def cd_diagram(result, title=""):
     fig.update_layout(
         height=160 + 38 * half,
         title=dict(text=title or "Critical difference diagram"),
-        xaxis=dict(range=[-2.6, k + 3.6], visible=False),
+        xaxis=dict(range=[0.55, k + 0.45], visible=False),
         yaxis=dict(range=[bottom, 0.7], visible=False),
         plot_bgcolor="white",
-        margin=dict(l=10, r=10, t=50, b=10),
+        margin=dict(l=left_px, r=right_px, t=50, b=10),
     )
     fig.add_annotation(
         x=(1 + k) / 2,
