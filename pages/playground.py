@@ -218,7 +218,11 @@ def quiz_panel():
             label_visibility="collapsed",
         )
         edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
-        node = st.checkbox("A node will be deleted (isolated-node sweep)", key="w_quiz_node")
+        node = st.checkbox(  # short enough to show whole in this column ("(isolated-node sw…" was cut)
+            "A node will be deleted (sweep)",
+            key="w_quiz_node",
+            help="The isolated-node sweep: every λ samples, the nodes without an edge are deleted.",
+        )
         if st.button("Reveal", type="primary", key="b_quiz_reveal"):
             rec = pg.step(1)
             truth = quiz_truth(rec)

@@ -12,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ROOT
 
@@ -619,4 +620,286 @@ def test_upload_a_saved_model(server, browser, tmp_path):
     assert _metric(page, "#nodes") == str(len(model.nodes_))
     assert int(np.asarray(model.nodes_).shape[0]) > 0
     _shot(page, "29_upload_saved_model")
+    ctx.close()
+
+
+# ------------------------------------------------------------------ the geometry a lesson depends on (1400×900)
+_OVERLAPS_JS = """gd => {
+    const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const leg = gd.querySelector('g.legend');
+    const labels = [...gd.querySelectorAll('g[class*="tick"] text, g[class^="g-x"] text, g[class^="g-y"] text')]
+        .filter(e => !(leg && leg.contains(e)) && e.textContent.trim() && e.getBoundingClientRect().width > 0);
+    const L = leg ? leg.getBoundingClientRect() : null;
+    return labels.filter(e => L && hit(L, e.getBoundingClientRect())).map(e => e.textContent);
+}"""
+
+_WHOLE_JS = """e => e.scrollWidth <= e.clientWidth + 1"""  # a text not cut by an ellipsis or its box
+
+_MARKS_JS = """gd => {
+    const fl = gd._fullLayout, box = gd.getBoundingClientRect();
+    const xa = fl.xaxis, ya = fl.yaxis;
+    const out = {names: gd._fullData.map(t => t.name), types: gd._fullData.map(t => t.type),
+                 range: [xa.range, ya.range], full: null, px: {}, xy: {}};
+    for (const t of gd._fullData) {
+        if (['s1', 's2', 'current sample', 'next sample', 'placed sample'].includes(t.name)) {
+            out.xy[t.name] = [t.x[0], t.y[0]];
+            out.px[t.name] = [box.left + xa._offset + xa.l2p(t.x[0]), box.top + ya._offset + ya.l2p(t.y[0])];
+        }
+        if (t.name === 'nodes') out.nodes = [Array.from(t.x), Array.from(t.y)];
+    }
+    const a = (fl.annotations || []).map(a => a.text);
+    out.note = a.find(t => t.startsWith('focused on s1')) || null;
+    return out;
+}"""
+
+
+def _page_1400(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.set_default_timeout(60000)
+    return ctx, page
+
+
+def _plot(page, text=None, nth=0):
+    plots = page.locator(".js-plotly-plot")
+    if text is not None:
+        plots = plots.filter(has_text=text)
+    plot = plots.nth(nth)
+    plot.wait_for()
+    page.wait_for_timeout(600)  # the WebGL layer draws just after the SVG one
+    return plot
+
+
+def _pixels(page):
+    from io import BytesIO
+
+    from PIL import Image
+
+    return Image.open(BytesIO(page.screenshot())).convert("RGB")
+
+
+def _near(img, centre, r_in, r_out, test):
+    """True if some pixel between radii r_in and r_out of centre (CSS px, scale 1) passes test(r, g, b)."""
+    cx, cy = (round(v) for v in centre)
+    for dx in range(-r_out, r_out + 1):
+        for dy in range(-r_out, r_out + 1):
+            if r_in**2 <= dx * dx + dy * dy <= r_out**2 and 0 <= cx + dx < img.width and 0 <= cy + dy < img.height:
+                if test(*img.getpixel((cx + dx, cy + dy))):
+                    return True
+    return False
+
+
+def _toggle(page, label):
+    page.locator("[data-testid='stSidebar']").get_by_text(label, exact=True).click()
+    _wait_idle(page)
+
+
+def test_marks_above_a_dense_cluster_the_focused_view_and_every_region(server, browser):
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&t=3000")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    main = _plot(page)
+    view = main.evaluate(_MARKS_JS)
+    names, types = view["names"], view["types"]
+    nodes = names.index("nodes")
+    for name in ("s1", "s2", "current sample", "vigilance region of s1 (CIM ≤ V)"):
+        assert names.index(name) > nodes and types[names.index(name)] == "scattergl", name
+    nx, ny = (np.asarray(v) for v in view["nodes"])
+    s1 = np.asarray(view["xy"]["s1"])
+    assert np.sum(np.hypot(nx - s1[0], ny - s1[1]) < 0.06) >= 8  # s1 is inside a dense cluster (dots overlapping)
+    _shot(page, "30_marks_on_top_dense_cluster")
+    img = _pixels(page)
+    # the black ring of s1 and the magenta diamond of s2 are seen over the cluster's dots
+    assert _near(img, view["px"]["s1"], 9, 15, lambda r, g, b: max(r, g, b) < 60)
+    assert _near(img, view["px"]["s2"], 5, 15, lambda r, g, b: r > 200 and g < 90 and b > 200)
+    assert main.evaluate(_OVERLAPS_JS) == []  # the legend leaves the axis numbers free
+    full_width = view["range"][0][1] - view["range"][0][0]
+
+    _toggle(page, "Focus on s1")
+    main = _plot(page)
+    page.get_by_text("focused on s1 · view").first.wait_for()
+    page.wait_for_timeout(600)
+    view = main.evaluate(_MARKS_JS)
+    (x0, x1), (y0, y1) = view["range"]
+    for name in ("s1", "s2", "current sample"):
+        x, y = view["xy"][name]
+        assert x0 <= x <= x1 and y0 <= y <= y1, name
+    assert x1 - x0 < full_width / 8  # much narrower than the full view
+    assert view["note"] == f"focused on s1 · view {x1 - x0:.2g} wide (the full view: 1)"
+    assert "focus=1" in page.url
+    _shot(page, "31_focus_on_s1_vigilance_region")
+
+    _toggle(page, "Every node's vigilance region")
+    main = _plot(page)
+    view = main.evaluate(_MARKS_JS)
+    assert view["names"].count("every node's vigilance region") >= 1 and "regions=1" in page.url
+    assert view["names"].index("every node's vigilance region") < view["names"].index("nodes")
+    _shot(page, "32_every_node_region_focused")
+    _toggle(page, "Focus on s1")
+    _plot(page)
+    _shot(page, "33_every_node_region_full_view")
+    ctx.close()
+
+
+def test_the_quiz_starts_focused(server, browser):
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&t=3000&quiz=1")
+    page.get_by_text("what will CAE do?").wait_for()
+    _wait_idle(page)
+    view = _plot(page).evaluate(_MARKS_JS)
+    (x0, x1), (y0, y1) = view["range"]
+    x, y = view["xy"]["next sample"]
+    assert x0 <= x <= x1 and y0 <= y <= y1 and x1 - x0 < 0.15 and view["note"]
+    for label in page.locator("[data-testid='stCheckbox'] [data-testid='stMarkdownContainer']").all():
+        assert label.evaluate(_WHOLE_JS), label.inner_text()  # "A node will be deleted (sweep)" whole
+    _shot(page, "34_quiz_starts_focused")
+    ctx.close()
+
+
+def test_legends_leave_the_axis_numbers_free(server, browser):
+    ctx, page = _page_1400(browser)
+    # Explain
+    page.goto(server + "/explain?stream=paper2d-ns&n=500&t=3000")
+    _wait_idle(page)
+    explain = _plot(page)
+    _scroll_to(page, explain)
+    page.wait_for_timeout(600)
+    assert explain.evaluate(_OVERLAPS_JS) == []
+    _shot(page, "35_explain_legend_clear")
+    # Place a sample
+    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=800")
+    _wait_idle(page)
+    x, y = _plot(page).evaluate(  # the biggest node: a sample there resonates with it and its neighbours
+        """gd => { const t = gd._fullData.find(t => t.name === 'nodes'); const m = t.marker.size;
+        const k = m.indexOf(Math.max(...m)); return [t.x[k], t.y[k]]; }"""
+    )
+    page.get_by_text("Place a sample: what if a point arrives here?").click()
+    _wait_idle(page)
+    for label, v in (("x0", x), ("x1", y)):
+        box = page.get_by_label(label, exact=True)
+        box.fill(f"{v:.4f}")
+        box.press("Enter")
+        _wait_idle(page)
+    page.get_by_text("node(s) (CIM ≤ V =").wait_for()
+    place = _plot(page, "placed sample")
+    _scroll_to(page, place)
+    page.wait_for_timeout(600)
+    view = place.evaluate(_MARKS_JS)
+    assert view["names"].index("would resonate (CIM ≤ V)") > view["names"].index("nodes")
+    assert place.evaluate(_OVERLAPS_JS) == []
+    _shot(page, "36_place_legend_clear")
+    # the traces: "samples seen" and the legend apart, and the hover names whole
+    traces = _plot(page, "network size")
+    traces.evaluate("e => e.scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(600)
+    assert traces.evaluate(_OVERLAPS_JS) == []  # "samples seen" and every axis's numbers clear of the legend
+    _shot(page, "37_traces_samples_seen_and_legend")
+    traces.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.mouse.move(800, 450)
+    page.mouse.wheel(0, -200)  # the first row clear of the app's header
+    page.wait_for_timeout(600)
+    at = traces.evaluate(
+        """gd => { const fl = gd._fullLayout, box = gd.getBoundingClientRect();
+        const t = gd._fullData.find(t => t.name === 'isolated-node sweep');
+        return [box.left + fl.xaxis._offset + fl.xaxis.l2p(t.x[0]), box.top + fl.yaxis._offset + fl.yaxis.l2p(t.y[0])]; }"""
+    )
+    page.mouse.move(at[0] - 30, at[1] + 20)
+    page.mouse.move(at[0], at[1], steps=5)
+    page.wait_for_timeout(800)
+    hover = traces.evaluate("gd => gd.querySelector('.hoverlayer').textContent")
+    assert "isolated-node sweep" in hover and "sw…" not in hover
+    _shot(page, "38_traces_hover_names_whole")
+    page.mouse.move(5, 5)
+    # Compare: every network's legend and the traces' legend
+    page.goto(server + "/compare")
+    _wait_idle(page)
+    page.get_by_role("button", name="Step N", exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("500 of 9,900 samples").wait_for()
+    nets = page.locator(".js-plotly-plot")
+    nets.nth(4).wait_for()
+    page.wait_for_timeout(800)
+    for k in range(nets.count()):
+        assert nets.nth(k).evaluate(_OVERLAPS_JS) == [], k
+    _scroll_to(page, nets.first)
+    page.wait_for_timeout(400)
+    _shot(page, "39_compare_legends_clear")
+    ctx.close()
+
+
+def test_long_labels_show_whole(server, browser):
+    ctx, page = _page_1400(browser)
+    # the stream's name in the sidebar, and a count of the paper's size
+    page.goto(server + "/playground?stream=drift-appear&n=15000&t=2000")
+    _wait_idle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    shown = sidebar.locator("[data-testid='stSelectbox'] input").first
+    assert shown.input_value() == "Drift · Appear and disappear" and shown.evaluate(_WHOLE_JS)
+    sidebar.get_by_text("a class leaves half way as a new one arrives").wait_for()
+    page.goto(server + "/playground?stream=paper2d-ns&n=15000&t=2000")
+    _wait_idle(page)
+    seen = page.locator("[data-testid='stMetric']").filter(has_text="Samples seen").first
+    assert "of 99,000" in seen.inner_text()
+    for value in page.locator("[data-testid='stMetricValue']").all():
+        assert value.evaluate(_WHOLE_JS), value.inner_text()
+    _shot(page, "40_sidebar_stream_and_samples_seen_whole")
+    # the a_max formula on Explain: every formula within its column
+    page.goto(server + "/explain?stream=paper2d-ns&n=1500&t=9000")
+    _wait_idle(page)
+    page.get_by_role("button", name="◀").nth(2).click()  # the previous Case III: a_max is computed
+    _wait_idle(page)
+    formula = page.locator(".katex-display").filter(has_text="max").last
+    _scroll_to(page, formula)
+    page.wait_for_timeout(400)
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('.katex-display')].filter(d => {
+            const col = d.closest('[data-testid="stColumn"]') || d.closest('[data-testid="stMain"]');
+            const k = d.querySelector('.katex').getBoundingClientRect(), c = col.getBoundingClientRect();
+            return k.right > c.right + 1 || k.left < c.left - 1 || d.scrollWidth > d.clientWidth + 4;
+        }).map(d => d.textContent.slice(0, 40))"""
+    )
+    assert outside == []
+    _shot(page, "41_explain_a_max_whole")
+    ctx.close()
+
+
+def test_experiment_labels_show_whole(server, browser):
+    if not (ROOT / "results" / "paper_comparison.csv").exists():
+        pytest.skip("results/paper_comparison.csv is not there (python -m cae.experiments paper)")
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/experiments")
+    _wait_idle(page)
+    page.get_by_text("Friedman test and Nemenyi critical difference").wait_for()
+    cds = page.locator(".js-plotly-plot").filter(has_text="CD =")
+    cds.nth(1).wait_for()
+    _scroll_to(page, cds.first)
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(800)
+    for k in range(cds.count()):
+        clipped = cds.nth(k).evaluate(
+            """gd => { const b = gd.getBoundingClientRect();
+            return [...gd.querySelectorAll('g.annotation text')].filter(t => {
+                const r = t.getBoundingClientRect();
+                return r.left < b.left || r.right > b.right; }).map(t => t.textContent); }"""
+        )
+        assert clipped == [], clipped
+    names = cds.first.evaluate("gd => [...gd.querySelectorAll('g.annotation text')].map(t => t.textContent)")
+    assert any(t.startswith("ASOINN(mean) (") and t.endswith(")") for t in names)
+    _shot(page, "42_critical_difference_labels_whole")
+    lam = page.locator(".js-plotly-plot").filter(has_text="Validity of the number of active nodes")
+    _scroll_to(page, lam)
+    page.mouse.wheel(0, 300)
+    page.wait_for_timeout(800)
+    touching = lam.evaluate(
+        """gd => { const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const t = [...gd.querySelectorAll('g[class*="tick"] text')].filter(e => e.textContent.trim())
+            .map(e => [e.textContent, e.getBoundingClientRect()]);
+        const out = [];
+        for (let i = 0; i < t.length; i++) for (let j = i + 1; j < t.length; j++)
+            if (hit(t[i][1], t[j][1])) out.push(t[i][0] + '|' + t[j][0]);
+        return out; }"""
+    )
+    assert touching == []
+    _shot(page, "43_lambda_validity_ticks_apart")
     ctx.close()

@@ -343,8 +343,8 @@ def _deletion(rec):
         out.append(
             (
                 "latex",
-                rf"a_{{\mathrm{{thr}}}} = q_3 + (q_3 - q_1) = {_v(rec.a_thr)},\quad "
-                rf"r = \frac{{n_{{\mathrm{{del}}}}}}{{n_{{\mathrm{{del}}}} + |\alpha|}} = {_v(rec.ratio)}",
+                rf"\begin{{aligned}} a_{{\mathrm{{thr}}}} &= q_3 + (q_3 - q_1) = {_v(rec.a_thr)} \\ "
+                rf"r &= \frac{{n_{{\mathrm{{del}}}}}}{{n_{{\mathrm{{del}}}} + |\alpha|}} = {_v(rec.ratio)} \end{{aligned}}",
             )
         )
         out.append(
