@@ -32,6 +32,7 @@ __all__ = [
     "clustering_scores",
     "continual_metrics",
     "CONVENTIONS",
+    "CONVENTION_TEXT",
     "ContinualResult",
     "continual_run",
 ]
@@ -129,16 +130,44 @@ def continual_metrics(
 
 
 # ---------------------------------------------------------------- class-incremental runs
+#: what each convention does, in words (the pages show it)
+CONVENTION_TEXT = {
+    "paper": "the paper's published numbers: a set of points holding a single class scores 1, "
+    "AI = mean of the scores after each stage on the stages so far, "
+    "BWT = the final score on all stages − the mean of the earlier stages' scores",
+    "text": "the paper's text: every score as scikit-learn computes it (a single class scores 0 unless all its "
+    "points fall in one cluster, then 1), AI = mean of the diagonal of R, "
+    "BWT = mean over i < C of R[i, C] − R[i, i]",
+}
+
+
 @dataclass
 class ContinualResult:
     """A class-incremental run: metrics after each stage.
 
     ``R_nmi[i, j]`` (i <= j) is the NMI on the data of stages 1..i after training
-    through stage j (NaN below the diagonal); likewise ``R_ari``. ``per_stage_*[k, j]``
-    is the score on stage k alone after stage j. ``single_class[i]`` says whether
-    the data of stages 1..i hold one class. ``ai_nmi``/``bwt_nmi``/... follow the
-    paper's text; :meth:`scores` gives either convention (see
-    :func:`cae.evaluation.continual_metrics`).
+    through stage j (NaN below the diagonal), as scikit-learn computes it; likewise
+    ``R_ari``. ``per_stage_*[k, j]`` is the score on stage k alone after stage j, and
+    ``per_stage_share[k, j]`` the share of stage k's scored points that fall in the
+    cluster holding most of them. ``single_class[i]`` says whether the data of stages
+    1..i hold one class, ``stage_single_class[k]`` whether stage k alone does.
+
+    Every number a page shows comes from one convention (see
+    :func:`continual_metrics`): :meth:`matrix`, :meth:`per_stage`, :meth:`stage_scores`,
+    :meth:`table` and :meth:`scores` take it as an argument, so the heatmaps, the table
+    and AI/BWT always agree. ``ai_nmi``/``bwt_nmi``/... are the text's.
+
+    Examples
+    --------
+    >>> nan = float("nan")
+    >>> R = np.array([[0.0, 0.0], [nan, 0.5]])
+    >>> res = ContinualResult(["a", "b"], R, R, R, R, [3, 5], [2, 3], [], single_class=[True, False])
+    >>> res.matrix("nmi", "paper")[0].tolist(), res.matrix("nmi", "text")[0].tolist()
+    ([1.0, 1.0], [0.0, 0.0])
+    >>> res.explain("nmi", "paper")
+    ['AI = mean(1.000, 0.500) = 0.750', 'BWT = 0.500 − mean(1.000) = −0.500']
+    >>> res.explain("nmi", "text")[1]
+    'BWT = mean(R[1,2] − R[1,1]) = mean(0.000 − 0.000) = +0.000'
     """
 
     stage_names: list[str]
@@ -151,6 +180,49 @@ class ContinualResult:
     snapshots: list[StreamingClusterer[Any]] = field(repr=False)
     single_class: list[bool] = field(default_factory=list)
     noise_scored: bool = False
+    stage_single_class: list = field(default_factory=list)
+    per_stage_share: np.ndarray | None = None
+
+    def _raw(self, metric, per_stage=False):
+        if metric not in ("nmi", "ari"):
+            raise ValueError(f"metric must be 'nmi' or 'ari', got {metric!r}")
+        if per_stage:
+            return self.per_stage_nmi if metric == "nmi" else self.per_stage_ari
+        return self.R_nmi if metric == "nmi" else self.R_ari
+
+    @staticmethod
+    def _check(convention):
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+
+    def matrix(self, metric="nmi", convention="paper"):
+        """R under a convention: under "paper" every cell whose data (stages 1..i) hold one class is 1."""
+        self._check(convention)
+        R = np.array(self._raw(metric), dtype=float)
+        if convention == "paper" and self.single_class:
+            one = np.asarray(self.single_class, dtype=bool)
+            R[one] = np.where(np.isnan(R[one]), np.nan, 1.0)
+        return R
+
+    def per_stage(self, metric="nmi", convention="paper"):
+        """The score on each stage alone (rows) after each stage (columns), under a convention."""
+        self._check(convention)
+        P = np.array(self._raw(metric, per_stage=True), dtype=float)
+        if convention == "paper" and self.stage_single_class:
+            one = np.asarray(self.stage_single_class, dtype=bool)
+            P[one] = np.where(np.isnan(P[one]), np.nan, 1.0)
+        return P
+
+    def single_class_cells(self, per_stage=False):
+        """A boolean mask of the cells of :meth:`matrix` (or :meth:`per_stage`) whose data hold one class."""
+        flags = self.stage_single_class if per_stage else self.single_class
+        C = len(self.stage_names)
+        rows = np.asarray(flags if flags else [False] * C, dtype=bool)
+        return np.repeat(rows[:, None], C, axis=1) & ~np.isnan(self._raw("nmi", per_stage))
+
+    def stage_scores(self, metric="nmi", convention="paper"):
+        """M_c: the score after stage c on stages 1..c (the diagonal of :meth:`matrix`); AI is their mean."""
+        return np.diag(self.matrix(metric, convention)).copy()
 
     def scores(self, convention: str = "paper") -> dict[str, float]:
         """``{"ai_nmi", "bwt_nmi", "ai_ari", "bwt_ari"}`` under a convention ("paper" or "text")."""
@@ -158,6 +230,25 @@ class ContinualResult:
         for m, R in (("nmi", self.R_nmi), ("ari", self.R_ari)):
             out[f"ai_{m}"], out[f"bwt_{m}"] = continual_metrics(R, self.single_class or None, convention)
         return out
+
+    def explain(self, metric="nmi", convention="paper"):
+        """AI and BWT written out with the numbers the table and the heatmap show: two strings."""
+        R = self.matrix(metric, convention)
+        M = np.diag(R)
+        C = len(M)
+        f = "{:.3f}".format
+        ai = f"AI = mean({', '.join(f(v) for v in M)}) = {f(float(np.mean(M)))}"
+        if C == 1:
+            return [ai, "BWT = 0 (one stage: nothing to compare)"]
+        if convention == "paper":
+            bwt = float(M[-1] - np.mean(M[:-1]))
+            text = f"BWT = {f(M[-1])} − mean({', '.join(f(v) for v in M[:-1])}) = {bwt:+.3f}"
+        else:
+            bwt = float(np.mean([R[i, C - 1] - R[i, i] for i in range(C - 1)]))
+            cells = ", ".join(f"R[{i + 1},{C}] − R[{i + 1},{i + 1}]" for i in range(C - 1))
+            nums = ", ".join(f"{f(R[i, C - 1])} − {f(R[i, i])}" for i in range(C - 1))
+            text = f"BWT = mean({cells}) = mean({nums}) = {bwt:+.3f}"
+        return [ai, text.replace("+-", "−").replace("= -", "= −")]
 
     @property
     def ai_nmi(self) -> float:
@@ -175,16 +266,19 @@ class ContinualResult:
     def bwt_ari(self) -> float:
         return backward_transfer(self.R_ari)
 
-    def table(self) -> pd.DataFrame:
+    def table(self, convention: str = "paper") -> pd.DataFrame:
+        """One row per stage: the scores that AI averages (under ``convention``), #nodes and #clusters."""
+        nmi_m, ari_m = self.stage_scores("nmi", convention), self.stage_scores("ari", convention)
         rows = []
         for j, name in enumerate(self.stage_names):
             rows.append(
                 {
                     "after stage": name,
-                    "NMI (stages so far)": self.R_nmi[j, j],
-                    "ARI (stages so far)": self.R_ari[j, j],
-                    "#nodes": self.n_nodes[j],
-                    "#clusters": self.n_clusters[j],
+                    "one class so far": bool(self.single_class[j]) if self.single_class else False,
+                    "NMI (stages so far)": nmi_m[j],
+                    "ARI (stages so far)": ari_m[j],
+                    "#nodes": int(self.n_nodes[j]),
+                    "#clusters": int(self.n_clusters[j]),
                 }
             )
         return pd.DataFrame(rows)
@@ -223,6 +317,8 @@ def continual_run(
     if not score_noise and stream.noise_label is not None:
         scored = stream.y != stream.noise_label
     single = [len(np.unique(stream.y[: ends[i]][scored[: ends[i]]])) == 1 for i in range(C)]
+    stage_single = [len(np.unique(stream.y[starts[k] : ends[k]][scored[starts[k] : ends[k]]])) == 1 for k in range(C)]
+    share = np.full((C, C), np.nan)
     for j in range(C):
         model.learn_many(stream.X[starts[j] : ends[j]])
         model.end_batch()
@@ -235,6 +331,8 @@ def continual_run(
             sk = starts[i] + np.flatnonzero(scored[starts[i] : ends[i]])
             ps_nmi[i, j] = nmi(y_all[sk], pred_all[sk])
             ps_ari[i, j] = ari(y_all[sk], pred_all[sk])
+            if len(sk):
+                share[i, j] = np.unique(pred_all[sk], return_counts=True)[1].max() / len(sk)
         n_nodes.append(len(model.nodes_))
         n_clusters.append(model.n_clusters_)
         snaps.append(model.snapshot())
@@ -251,4 +349,6 @@ def continual_run(
         snaps,
         single_class=single,
         noise_scored=bool(score_noise),
+        stage_single_class=stage_single,
+        per_stage_share=share,
     )

@@ -15,7 +15,7 @@ from cae.data import (
     nonstationary_stream,
 )
 from cae.data.csvio import scale
-from cae.evaluation import continual_run
+from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, show_notices, slow_hint
 from pages._playground_session import lesson_link, link_is_new, remember_link
@@ -160,37 +160,123 @@ if got is None or got[0] != key:
     st.stop()
 _, res, stream = got
 
-paper, text = res.scores("paper"), res.scores("text")
+convention = st.radio(
+    "Convention",
+    list(CONVENTIONS),
+    horizontal=True,
+    key="w_cl_convention",
+    format_func={
+        "paper": "The paper's published numbers (a single class scores 1)",
+        "text": "The paper's text (scikit-learn's scores)",
+    }.get,
+    help="Both conventions are needed to understand the paper: its published AI/BWT follow the first, its "
+    "text defines the second. Every number and map below uses the one chosen here.",
+)
+other = "text" if convention == "paper" else "paper"
+now, alt = res.scores(convention), res.scores(other)
 m = st.columns(4)
-m[0].metric("AI (NMI)", f"{paper['ai_nmi']:.3f}")
-m[1].metric("BWT (NMI)", f"{paper['bwt_nmi']:+.3f}")
-m[2].metric("AI (ARI)", f"{paper['ai_ari']:.3f}")
-m[3].metric("BWT (ARI)", f"{paper['bwt_ari']:+.3f}")
+m[0].metric("AI (NMI)", f"{now['ai_nmi']:.3f}")
+m[1].metric("BWT (NMI)", f"{now['bwt_nmi']:+.3f}")
+m[2].metric("AI (ARI)", f"{now['ai_ari']:.3f}")
+m[3].metric("BWT (ARI)", f"{now['bwt_ari']:+.3f}")
 st.caption(
-    "These follow the convention that reproduces the paper's published numbers: a stage whose data hold a single "
-    "class scores 1, and BWT = (score on all classes at the end) − (mean of the earlier stages' own scores). The "
-    "paper's text defines BWT from R[i, C] − R[i, i] on the first i classes, and scikit-learn scores a single class "
-    f"0; under that convention AI (NMI) = {text['ai_nmi']:.3f}, BWT (NMI) = {text['bwt_nmi']:+.3f}, "
-    f"AI (ARI) = {text['ai_ari']:.3f}, BWT (ARI) = {text['bwt_ari']:+.3f}."
+    f"Everything on this page follows {CONVENTION_TEXT[convention]}. "
+    + (
+        "This convention reproduces the paper's published AI and BWT. "
+        if convention == "paper"
+        else "This is how the paper's text defines AI and BWT; its published numbers do not follow it. "
+    )
+    + f"Under the other convention ({'the published numbers' if other == 'paper' else 'the text'}): "
+    f"AI (NMI) = {alt['ai_nmi']:.3f}, BWT (NMI) = {alt['bwt_nmi']:+.3f}, "
+    f"AI (ARI) = {alt['ai_ari']:.3f}, BWT (ARI) = {alt['bwt_ari']:+.3f}."
     + (
         " The noise counts as a class."
         if res.noise_scored
         else (" The uniform noise is learned but not scored." if data.noise_label is not None else "")
     )
 )
-st.dataframe(res.table().round(3), hide_index=True)
+tab = res.table(convention)
+one = tab.pop("one class so far")
+shown = tab.round(3)
+shown.insert(1, "classes so far", ["one" if v else "several" for v in one])
+st.dataframe(shown, hide_index=True)
+for metric, name in (("nmi", "NMI"), ("ari", "ARI")):
+    st.caption(f"{name}: " + "; ".join(res.explain(metric, convention)))
+if one.any():
+    st.caption(
+        "The first stage(s) hold a single class: "
+        + (
+            "the convention scores them 1 (clustering one class is neither right nor wrong)."
+            if convention == "paper"
+            else "scikit-learn scores them 0 unless all their points fall in one cluster (then 1)."
+        )
+    )
 
 which = st.radio("Matrix", ["NMI", "ARI"], horizontal=True, key="w_cl_metric")
-R = res.R_nmi if which == "NMI" else res.R_ari
-P = res.per_stage_nmi if which == "NMI" else res.per_stage_ari
+metric = which.lower()
+R = res.matrix(metric, convention)
 labels = [f"{k + 1}: {s}" for k, s in enumerate(res.stage_names)]
+by_share = False
 h = st.columns(2)
 with h[0]:
     st.markdown(f"**R — {which} on stages 1…i (rows) after stage j (columns)**")
-    st.plotly_chart(figures.matrix_heatmap(R, labels, labels, title=which, zmin=0, zmax=1), key="cl_R")
+    st.plotly_chart(
+        figures.matrix_heatmap(
+            R, labels, labels, title=which, zmin=0, zmax=1, fmt=".3f", marked=res.single_class_cells()
+        ),
+        key="cl_R",
+    )
+    st.caption(
+        "The diagonal is the table's column; "
+        + (
+            "BWT compares its last cell with the mean of the others. "
+            if convention == "paper"
+            else "BWT averages, over the rows but the last, the last column minus the diagonal. "
+        )
+        + (
+            "\\* one class: scored 1 by the convention."
+            if convention == "paper"
+            else "\\* one class: 1 only while all its points are in one cluster, else 0."
+        )
+    )
 with h[1]:
-    st.markdown(f"**{which} on each stage alone (rows) after stage j (columns)**")
-    st.plotly_chart(figures.matrix_heatmap(P, labels, labels, title=which, zmin=0, zmax=1), key="cl_P")
+    st.markdown("**Each stage alone (rows) after stage j (columns)**")
+    by_share = (
+        st.radio(
+            "Each stage alone, scored by",
+            ["metric", "share"],
+            horizontal=True,
+            key="w_cl_stage_view",
+            format_func={
+                "metric": f"{which} ({'published' if convention == 'paper' else 'text'} convention)",
+                "share": "share of its points in its largest cluster",
+            }.get,
+        )
+        == "share"
+    )
+    if by_share:
+        P, marks, title = res.per_stage_share, None, "share"
+    else:
+        P, marks, title = res.per_stage(metric, convention), res.single_class_cells(per_stage=True), which
+    st.plotly_chart(
+        figures.matrix_heatmap(P, labels, labels, title=title, zmin=0, zmax=1, fmt=".3f", marked=marks),
+        key="cl_P",
+    )
+    if by_share:
+        st.caption(
+            "1 means every point of the stage falls in one cluster; 0.5, half of them. It does not depend on the "
+            "convention, and it says whether a class stays together after later stages."
+        )
+    elif any(res.stage_single_class):
+        st.caption(
+            "\\* one class: "
+            + (
+                "scored 1 by the convention"
+                if convention == "paper"
+                else "1 only while all its points are in one cluster, else 0"
+            )
+            + ". For a single class the score says nothing; the share of its points in its largest cluster does."
+        )
 
 st.subheader("The network after each stage")
 X = stream.X

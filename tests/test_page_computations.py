@@ -15,9 +15,9 @@ from test_csvio import CORPUS, REFUSED
 from cae import CAE
 from cae.app import your_data as wb
 from cae.app.lockstep import Lockstep
-from cae.data import make_paper2d, nonstationary_stream
-from cae.data.csvio import read_csv
-from cae.evaluation import ari, average_incremental, backward_transfer, continual_run, nmi
+from cae.data import class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
+from cae.data.csvio import read_csv, scale
+from cae.evaluation import CONVENTION_TEXT, ari, average_incremental, backward_transfer, continual_run, nmi
 from cae.registry import make_algorithm
 
 APP = str(ROOT / "app.py")
@@ -86,6 +86,17 @@ def test_continual_run_scores_by_hand():
     paper = res.scores("paper")
     assert paper["ai_nmi"] == pytest.approx(M.mean()) and paper["bwt_nmi"] == pytest.approx(M[2] - M[:2].mean())
     assert res.scores("text")["bwt_nmi"] == res.bwt_nmi
+    # the matrices under each convention: the published one scores the single-class row 1, the text's leaves it
+    assert res.matrix("nmi", "paper")[0].tolist() == [1.0, 1.0, 1.0]
+    np.testing.assert_array_equal(res.matrix("ari", "text"), res.R_ari)
+    np.testing.assert_array_equal(res.stage_scores("nmi", "paper"), M)
+    assert res.table("paper")["NMI (stages so far)"].tolist() == M.tolist()
+    # each stage alone holds one class; its share in its largest cluster, by hand
+    assert res.stage_single_class == [True, True, True]
+    assert np.all(res.per_stage("nmi", "paper")[np.triu_indices(3)] == 1.0)
+    s1 = slice(s.stage_starts[1], s.stage_ends[1])
+    p1 = pred[s1][clean[s1]]
+    assert res.per_stage_share[1, 1] == pytest.approx(np.bincount(p1).max() / len(p1))
     scored = continual_run(s, score_noise=True)
     m2 = CAE().learn_many(s.X[: s.stage_ends[0]])
     assert scored.R_nmi[0, 0] == pytest.approx(nmi(s.y[: s.stage_ends[0]], m2.predict(s.X[: s.stage_ends[0]])))
@@ -216,20 +227,89 @@ def test_upload_text_from_the_file_is_not_rendered():
         assert "<script>" not in el.value and "<b>" not in el.value
 
 
-def test_continual_page_ai_bwt():
+def _chart_cells(at, key):
+    """The numbers written in a heatmap's cells (NaN where empty), and which cells carry the '*' mark."""
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-" + key))
+    text = json.loads(chart.proto.spec)["data"][0]["text"]
+    vals = np.array([[float(t.rstrip("*")) if t else np.nan for t in row] for row in text])
+    return vals, np.array([[t.endswith("*") for t in row] for row in text])
+
+
+def _check_continual_numbers(at, convention):
+    """Every number on the Continual page agrees with the AI/BWT it shows, under the chosen convention."""
+    metrics = {m.label: float(m.value) for m in at.metric}
+    table = at.dataframe[0].value
+    captions = " ".join(c.value for c in at.caption)
+    assert CONVENTION_TEXT[convention] in captions  # the page says which convention
+    for name in ("NMI", "ARI"):
+        at.radio(key="w_cl_metric").set_value(name).run()
+        col = table[f"{name} (stages so far)"].to_numpy(float)
+        C = len(col)
+        ai, bwt = metrics[f"AI ({name})"], metrics[f"BWT ({name})"]
+        assert ai == pytest.approx(col.mean(), abs=0.0015)  # the table's column is what AI averages
+        R, marked = _chart_cells(at, "cl_R")
+        np.testing.assert_allclose(np.diag(R), col, atol=1e-9)  # the heatmap's diagonal is the table's column
+        single = (table["classes so far"] == "one").to_numpy()
+        assert (marked.any(axis=1) == single).all()  # the '*' rows are the single-class rows
+        if convention == "paper":
+            assert bwt == pytest.approx(col[-1] - col[:-1].mean(), abs=0.0015)
+            assert np.all(R[single][np.isfinite(R[single])] == 1.0)  # a single class scores 1 in every column
+        else:
+            assert bwt == pytest.approx(np.mean([R[i, C - 1] - R[i, i] for i in range(C - 1)]), abs=0.0015)
+        ai_text, bwt_text = next(c.value for c in at.caption if c.value.startswith(f"{name}: AI = ")).split("; ")
+        assert ai_text.endswith(f"= {ai:.3f}") and bwt_text.replace("−", "-").endswith(f"= {bwt:+.3f}")
+        at.radio(key="w_cl_stage_view").set_value("metric").run()
+        P, pmarked = _chart_cells(at, "cl_P")
+        if convention == "paper":  # every stage of a class-incremental stream holds one class: all 1
+            assert np.all(P[pmarked] == 1.0)
+        at.radio(key="w_cl_stage_view").set_value("share").run()
+        share, _ = _chart_cells(at, "cl_P")
+        fin = share[np.isfinite(share)]
+        assert np.all((fin > 0) & (fin <= 1))
+    return table, R
+
+
+@pytest.mark.parametrize("convention", ["paper", "text"])
+def test_continual_page_numbers_agree_with_ai_bwt(convention):
+    """Iris with CAE, setosa first: under the published convention the table reads 1 after setosa, as AI counts
+    it; under the text's, every cell is scikit-learn's and BWT is computed from the heatmap's last column."""
+    at = _page("pages/continual.py")
+    at.radio(key="w_cl_src").set_value("builtin").run()
+    at.selectbox(key="w_cl_builtin").set_value("iris").run()
+    at.button(key="b_cl_run").click().run()
+    at.radio(key="w_cl_convention").set_value(convention).run()
+    assert not at.exception
+    table, _ = _check_continual_numbers(at, convention)
+    d = load_builtin("iris")
+    d.X = scale(d.X, "minmax")
+    res = continual_run(class_incremental_stream(d, order=[0, 1, 2], seed=0))
+    want = res.scores(convention)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["AI (NMI)"] == f"{want['ai_nmi']:.3f}" and metrics["BWT (NMI)"] == f"{want['bwt_nmi']:+.3f}"
+    setosa = table["NMI (stages so far)"].iloc[0]
+    assert setosa == (1.0 if convention == "paper" else round(res.R_nmi[0, 0], 3))
+    other = "text" if convention == "paper" else "paper"
+    assert any(f"AI (NMI) = {res.scores(other)['ai_nmi']:.3f}" in c.value for c in at.caption)  # the other, beside
+
+
+@pytest.mark.parametrize("convention", ["paper", "text"])
+def test_continual_page_paper_stream_row_one(convention):
+    """The paper's stream: stream #1 holds one class. Under the published convention its row reads 1 throughout
+    (no false 'forgetting'); under the text's it may drop to 0, and then BWT says so."""
     at = _page("pages/continual.py")
     at.select_slider(key="w_cl_n").set_value(250).run()
-    at.multiselect(key="w_cl_order_paper").set_value([0, 3]).run()
+    at.multiselect(key="w_cl_order_paper").set_value([0, 3, 4]).run()
     at.button(key="b_cl_run").click().run()
+    at.radio(key="w_cl_convention").set_value(convention).run()
     assert not at.exception
-    s = nonstationary_stream(make_paper2d(250, noise_fraction=0.1, seed=0), order=[0, 3], seed=0)
+    _, R = _check_continual_numbers(at, convention)
+    s = nonstationary_stream(make_paper2d(250, noise_fraction=0.1, seed=0), order=[0, 3, 4], seed=0)
     res = continual_run(s)
-    metrics = {m.label: m.value for m in at.metric}
-    paper = res.scores("paper")
-    assert metrics["AI (NMI)"] == f"{paper['ai_nmi']:.3f}" and metrics["BWT (NMI)"] == f"{paper['bwt_nmi']:+.3f}"
-    assert metrics["AI (ARI)"] == f"{paper['ai_ari']:.3f}"
-    assert any(f"{res.scores('text')['bwt_nmi']:+.3f}" in c.value for c in at.caption)
-    assert len(at.dataframe[0].value) == 2
+    if convention == "paper":
+        assert R[0].tolist() == [1.0, 1.0, 1.0]
+    else:
+        np.testing.assert_allclose(R[0], res.R_nmi[0].round(3))
+    assert len(at.dataframe[0].value) == 3
 
 
 def test_compare_page_steps_together():

@@ -1088,10 +1088,19 @@ def projected_network_figure(
     return fig
 
 
-def matrix_heatmap(M, x_labels, y_labels, title="", zmin=None, zmax=None, colorscale="Blues", height=380, fmt=".2f"):
-    """A labelled heatmap with the values written in the cells (R matrices, contingency tables)."""
+def matrix_heatmap(
+    M, x_labels, y_labels, title="", zmin=None, zmax=None, colorscale="Blues", height=380, fmt=".2f", marked=None
+):
+    """A labelled heatmap with the values written in the cells (R matrices, contingency tables).
+
+    ``marked``: a boolean mask of cells whose value gets a trailing ``*`` (a footnote the page explains).
+    """
     M = np.asarray(M, dtype=float)
-    text = [["" if not np.isfinite(v) else format(v, fmt) for v in row] for row in M]
+    mark = np.zeros(M.shape, bool) if marked is None else np.asarray(marked, bool)
+    text = [
+        ["" if not np.isfinite(v) else format(v, fmt) + ("*" if k else "") for v, k in zip(row, krow)]
+        for row, krow in zip(M, mark)
+    ]
     fig = go.Figure(
         go.Heatmap(
             z=M,
