@@ -3,7 +3,7 @@
 import streamlit as st
 
 from cae.app import figures
-from cae.app.lockstep import Lockstep
+from cae.app.lockstep import Lockstep, display_table
 from cae.app.streams import SOURCES, make_stream
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, slow_hint
@@ -120,8 +120,7 @@ for r in range(0, len(items), per_row):
                     "spread (a circle of radius √variance)."
                 )
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
-table = ls.metrics(score_noise=score_noise).round(4)
-st.dataframe(table.astype(object).where(table.notna(), "—"), hide_index=True)  # "—": no such quantity
+st.dataframe(display_table(ls.metrics(score_noise=score_noise)), hide_index=True)  # "—": no such quantity
 st.caption(
     "NMI/ARI on the samples seen so far"
     + (

@@ -14,7 +14,7 @@ from test_csvio import CORPUS, REFUSED
 
 from cae import CAE
 from cae.app import your_data as wb
-from cae.app.lockstep import Lockstep
+from cae.app.lockstep import Lockstep, display_table
 from cae.data import class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
 from cae.data.csvio import read_csv, scale
 from cae.evaluation import CONVENTION_TEXT, ari, average_incremental, backward_transfer, continual_run, nmi
@@ -110,6 +110,17 @@ def test_lockstep_and_registry():
     assert ls.t == 300
     tab = ls.metrics()
     assert tab["samples seen"].tolist() == [300, 300] and tab["λ"].tolist()[1] == 30
+    # what the page shows: every column of one type (Arrow converts it as it is: no traceback in the server log)
+    import pyarrow as pa
+
+    ls2 = Lockstep(s, {"CAE": ("CAE", {}), "AutoCloud": ("AutoCloud", {"m": 2}), "SOINN+": ("SOINN+", {})})
+    for n in (0, 300):
+        ls2.step(n)
+        shown = display_table(ls2.metrics())
+        pa.Table.from_pandas(shown)  # raises ArrowInvalid on a column mixing numbers and "—"
+        assert shown["#nodes"].tolist()[1] == "—" and shown["algorithm"].tolist() == ["CAE", "AutoCloud", "SOINN+"]
+    assert shown["#nodes"].tolist()[0] == str(len(ls2.playgrounds["CAE"].model.nodes_))
+    assert shown["λ"].tolist()[0] == str(ls2.playgrounds["CAE"].model.deletion_interval_)
     tr = ls.traces("n_nodes")
     assert set(tr) == {"CAE", "CAEA"} and len(tr["CAE"][0]) == 300
     with pytest.raises(ValueError, match="unknown algorithm"):
@@ -340,4 +351,8 @@ def test_compare_page_steps_together():
     tab = at.dataframe[0].value
     assert not at.exception and tab["samples seen"].tolist() == [300] * 3
     assert (tab.loc[tab["algorithm"] == "AutoCloud (m=2)", "#nodes"] == "—").all()  # clouds, not nodes
+    # counts are integers ("202", never "202.0"), in every column, missing or not
+    for col in ("samples seen", "#nodes", "#clusters", "λ"):
+        assert all(str(v) == "—" or str(v).isdigit() for v in tab[col]), (col, tab[col].tolist())
+    assert str(tab["samples seen"].dtype) == "int64" and str(tab["#clusters"].dtype) == "int64"
     assert any("AutoCloud has no nodes or edges" in c.value for c in at.caption)

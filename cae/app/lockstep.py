@@ -11,7 +11,10 @@ import pandas as pd
 from ..registry import ALGORITHMS, make_algorithm
 from .stepper import Stepper
 
-__all__ = ["Lockstep"]
+__all__ = ["Lockstep", "display_table", "COUNT_COLUMNS"]
+
+#: columns that hold counts: shown as integers
+COUNT_COLUMNS = ("samples seen", "#nodes", "#clusters", "λ")
 
 
 class Lockstep:
@@ -77,3 +80,39 @@ class Lockstep:
     def traces(self, name):
         """``{label: (t, values)}`` of one trace column for every run (NaN where a run has no such column)."""
         return {label: (pg.column("t"), pg.column(name)) for label, pg in self.playgrounds.items()}
+
+
+def display_table(table, digits=4, missing="—"):
+    """The metrics table as a page shows it: counts as integers, other numbers rounded, ``missing`` where a run
+    has no such quantity.
+
+    A column without a missing cell keeps its numeric type (integers for :data:`COUNT_COLUMNS`); a column with
+    one becomes text throughout, so that every column has one type (a table mixing numbers and text in a column
+    cannot be sent to the browser as it is).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"algorithm": ["CAE", "AutoCloud"], "#nodes": [202.0, np.nan], "NMI": [0.98766, 0.5]})
+    >>> out = display_table(df)
+    >>> out["algorithm"].tolist(), out["#nodes"].tolist(), out["NMI"].tolist(), str(out["NMI"].dtype)
+    (['CAE', 'AutoCloud'], ['202', '—'], [0.9877, 0.5], 'float64')
+    """
+    out = {}
+    for name in table.columns:
+        col = table[name]
+        numeric = pd.api.types.is_numeric_dtype(col) or (
+            col.dtype == object and all(v is None or isinstance(v, (int, float, np.number)) for v in col)
+        )
+        if not numeric:
+            out[name] = col.astype(str)
+            continue
+        values = pd.to_numeric(col, errors="coerce").astype(float)
+        is_count = name in COUNT_COLUMNS
+        if values.isna().any():
+            out[name] = [
+                missing if np.isnan(v) else (f"{int(round(v)):d}" if is_count else f"{round(v, digits):g}")
+                for v in values
+            ]
+        else:
+            out[name] = values.round().astype(np.int64) if is_count else values.round(digits)
+    return pd.DataFrame(out, index=table.index)
