@@ -55,6 +55,7 @@ try:
         decimal=None if dec == "auto" else dec,
         header=None if head == "auto" else head == "yes",
         limits=Limits(max_bytes=MAX_MB * 1024 * 1024),
+        unparsable="missing" if st.session_state.get("w_unparsable") else "text",
     )
 except CSVLoadError as exc:
     st.error(f"This file cannot be used: {exc}")
@@ -65,12 +66,37 @@ st.text(f"File: {name}")
 st.dataframe(pd.DataFrame(report.summary_rows(), columns=["item", "value"]), hide_index=True)
 for w in report.warnings:
     st.warning(escape_markdown(w))
+if report.unparsable_cells:  # a few cells that are not numbers in a column of numbers
+    n_cells = sum(len(v) for v in report.unparsable_cells.values())
+    rows = report.unparsable_rows
+    st.checkbox(
+        f"Treat the {n_cells:,} unparsable cell{'s' if n_cells > 1 else ''} as missing and drop "
+        f"{'those' if rows > 1 else 'that'} {rows:,} row{'s' if rows > 1 else ''}",
+        key="w_unparsable",
+        help="The column then counts as numbers (a feature) and the rows with such a cell are left out of "
+        "learning, counted below. Unticked, the column is text and cannot be a feature.",
+    )
+    shown = report.unparsable_list(10)
+    st.caption(
+        "Cells that are not numbers, in columns that otherwise are: "
+        + "; ".join(
+            f"line {line}, column {escape_markdown(col)}: {escape_markdown(repr(text))}" for line, col, text in shown
+        )
+        + (f"; and {n_cells - len(shown):,} more" if n_cells > len(shown) else "")
+        + "."
+    )
 
 st.subheader("Columns and scaling")
 LABEL_NAMES = ["label", "labels", "class", "target", "species", "category"]  # in order of preference
 by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_columns}
 guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
-fkey = your_data.data_hash(data)[:10] + report.delimiter + report.decimal + str(report.header)  # new file, new widgets
+fkey = (  # new file or new reading, new widgets
+    your_data.data_hash(data)[:10]
+    + report.delimiter
+    + report.decimal
+    + str(report.header)
+    + str(report.unparsable_as_missing)
+)
 cc = st.columns([2, 1, 1])
 features = cc[0].multiselect(
     "Features",
@@ -198,6 +224,7 @@ run_key = (
     report.delimiter,
     report.decimal,
     report.header,
+    report.unparsable_as_missing,
 )
 
 b = st.columns([1, 1, 4])
@@ -215,7 +242,7 @@ if mode == "label":
             "params": params,
         }
 else:
-    go = b[0].button("Learn", type="primary", key="b_learn")
+    go = b[0].button("Learn", type="primary", key="b_learn") | bool(st.session_state.pop("up_learn_again", False))
     b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
     if go:
         model = new_model()
@@ -264,11 +291,40 @@ m[2].metric("#clusters", model.n_clusters_)
 if rsel.y is not None:
     m[3].metric("NMI", f"{nmi(rsel.y, labels):.3f}")
     m[4].metric("ARI", f"{ari(rsel.y, labels):.3f}")
-if np.isnan(getattr(model, "threshold_", 0.0)):
-    st.warning(
-        "No similarity threshold was ever set: the nodes never stopped being diverse, so every sample "
-        "became a node. This happens with raw data whose feature ranges differ widely — try min-max scaling."
-    )
+if res.get("mode") != "label":
+    learned = rorder[: res["learned"]]
+    if "advice" not in res:  # once per run: it may learn the rows again to try a remedy
+        with st.spinner("checking the run…"):
+            res["advice"] = your_data.advise(
+                model,
+                rsel.X[learned],
+                None if rsel.y is None else rsel.y[learned],
+                rsel.label_names,
+                rsel.features,
+                label=rsel.label,
+                scaling=rsel.scaling,
+                shuffled=seed is not None,
+                make_model=new_model,
+                try_rows=20_000 if not slow_hint() else 2_000,
+            )
+    advice = res["advice"]
+    if advice is not None:
+        st.warning(escape_markdown(advice.text()))
+
+        def _remedy(kind):
+            if kind == "shuffle":
+                st.session_state.w_shuffle = True
+            if "minmax" in kind:
+                st.session_state.w_scaling = "minmax"
+            if kind.startswith("caea"):
+                st.session_state.w_up_source = "new"
+                st.session_state.w_up_algo = "CAEA"
+                st.session_state.w_up_CAEA_deletion_interval = 80
+                st.session_state.w_up_CAEA_max_edge_age = 40
+            st.session_state.up_learn_again = True
+
+        for kind in advice.remedies:
+            st.button(your_data.REMEDIES[kind], key=f"b_remedy_{kind}", on_click=_remedy, args=(kind,))
 
 tabs = st.tabs(["Data and network", "Topology", "Clusters", "Labels vs clusters", "Downloads"])
 with tabs[0]:

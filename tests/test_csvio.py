@@ -56,6 +56,12 @@ LOADS = {
     "29_quoted_newline_label.csv": dict(rows_read=3, text_columns=["label"]),
     "30_exponents.csv": dict(rows_read=3),
     "32_label_with_missing.csv": dict(text_columns=["cls"]),
+    "33_one_bad_cell.csv": dict(
+        rows_read=20,
+        numeric_columns=["sepal"],
+        text_columns=["petal", "species"],
+        unparsable_cells={"petal": [(8, "abc")]},
+    ),
 }
 # ... or file -> the message it is refused with
 REFUSED = {
@@ -115,6 +121,36 @@ def test_missing_rows_dropped_and_counted():
 def test_mixed_column_is_reported_not_coerced():
     _, rep = read_csv(CORPUS / "28_mixed_column.csv")
     assert any("'six' on line 3" in w for w in rep.warnings)
+
+
+def test_one_bad_cell_can_be_read_as_missing():
+    """A single "abc" in a numeric column: by default the column is text (and said so, with the cell); on
+    request the cell is missing, the column a feature, and only that row is dropped, counted as unparsable."""
+    t, rep = read_csv(CORPUS / "33_one_bad_cell.csv")
+    assert "petal" not in t.numeric_columns and rep.unparsable_rows == 1
+    assert rep.unparsable_list() == [(8, "petal", "abc")]
+    assert any("'abc' on line 8" in w for w in rep.warnings)
+    t2, rep2 = read_csv(CORPUS / "33_one_bad_cell.csv", unparsable="missing")
+    assert t2.numeric_columns == ["sepal", "petal"] and t2.text_columns == ["species"]
+    assert rep2.unparsable_as_missing and not rep2.warnings
+    assert ("cells that are not numbers, in mostly numeric columns", "1 in 1 row(s) — treated as missing") in (
+        rep2.summary_rows()
+    )
+    sel = t2.select(["sepal", "petal"], label="species")
+    assert sel.drop_reasons == {"unparsable value": 1} and sel.rows_dropped == 1 and len(sel.X) == 19
+    assert 6 not in sel.row_index and t2.lines[6] == 8  # the dropped row is the one on line 8
+    # the other numbers are exactly those of the default reading
+    np.testing.assert_array_equal(sel.X[:, 0], t.frame["sepal"].to_numpy()[sel.row_index])
+    # a missing cell and an unparsable one are counted apart; a column chosen without its bad cells drops nothing
+    t3, _ = read_csv(b"a,b\n1,2\n3,x\n,4\n5,6\n7,8\n", unparsable="missing")
+    assert t3.select(["a", "b"]).drop_reasons == {"unparsable value": 1, "missing or NaN value": 1}
+    assert t3.select(["b"]).drop_reasons == {"unparsable value": 1}
+    assert t3.select(["a"]).drop_reasons == {"missing or NaN value": 1}
+    # a text column stays text: only mostly numeric columns are offered
+    t4, rep4 = read_csv(CORPUS / "22_text_label.csv", unparsable="missing")
+    assert "species" in t4.text_columns and not rep4.unparsable_cells
+    with pytest.raises(ValueError, match="unparsable"):
+        read_csv(CORPUS / "22_text_label.csv", unparsable="drop")
 
 
 def test_text_label_and_missing_label():

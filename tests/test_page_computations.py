@@ -149,6 +149,112 @@ def test_upload_good_file_learn_and_downloads():
     assert at.session_state.up_result["model"] is model
 
 
+def _iris_csv_in_file_order():
+    """Iris as a CSV with its rows as distributed: 50 setosa, then 50 versicolor, then 50 virginica."""
+    from sklearn.datasets import load_iris
+
+    d = load_iris(as_frame=True)
+    df = d.data.copy()
+    df["species"] = [d.target_names[k] for k in d.target]
+    return df.to_csv(index=False).encode()
+
+
+def test_advice_names_the_cause_and_the_remedy_that_works():
+    from sklearn.datasets import load_iris, load_wine
+
+    iris = load_iris()
+    sorted_run = CAE().fit(iris.data)
+    advice = wb.advise(sorted_run, iris.data, iris.target, list(iris.target_names), label="species", make_model=CAE)
+    assert len(sorted_run.nodes_) == 150 and advice.remedies == ["shuffle"]
+    assert "rows are sorted by class" in advice.text() and "setosa (rows 1–50)" in advice.text()
+    assert "scaling would change little" in advice.text()  # min–max is not what fixes it
+    # ... and the remedy works: in random order (seed 0, the page's), far fewer clusters, nothing to advise
+    order = np.random.default_rng(0).permutation(150)
+    shuffled = CAE().fit(iris.data[order])
+    assert advice.tried["shuffle"] == (len(shuffled.nodes_), shuffled.n_clusters_, True)
+    assert f"Tried: it gives {len(shuffled.nodes_)} nodes and {shuffled.n_clusters_} clusters" in advice.text()
+    assert shuffled.n_clusters_ <= 150 / 4 and wb.advise(shuffled, iris.data[order], iris.target[order]) is None
+    # without a way to try it, the remedy is still named, and said untried
+    assert "not tried here" in wb.advise(sorted_run, iris.data, iris.target).text()
+    # sorted by a feature, no labels
+    by_petal = np.argsort(iris.data[:, 2], kind="stable")
+    advice = wb.advise(CAE().fit(iris.data[by_petal]), iris.data[by_petal], feature_names=list("abcd"), make_model=CAE)
+    assert "sorted by the column c (increasing)" in advice.text()
+    # a remedy is offered exactly when trying it fixed the run (this order of Iris is an unlucky one: 95 clusters)
+    assert ("shuffle" in advice.remedies) == advice.tried["shuffle"][2]
+    # every row right after its twin: V collapses, no node survives; random order fixes it
+    twins = np.repeat(iris.data[order], 2, axis=0)
+    advice = wb.advise(CAE().fit(twins), twins, make_model=CAE)
+    assert "no node at all" in advice.text() and "150 rows repeat the row just before them" in advice.text()
+    assert advice.remedies == ["shuffle"] and advice.tried["shuffle"][0] > 0
+    # raw Wine: ranges differ, but min–max alone does not fix CAE (13 features, 178 rows: V is never set);
+    # the advice says so, and offers what works
+    wine = load_wine()
+    w_order = np.random.default_rng(0).permutation(len(wine.data))
+    Xw, yw = wine.data[w_order], wine.target[w_order]
+    advice = wb.advise(CAE().fit(Xw), Xw, yw, make_model=CAE)
+    assert "feature ranges differ by" in advice.text() and "so that alone does not fix it" in advice.text()
+    assert advice.tried["minmax"][2] is False and advice.remedies == ["caea+minmax"]
+    caea = make_algorithm("CAEA", deletion_interval=80, max_edge_age=40).fit(scale(Xw, "minmax"))
+    assert advice.tried["caea+minmax"] == (len(caea.nodes_), caea.n_clusters_, True)
+    # a sound run: nothing to say
+    X2 = np.vstack([np.random.default_rng(0).normal(c, 0.02, (200, 2)) for c in (0.2, 0.8)])
+    X2 = X2[np.random.default_rng(1).permutation(400)]
+    assert wb.advise(CAE().fit(X2), X2) is None
+
+
+def test_upload_iris_in_file_order_names_the_cause():
+    """The warning after learning names "rows sorted by class", not min–max; its button learns in random order."""
+    at = _page("pages/upload.py")
+    at.file_uploader(key="w_upload").set_value(("iris.csv", _iris_csv_in_file_order(), "text/csv")).run()
+    at.button(key="b_learn").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["#nodes"] == "150" and metrics["#clusters"] == "150"
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "The rows are sorted by class: the label column species comes in 3 blocks" in warning
+    assert "present the rows in random order" in warning and "min–max scaling." not in warning
+    assert [b.key for b in at.button if b.key.startswith("b_remedy")] == ["b_remedy_shuffle"]
+    promised = at.session_state.up_result["advice"].tried["shuffle"]
+    assert f"Tried: it gives {promised[0]} nodes and {promised[1]} clusters" in warning
+    at.button(key="b_remedy_shuffle").click().run()
+    assert not at.exception and at.checkbox(key="w_shuffle").value
+    metrics = {m.label: m.value for m in at.metric}
+    assert (int(metrics["#nodes"]), int(metrics["#clusters"]), True) == promised  # what the warning said
+    assert int(metrics["#clusters"]) <= 150 / 4
+    assert not any("sorted by class" in w.value for w in at.warning)
+
+
+def test_upload_a_bad_cell_offers_dropping_its_row():
+    """One "abc" in a numeric column: the page says which cell, and offers to read it as missing and drop the row."""
+    at = _page("pages/upload.py")
+    data = (CORPUS / "33_one_bad_cell.csv").read_bytes()
+    at.file_uploader(key="w_upload").set_value(("flowers.csv", data, "text/csv")).run()
+    assert not at.exception
+    feats = next(m for m in at.multiselect if m.label == "Features")
+    assert feats.value == ["sepal"]  # petal is text for now
+    box = at.checkbox(key="w_unparsable")
+    assert box.label == "Treat the 1 unparsable cell as missing and drop that 1 row"
+    assert any("line 8, column petal: 'abc'" in c.value for c in at.caption)
+    box.check().run()
+    assert not at.exception
+    feats = next(m for m in at.multiselect if m.label == "Features")
+    assert feats.value == ["sepal", "petal"]
+    assert any(t.value == "19 rows × 2 features (1 dropped: 1 with unparsable value)" for t in at.text)
+    at.button(key="b_learn").click().run()
+    assert not at.exception and {m.label: m.value for m in at.metric}["Rows learned"] == "19"
+
+
+def test_upload_bad_cells_are_shown_escaped():
+    at = _page("pages/upload.py")
+    rows = "".join(f"{i},{i % 3}\n" for i in range(12))
+    data = ("a,**b**\n" + rows + "5,<b>x</b>\n").encode()
+    at.file_uploader(key="w_upload").set_value(("x.csv", data, "text/csv")).run()
+    assert not at.exception
+    cap = next(c.value for c in at.caption if "Cells that are not numbers" in c.value)
+    assert "<b>" not in cap and "&lt;b&gt;x&lt;/b&gt;" in cap and "\\*\\*b\\*\\*" in cap
+
+
 def _model_file(model):
     return ("model.npz", wb.model_bytes(model), "application/octet-stream")
 

@@ -9,14 +9,18 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..data.csvio import to_safe_csv
+from ..data.csvio import range_warning, to_safe_csv
 
 __all__ = [
     "learn_in_chunks",
+    "RunAdvice",
+    "REMEDIES",
+    "advise",
     "pca_view",
     "cluster_table",
     "contingency_table",
@@ -49,6 +53,215 @@ def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
     if done:
         model.end_batch()
     return done
+
+
+# ---------------------------------------------------------------- what went wrong, and what fixes it
+#: the remedies :func:`advise` can propose, as the page's buttons say them
+REMEDIES = {
+    "shuffle": "Learn again in random order",
+    "minmax": "Learn again with min–max scaling",
+    "caea": "Learn again with CAEA (λ = 80, a_max = 40)",
+    "caea+minmax": "Learn again with CAEA (λ = 80, a_max = 40) and min–max scaling",
+}
+
+
+@dataclass
+class RunAdvice:
+    """What looks wrong with a run, the causes found in the data as learned, and the remedies that work.
+
+    ``remedies`` holds keys of :data:`REMEDIES` (the page turns them into buttons); a remedy is listed only
+    when it was tried and fixed the run, or could not be tried (``tried`` says which). All text is plain
+    (escape it before rendering it as Markdown).
+    """
+
+    problem: str
+    causes: list = field(default_factory=list)
+    remedies: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    tried: dict = field(default_factory=dict)  # remedy -> (n_nodes, n_clusters, fixed)
+
+    def text(self):
+        parts = [self.problem]
+        if self.causes:
+            parts.append("What the data show: " + " ".join(self.causes))
+        else:
+            parts.append("No cause found in the row order, duplicate rows or feature ranges.")
+        parts += self.notes
+        return "\n\n".join(parts)
+
+
+def _runs(values):
+    """(value, first, last) of each run of equal consecutive values."""
+    values = np.asarray(values)
+    cut = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = np.concatenate([[0], cut])
+    ends = np.concatenate([cut, [len(values)]]) - 1
+    return [(values[a], int(a), int(b)) for a, b in zip(starts, ends)]
+
+
+def _went_wrong(model, n):
+    """(wrong, no_threshold): no node left, no threshold ever set, or nearly every row its own node/cluster."""
+    n_nodes = len(model.nodes_)
+    n_clusters = int(model.n_clusters_) if n_nodes else 0
+    threshold = getattr(model, "threshold_", None)
+    no_threshold = threshold is not None and not np.isfinite(threshold)
+    wrong = n_nodes == 0 or no_threshold or n_clusters >= max(5, 0.5 * n) or n_nodes >= max(10, 0.9 * n)
+    return wrong, no_threshold
+
+
+def _try(make_model, X):
+    model = make_model()
+    learn_in_chunks(model, X, chunk=max(500, len(X) // 50))
+    wrong, _ = _went_wrong(model, len(X))
+    n_nodes = len(model.nodes_)
+    return n_nodes, int(model.n_clusters_) if n_nodes else 0, not wrong
+
+
+def advise(
+    model,
+    X,
+    y=None,
+    label_names=None,
+    feature_names=None,
+    label=None,
+    scaling="none",
+    shuffled=False,
+    make_model=None,
+    try_rows=20_000,
+):
+    """Look at a finished run and, when it went wrong, say why and which remedy works.
+
+    ``X`` (and ``y``) are the rows **in the order they were learned**. A run went wrong when no similarity
+    threshold was ever set (CAE), when no node is left, or when almost every row became a cluster of its own
+    (#clusters ≥ half the rows) or a node (≥ 90 %). The causes it can detect:
+
+    * rows sorted by class (the label column comes in a few blocks) or by a feature (a column that only
+      grows or only shrinks): the first rows, from which CAE estimates its bandwidth, threshold and λ, are
+      not like the rest — remedy: present the rows in random order;
+    * duplicate rows, each right after its twin: the first nodes sit on top of each other and the threshold
+      V collapses towards 0 — remedy: random order;
+    * feature ranges that differ by more than 100× (unscaled) — remedy: min–max scaling. When the ranges do
+      not differ, it says that scaling would change little.
+
+    With ``make_model`` (a function returning a fresh model like the one learned) and at most ``try_rows``
+    rows, each remedy is **tried** (random order with seed 0, as the page's *Order seed* 0; min–max scaling)
+    and proposed only when it fixes the run; the numbers it gave are in the text. When CAE never set its
+    threshold and nothing else fixed it, CAEA (λ and a_max given, so it does not wait for the first nodes to
+    stop being diverse) is tried too.
+
+    Returns a :class:`RunAdvice`, or None when the run looks sound.
+
+    Examples
+    --------
+    >>> from cae import CAE
+    >>> from sklearn.datasets import load_iris
+    >>> iris = load_iris()  # in file order: setosa, then versicolor, then virginica
+    >>> advice = advise(CAE().fit(iris.data), iris.data, iris.target, list(iris.target_names), make_model=CAE)
+    >>> advice.remedies, "rows are sorted by class" in advice.text(), advice.tried["shuffle"]
+    (['shuffle'], True, (35, 23, True))
+    """
+    from ..data.csvio import scale
+
+    n = len(X)
+    wrong, no_threshold = _went_wrong(model, n)
+    if not wrong:
+        return None
+    n_nodes = len(model.nodes_)
+    n_clusters = int(model.n_clusters_) if n_nodes else 0
+    if n_nodes == 0:
+        problem = f"The run ended with no node at all ({n:,} rows learned): every node was removed as noise."
+    elif n_clusters >= 0.5 * n or n_nodes >= 0.9 * n:
+        problem = (
+            f"Almost every row became a node of its own: {n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
+        )
+    else:
+        problem = f"{n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
+    if no_threshold:
+        problem += " No similarity threshold V was ever set: the first nodes never stopped being diverse."
+    advice = RunAdvice(problem)
+    names = [str(f) for f in feature_names] if feature_names is not None else [f"x{i}" for i in range(X.shape[1])]
+    order_causes = []
+    if not shuffled:
+        if y is not None and len(np.unique(y)) >= 2:
+            runs = _runs(y)
+            k = len(np.unique(y))
+            if len(runs) <= 2 * k and n >= 4 * k:
+                shown = ", then ".join(
+                    f"{label_names[v] if label_names is not None and 0 <= v < len(label_names) else v} "
+                    f"(rows {a + 1:,}–{b + 1:,})"
+                    for v, a, b in runs[:6]
+                ) + (", …" if len(runs) > 6 else "")
+                col = f" {label}" if label else ""
+                order_causes.append(
+                    f"The rows are sorted by class: the label column{col} comes in {len(runs)} blocks ({shown}). "
+                    "The first rows, from which CAE estimates its bandwidth, threshold and λ, then hold a single "
+                    "class, unlike the rest of the stream."
+                )
+        if not order_causes:
+            for j in range(X.shape[1]):
+                d = np.diff(X[:, j])
+                if np.any(d != 0) and max((d >= 0).mean(), (d <= 0).mean()) >= 0.98:
+                    order_causes.append(
+                        f"The rows are sorted by the column {names[j]} "
+                        f"({'increasing' if (d >= 0).mean() >= 0.98 else 'decreasing'}): the first rows are "
+                        "not like the rest of the stream."
+                    )
+                    break
+        twins = int(np.all(X[1:] == X[:-1], axis=1).sum()) if n > 1 else 0
+        if twins >= max(2, 0.05 * n):
+            order_causes.append(
+                f"{twins:,} rows repeat the row just before them: the first nodes sit on top of each other, "
+                "which pulls the threshold V towards 0."
+            )
+    range_cause = None
+    if scaling == "none" and X.shape[1] >= 2:
+        w = range_warning(X, names)
+        if w:
+            range_cause = "The " + w.replace("; consider min-max or z-score scaling.", ".")
+        else:
+            ranges = np.ptp(X, axis=0)
+            pos = ranges[ranges > 0]
+            if len(pos) >= 2:
+                advice.notes.append(
+                    f"The feature ranges differ by at most {pos.max() / pos.min():.1f}×: scaling would change little."
+                )
+    can_try = make_model is not None and n <= try_rows
+    shuffle_X = X[np.random.default_rng(0).permutation(n)]
+
+    def verdict(kind, what, Xr, factory=make_model):
+        if not can_try:
+            advice.remedies.append(kind)
+            return f"Remedy: {what} (not tried here: {n:,} rows)."
+        nodes, clusters, fixed = advice.tried[kind] = _try(factory, Xr)
+        if fixed:
+            advice.remedies.append(kind)
+            return f"Remedy: {what}. Tried: it gives {nodes:,} nodes and {clusters:,} clusters."
+        return f"Tried {what}: it still gives {nodes:,} nodes and {clusters:,} clusters, so that alone does not fix it."
+
+    if order_causes:
+        advice.causes += order_causes
+        advice.causes.append(verdict("shuffle", "present the rows in random order, as the paper does", shuffle_X))
+    if range_cause:
+        advice.causes.append(range_cause)
+        advice.causes.append(verdict("minmax", "min–max scaling", scale(X, "minmax")))
+    if no_threshold and not advice.remedies and can_try:
+        from ..registry import make_algorithm
+
+        d = X.shape[1]
+        advice.causes.append(
+            f"With {d} features and {n:,} rows, CAE's first nodes may never stop being diverse, and CAE waits for "
+            "that to set its threshold. CAEA is given λ and a_max and does not wait."
+        )
+        Xc = scale(X, "minmax") if range_cause else X
+        advice.causes.append(
+            verdict(
+                "caea+minmax" if range_cause else "caea",
+                "CAEA (λ = 80, a_max = 40)" + (" with min–max scaling" if range_cause else ""),
+                Xc,
+                lambda: make_algorithm("CAEA", deletion_interval=80, max_edge_age=40),
+            )
+        )
+    return advice
 
 
 # ---------------------------------------------------------------- views

@@ -21,6 +21,11 @@ Rules
   feature candidate); any other column is text (a label candidate, or
   ignored). Columns with no value at all are dropped; constant numeric columns
   are reported.
+- Unparsable cells: a column that is mostly numbers (at most half of its
+  cells are not) is text by default, and its cells that are not numbers are
+  listed in the report (``unparsable_cells``: line and text). With
+  ``unparsable="missing"`` such a column is numeric, those cells are missing,
+  and :meth:`Table.select` drops their rows, counted as "unparsable value".
 - Ragged rows: a row with fewer fields than the header is dropped and counted
   (its line numbers are listed); a row with more fields is accepted only if the
   extra fields are empty (a trailing delimiter); otherwise the file is refused
@@ -109,6 +114,9 @@ class LoadReport:
     short_row_lines: list[int] = field(default_factory=list)
     trailing_empty_fields_trimmed: int = 0
     thousands_separators_removed: int = 0
+    unparsable_cells: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # column -> [(line, text)]
+    unparsable_rows: int = 0  # rows with at least one such cell
+    unparsable_as_missing: bool = False
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -140,7 +148,24 @@ class LoadReport:
             rows.append(("thousands separators removed", f"in {self.thousands_separators_removed} cells"))
         if self.trailing_empty_fields_trimmed:
             rows.append(("trailing empty fields trimmed", f"on {self.trailing_empty_fields_trimmed} rows"))
+        if self.unparsable_cells:
+            n = sum(len(v) for v in self.unparsable_cells.values())
+            rows.append(
+                (
+                    "cells that are not numbers, in mostly numeric columns",
+                    f"{n} in {self.unparsable_rows} row(s)"
+                    + (" — treated as missing" if self.unparsable_as_missing else " — those columns are text"),
+                )
+            )
         return rows
+
+    def unparsable_list(self, limit: int = 10) -> list[tuple[int, str, str]]:
+        """The cells that are not numbers in mostly numeric columns, as ``(line, column, text)``, at most ``limit``.
+
+        The text is as in the file (escape it before showing it as Markdown).
+        """
+        cells = sorted((line, col, text) for col, v in self.unparsable_cells.items() for line, text in v)
+        return cells[:limit]
 
 
 @dataclass
@@ -163,12 +188,19 @@ class Table:
     """The parsed columns of a CSV: numeric ones as float arrays, text ones as strings."""
 
     def __init__(
-        self, frame: pd.DataFrame, numeric_columns: Sequence[str], text_columns: Sequence[str], lines: ArrayLike
+        self,
+        frame: pd.DataFrame,
+        numeric_columns: Sequence[str],
+        text_columns: Sequence[str],
+        lines: ArrayLike,
+        unparsable: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.frame = frame
         self.numeric_columns = list(numeric_columns)
         self.text_columns = list(text_columns)
         self.lines = np.asarray(lines)  # the file line of each row (1-based)
+        #: numeric column -> boolean mask of the cells that were not numbers (read as missing)
+        self.unparsable = dict(unparsable or {})
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -201,13 +233,19 @@ class Table:
             raise CSVLoadError("the label column cannot also be a feature")
         X = self.frame[features].to_numpy(dtype=float)
         reasons: dict[str, int] = {}
-        nan_rows = np.isnan(X).any(axis=1)
-        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows
+        bad_rows = np.zeros(len(X), bool)
+        for f in features:
+            if f in self.unparsable:
+                bad_rows |= self.unparsable[f]
+        nan_rows = np.isnan(X).any(axis=1) & ~bad_rows
+        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows & ~bad_rows
+        if bad_rows.any():
+            reasons["unparsable value"] = int(bad_rows.sum())
         if nan_rows.any():
             reasons["missing or NaN value"] = int(nan_rows.sum())
         if inf_rows.any():
             reasons["infinite value"] = int(inf_rows.sum())
-        keep = ~(nan_rows | inf_rows)
+        keep = ~(nan_rows | inf_rows | bad_rows)
         y = None
         names: list[str] = []
         if label is not None:
@@ -407,6 +445,7 @@ def read_csv(
     decimal: str | None = None,
     header: bool | None = None,
     limits: Limits = Limits(),
+    unparsable: str = "text",
 ) -> tuple[Table, LoadReport]:
     """Read a CSV (bytes, str path or binary file) into a :class:`Table` and a :class:`LoadReport`.
 
@@ -420,6 +459,21 @@ def read_csv(
     header : bool or None
         None detects it.
     limits : Limits
+    unparsable : {'text', 'missing'}
+        A column that is mostly numbers but has cells that are not: 'text'
+        keeps it a text column; 'missing' makes it numeric with those cells
+        missing (their rows are dropped when it is a feature). Either way the
+        cells are listed in ``report.unparsable_cells``.
+
+    Examples
+    --------
+    >>> t, rep = read_csv(b"x,y\\n1,2\\n3,abc\\n5,6\\n")
+    >>> t.numeric_columns, rep.unparsable_cells
+    (['x'], {'y': [(3, 'abc')]})
+    >>> t, rep = read_csv(b"x,y\\n1,2\\n3,abc\\n5,6\\n", unparsable="missing")
+    >>> sel = t.select()
+    >>> t.numeric_columns, sel.X.tolist(), sel.drop_reasons
+    (['x', 'y'], [[1.0, 2.0], [5.0, 6.0]], {'unparsable value': 1})
 
     Raises
     ------
@@ -427,6 +481,8 @@ def read_csv(
         Empty, binary, too large, header only, no numeric column, a single
         data row, or a row with more fields than the header.
     """
+    if unparsable not in ("text", "missing"):
+        raise ValueError("unparsable must be 'text' or 'missing'")
     data = _read_bytes(source, limits)
     if not data.strip():
         raise CSVLoadError("the file is empty")
@@ -500,6 +556,8 @@ def read_csv(
     names = _unique_names(names, report)
     cols = list(zip(*kept))
     frame, numeric, textual = {}, [], []
+    masks = {}
+    bad_any = np.zeros(len(kept), bool)
     stats = [0]
     for name, col in zip(names, cols):
         if all(not c.strip() for c in col):
@@ -514,12 +572,20 @@ def read_csv(
                 v = np.nan
             values[i] = v
         ok = not bad
-        if bad and len(bad) <= 0.5 * len(col):
+        if bad and len(bad) <= 0.5 * len(col) and not np.all(np.isnan(values)):
             i = bad[0]
-            report.warnings.append(
-                f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
-                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column"
-            )
+            report.unparsable_cells[name] = [(lines_kept[k], col[k].strip()) for k in bad]
+            bad_any[bad] = True
+            if unparsable == "missing":
+                masks[name] = np.zeros(len(col), bool)
+                masks[name][bad] = True
+                ok = True
+            else:
+                report.warnings.append(
+                    f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
+                    f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column unless "
+                    "such cells are read as missing"
+                )
         if ok and not np.all(np.isnan(values)):
             frame[name] = values
             numeric.append(name)
@@ -531,6 +597,8 @@ def read_csv(
             frame[name] = pd.Series(texts, dtype=object)
             textual.append(name)
     report.thousands_separators_removed = stats[0]
+    report.unparsable_rows = int(bad_any.sum())
+    report.unparsable_as_missing = unparsable == "missing" and bool(report.unparsable_cells)
     if not numeric:
         raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
     if len(kept) < 2:
@@ -543,7 +611,7 @@ def read_csv(
             report.constant_columns.append(name)
     report.numeric_columns = numeric
     report.text_columns = textual
-    return Table(df, numeric, textual, lines_kept), report
+    return Table(df, numeric, textual, lines_kept, unparsable=masks), report
 
 
 def _read_bytes(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> bytes:
