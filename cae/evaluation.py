@@ -11,8 +11,9 @@ Examples
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,6 +36,13 @@ __all__ = [
     "CONVENTION_TEXT",
     "ContinualResult",
     "continual_run",
+    "MIN_SHARE",
+    "MERGE_DEFINITION",
+    "partition_outcome",
+    "RunOutcome",
+    "score_run",
+    "typical_seed",
+    "summarize_runs",
 ]
 
 #: the two ways of computing AI and BWT (see :func:`continual_metrics`)
@@ -127,6 +135,163 @@ def continual_metrics(
     C = len(M)
     bwt = 0.0 if C == 1 else float(M[-1] - np.mean(M[:-1]))
     return float(np.mean(M)), bwt
+
+
+# ---------------------------------------------------------------- one setting over many seeds
+#: a cluster is "large" when it holds at least this share of the scored points
+MIN_SHARE = 0.01
+#: the definitions, in words, for the page
+MERGE_DEFINITION = (
+    "A run merges when two true classes share their home cluster (the cluster holding most of each class's "
+    "points); it splits when a true class is the majority of two or more clusters that each hold at least 1 % of "
+    "the points. The uniform noise is never a class to find."
+)
+
+
+def partition_outcome(y_true, y_pred, min_share=MIN_SHARE):
+    """Merges and splits of a clustering against the true classes (see the module docstring).
+
+    Returns a dict: ``n_classes``, ``n_large`` (clusters holding ≥ ``min_share`` of the points), ``merged``
+    and ``merged_classes`` (tuples of classes sharing a home cluster), ``split`` and ``split_classes``.
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    classes = np.unique(y_true)
+    clusters, pred_idx = np.unique(y_pred, return_inverse=True)
+    cls_idx = np.searchsorted(classes, y_true)
+    table = np.zeros((len(classes), len(clusters)), dtype=np.int64)  # class x cluster counts
+    np.add.at(table, (cls_idx, pred_idx), 1)
+    home = table.argmax(axis=1)  # ties: the first cluster
+    groups = {}
+    for c, h in enumerate(home):
+        groups.setdefault(int(h), []).append(int(classes[c]))
+    merged = sorted(tuple(g) for g in groups.values() if len(g) > 1)
+    sizes = table.sum(axis=0)
+    large = np.flatnonzero(sizes >= min_share * len(y_true))
+    owners = Counter(int(classes[table[:, k].argmax()]) for k in large)
+    split = sorted(c for c, n in owners.items() if n >= 2)
+    return {
+        "n_classes": len(classes),
+        "n_large": len(large),
+        "merged": bool(merged),
+        "merged_classes": merged,
+        "split": bool(split),
+        "split_classes": split,
+    }
+
+
+@dataclass
+class RunOutcome:
+    """One seed of a setting, run to the end of its stream."""
+
+    seed: int
+    nmi: float
+    ari: float
+    n_nodes: int
+    n_clusters: int
+    n_large: int
+    merged: bool
+    split: bool
+    merged_classes: list
+    split_classes: list
+    seconds: float
+
+    @property
+    def kind(self):
+        """ "clean", "merge", "split" or "merge and split"."""
+        if self.merged and self.split:
+            return "merge and split"
+        return "merge" if self.merged else ("split" if self.split else "clean")
+
+
+def score_run(model, stream, seed, score_noise=False, seconds=0.0):
+    """A :class:`RunOutcome` of a model that has learned ``stream`` (see :func:`partition_outcome`).
+
+    NMI and ARI leave the stream's noise out unless ``score_noise``; merges and splits always leave it out.
+    """
+    n = len(stream.X)
+    pred = model.predict(stream.X) if len(model.nodes_) else np.full(n, -1)
+    clean = np.ones(n, bool) if stream.noise_label is None else stream.y != stream.noise_label
+    scored = np.ones(n, bool) if score_noise else clean
+    out = partition_outcome(stream.y[clean], pred[clean])
+    return RunOutcome(
+        seed=int(seed),
+        nmi=nmi(stream.y[scored], pred[scored]),
+        ari=ari(stream.y[scored], pred[scored]),
+        n_nodes=len(model.nodes_),
+        n_clusters=int(model.n_clusters_) if len(model.nodes_) else 0,
+        n_large=out["n_large"],
+        merged=out["merged"],
+        split=out["split"],
+        merged_classes=out["merged_classes"],
+        split_classes=out["split_classes"],
+        seconds=float(seconds),
+    )
+
+
+def typical_seed(outcomes):
+    """The run that stands for the rest: the most common outcome (clean / merge / split / both), then among
+    those runs the most common number of large clusters, then the most common number of clusters, and of what
+    is left the run whose NMI is closest to the median NMI of all runs (ties: the lowest seed).
+
+    Examples
+    --------
+    >>> mk = lambda s, v, k, m: RunOutcome(s, v, v, 100, k, k, m, False, [], [], 0.1)
+    >>> typical_seed([mk(0, 0.70, 4, True), mk(1, 0.99, 6, False), mk(2, 0.97, 6, False), mk(3, 0.93, 5, True)])
+    2
+    """
+    if not outcomes:
+        raise ValueError("no runs")
+
+    def most_common(pool, key):
+        counts = Counter(key(o) for o in pool)
+        top = max(counts.values())
+        pick = min(k for k, v in counts.items() if v == top)
+        return [o for o in pool if key(o) == pick]
+
+    kinds = Counter(o.kind for o in outcomes)
+    top = max(kinds.values())
+    best = "clean" if kinds.get("clean") == top else sorted(k for k, v in kinds.items() if v == top)[0]
+    pool = [o for o in outcomes if o.kind == best]
+    pool = most_common(pool, lambda o: o.n_large)
+    pool = most_common(pool, lambda o: o.n_clusters)
+    med = float(np.median([o.nmi for o in outcomes]))
+    return min(pool, key=lambda o: (abs(o.nmi - med), o.seed)).seed
+
+
+def summarize_runs(outcomes):
+    """The spread of a list of :class:`RunOutcome`: a dict of plain numbers (and the typical seed).
+
+    Examples
+    --------
+    >>> mk = lambda s, v, k, m: RunOutcome(s, v, v, 100, k, k, m, False, [], [], 0.1)
+    >>> s = summarize_runs([mk(0, 0.70, 4, True), mk(1, 0.99, 6, False), mk(2, 0.97, 6, False), mk(3, 0.93, 5, True)])
+    >>> s["runs"], s["merged"], s["nmi_median"], s["typical_seed"], s["n_large_counts"]
+    (4, 2, 0.95, 2, {4: 1, 5: 1, 6: 2})
+    """
+    if not outcomes:
+        return {"runs": 0}
+    v = np.array([o.nmi for o in outcomes])
+    q1, med, q3 = np.percentile(v, [25, 50, 75])
+    typ = typical_seed(outcomes)
+    t = next(o for o in outcomes if o.seed == typ)
+    return {
+        "runs": len(outcomes),
+        "seeds": [o.seed for o in outcomes],
+        "nmi_median": round(float(med), 6),
+        "nmi_q1": float(q1),
+        "nmi_q3": float(q3),
+        "nmi_min": float(v.min()),
+        "nmi_max": float(v.max()),
+        "merged": sum(o.merged for o in outcomes),
+        "split": sum(o.split for o in outcomes),
+        "clean": sum(o.kind == "clean" for o in outcomes),
+        "n_large_counts": dict(sorted(Counter(o.n_large for o in outcomes).items())),
+        "n_clusters_median": float(np.median([o.n_clusters for o in outcomes])),
+        "typical_seed": typ,
+        "typical": asdict(t),
+        "seconds": float(sum(o.seconds for o in outcomes)),
+    }
 
 
 # ---------------------------------------------------------------- class-incremental runs

@@ -8,6 +8,7 @@ import streamlit as st
 
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
+from pages import _how_often as how_often
 from pages._common import ensure_entrypoint, render_blocks, show_notices, slow_hint
 from pages._playground_session import (
     get_playground,
@@ -278,6 +279,7 @@ def live():
         b.metric("#clusters", m["clusters"])
         a.metric("NMI", _fmt(m["NMI"]))
         b.metric("ARI", _fmt(m["ARI"]))
+        how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's numbers, when known
         lam = pg.model.deletion_interval_ if pg.t else None
         a.metric("λ", _fmt(lam))
         thr = pg.model.threshold_ if pg.t else float("nan")
@@ -321,6 +323,7 @@ if quiz:
     quiz_panel()
 else:
     live()
+    how_often.section(cfg, score_noise)
 
     st.subheader("Why did this step happen?")
     if pg.record is None:

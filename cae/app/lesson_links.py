@@ -51,8 +51,10 @@ __all__ = [
 ]
 
 N_CHOICES = (250, 500, 1500, 5000, 15000)
-#: the Playground's state when a link says nothing else
-PLAYGROUND_DEFAULTS = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=0, algo="CAE", lam=80, amax=40)
+#: the Playground's state when a link says nothing else. The seed is the typical one of seeds 0–29 for this
+#: setting (clean, 6 clusters, NMI 0.996 against a median of 0.985; ``sample_data/home_model.json``), the same
+#: run as the home picture (``cae.data.HOME_SEED``; a test checks they agree)
+PLAYGROUND_DEFAULTS = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=9, algo="CAE", lam=80, amax=40)
 MAX_VALUE_LENGTH = 200
 #: the Playground's CAEA sliders, (low, high, step), declared once in the registry: links clamp to them
 CAEA_SLIDERS = {name: ALGORITHMS["CAEA"].param(name).slider for name in ("deletion_interval", "max_edge_age")}

@@ -17,6 +17,8 @@ class-incremental orders), :mod:`.synthetic` (generators and drifting streams), 
 from .builtin import (
     BUILTINS,
     HOME_MODEL,
+    HOME_SEED,
+    HOME_SUMMARY,
     SAMPLE_FILES,
     home_stream,
     load_builtin,
@@ -65,5 +67,7 @@ __all__ = [
     "sample_frame",
     "home_stream",
     "HOME_MODEL",
+    "HOME_SEED",
+    "HOME_SUMMARY",
     "write_sample_data",
 ]
