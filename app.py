@@ -19,7 +19,7 @@ def home_caption():
         t = s["typical"]
         return (
             f"{base} Seed {s['seed']}, a typical run: NMI {t['nmi']:.3f}, {t['n_clusters']} clusters. Over seeds "
-            f"0–{s['runs'] - 1} the median NMI is {s['nmi_median']:.3f}; {s['merged']} of {s['runs']} runs merge two "
+            f"0–{s['runs'] - 1} the median NMI is {s['nmi_median']:.3f}; {s['merged']} of {s['runs']} runs merge "
             f"distributions and {s['split']} split one. The Playground's *How often?* shows the spread."
         )
     except (OSError, ValueError, KeyError, TypeError):

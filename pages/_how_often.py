@@ -32,8 +32,8 @@ def _rows(cfg, score_noise):
     """The runs to show for this setting: this session's job if it ran this setting, else the stored
     measurement when this is the default setting; and where they come from."""
     job = st.session_state.get("how_often_job")
-    if job is not None and job.outcomes and job.same_setting(cfg, score_noise):
-        return job.outcomes, "these runs"
+    if job is not None and job.same_setting(cfg, score_noise) and len(job.outcomes) >= (3 if job.running else 1):
+        return job.outcomes, "these runs, so far" if job.running else "these runs"
     if not score_noise and ho.same_setting(cfg, PLAYGROUND_DEFAULTS) and _stored_rows():
         return _stored_rows(), "measured when the home picture was made"
     return None, None
@@ -57,7 +57,8 @@ def section(cfg, score_noise):
     st.caption(
         "One run is one draw of the data and of their order. This runs the setting in the sidebar (stream, size, "
         "noise, algorithm) to the end for seeds 0 … N−1, one after another in the background — the page stays "
-        "usable — and shows how the runs spread. " + ho.MERGE_DEFINITION
+        "usable — and shows how the runs spread. Change the noise or the size and run again: how often a run "
+        "merges depends on both. " + ho.MERGE_DEFINITION
     )
     job = st.session_state.get("how_often_job")
     c = st.columns([2, 1.2, 1, 3])
@@ -92,7 +93,7 @@ def _results(cfg, score_noise, polling):
             return
         seed = int(cfg["seed"])
         st.markdown(ho.spread_words(rows, seed=seed) + f" ({source.capitalize()}.)")
-        st.plotly_chart(ho.spread_figure(rows, seed=seed), key="howoften_fig", config={"displaylogo": False})
+        st.plotly_chart(ho.spread_figure(rows, seed=seed), key="howoften_fig", config={"displayModeBar": False})
         o = st.columns([1.2, 1, 3.8])
         seeds = [r["seed"] for r in ho.outcome_rows(rows)]
         pick = o[0].selectbox(

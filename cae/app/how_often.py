@@ -241,7 +241,7 @@ def spread_words(outcomes, seed=None):
     >>> rows = [dict(seed=s, nmi=v, n_clusters=k, n_large=k, kind=c) for s, v, k, c in
     ...         [(0, 0.70, 4, "merge"), (1, 0.99, 6, "clean"), (2, 0.97, 6, "clean"), (3, 0.93, 7, "split")]]
     >>> print(spread_words(rows, seed=0))
-    Over seeds 0–3: median NMI 0.950 (middle half 0.873–0.975, lowest 0.700); 1 of 4 runs merge, 1 split, 2 clean. Typical: seed 2 (NMI 0.970, 6 clusters). Seed 0: merge (NMI 0.700, 4 clusters).
+    Over seeds 0–3: median NMI 0.950 (middle half 0.873–0.975, lowest 0.700); 1 of 4 runs merge, 1 split, 2 clean. Typical: seed 2 (clean, NMI 0.970, 6 clusters). Seed 0: merge (NMI 0.700, 4 clusters).
     """
     rows = outcome_rows(outcomes)
     if not rows:
@@ -261,7 +261,7 @@ def spread_words(outcomes, seed=None):
     text = (
         f"Over seeds {span}: median NMI {med:.3f} (middle half {q1:.3f}–{q3:.3f}, lowest {v.min():.3f}); "
         f"{merged} of {n} runs merge, {split} split, {clean} clean. "
-        f"Typical: seed {typ} (NMI {t['nmi']:.3f}, {t['n_clusters']} clusters)."
+        f"Typical: seed {typ} ({t['kind']}, NMI {t['nmi']:.3f}, {t['n_clusters']} clusters)."
     )
     me = next((r for r in rows if r["seed"] == seed), None)
     if me is not None and seed != typ:
