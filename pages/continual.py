@@ -225,6 +225,7 @@ with h[0]:
             R, labels, labels, title=which, zmin=0, zmax=1, fmt=".3f", marked=res.single_class_cells()
         ),
         key="cl_R",
+        config={"displayModeBar": False},
     )
     st.caption(
         "The diagonal is the table's column; "
@@ -261,6 +262,7 @@ with h[1]:
     st.plotly_chart(
         figures.matrix_heatmap(P, labels, labels, title=title, zmin=0, zmax=1, fmt=".3f", marked=marks),
         key="cl_P",
+        config={"displayModeBar": False},
     )
     if by_share:
         st.caption(

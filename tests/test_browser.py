@@ -903,3 +903,176 @@ def test_experiment_labels_show_whole(server, browser):
     assert touching == []
     _shot(page, "43_lambda_validity_ticks_apart")
     ctx.close()
+
+
+# ------------------------------------------------------------------ numbers that agree (issue 20, §4 and §6)
+def _classroom_page(browser):
+    """A 1400×900 page: the projector's size."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.set_default_timeout(60000)
+    return ctx, page
+
+
+def test_upload_names_rows_sorted_by_class_and_offers_dropping_a_bad_cell(server, browser, tmp_path):
+    """Iris in file order: the warning names "rows sorted by class" and its button learns in random order, which
+    gives far fewer clusters. A file with one "abc" in a numeric column offers to drop that row."""
+    from sklearn.datasets import load_iris
+
+    d = load_iris(as_frame=True)
+    df = d.data.copy()
+    df["species"] = [d.target_names[k] for k in d.target]
+    iris = tmp_path / "iris.csv"
+    df.to_csv(iris, index=False)
+    ctx, page = _classroom_page(browser)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    page.locator("input[type=file]").first.set_input_files(str(iris))
+    page.get_by_text("What was read").wait_for()
+    _wait_idle(page)
+    page.get_by_role("button", name="Learn", exact=True).click()
+    warning = page.get_by_text("The rows are sorted by class")
+    warning.wait_for()
+    _wait_idle(page)
+    assert _metric(page, "#clusters") == "150"
+    text = page.locator("[data-testid='stAlert']").filter(has_text="sorted by class").inner_text()
+    assert "the label column species comes in 3 blocks" in text and "random order" in text
+    assert "scaling would change little" in text
+    _scroll_to(page, warning)
+    _shot(page, "numbers_01_upload_rows_sorted_by_class")
+    page.get_by_role("button", name="Learn again in random order").click()
+    _wait_idle(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stMetric\"]')].some(m => m.innerText.includes('#clusters')"
+        " && m.querySelector('[data-testid=\"stMetricValue\"]').innerText.trim() !== '150')"
+    )
+    assert int(_metric(page, "#clusters")) <= 150 / 4
+    assert page.get_by_text("The rows are sorted by class").count() == 0
+    _shot(page, "numbers_02_upload_random_order")
+    page.locator("input[type=file]").first.set_input_files(str(ROOT / "tests" / "csv_corpus" / "33_one_bad_cell.csv"))
+    box = page.get_by_text("Treat the 1 unparsable cell as missing and drop that 1 row")
+    box.wait_for()
+    _wait_idle(page)
+    assert page.get_by_text("line 8, column petal: 'abc'").count() == 1
+    _scroll_to(page, box)
+    _shot(page, "numbers_03_upload_bad_cell_offered")
+    box.click()
+    page.get_by_text("19 rows × 2 features (1 dropped: 1 with unparsable value)").wait_for()
+    _wait_idle(page)
+    _shot(page, "numbers_04_upload_bad_cell_dropped")
+    ctx.close()
+
+
+def test_how_often_runs_in_the_background_while_the_page_stays_usable(server, browser):
+    """The paper's size: the seeds run in the background with progress in words; Step 1 works meanwhile;
+    Stop ends the job and says how far it got."""
+    ctx, page = _classroom_page(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=15000&noise=0.1&seed=0&algo=CAE&t=0")
+    _wait_idle(page)
+    heading = page.get_by_role("heading", name="How often?")
+    _scroll_to(page, heading)
+    page.get_by_role("button", name="Run 10 seeds").click()
+    progress = page.locator("[data-testid='stProgress']")
+    progress.wait_for()
+    assert "of 10 runs done" in progress.inner_text()
+    _shot(page, "numbers_05_how_often_running")
+    # the page stays usable: a step is taken while the seeds run
+    page.get_by_role("button", name="Step 1", exact=True).click()
+    _wait_seen(page, 1)
+    assert progress.count() == 1, "the job ended before the step: nothing shows it ran in the background"
+    page.locator(".st-key-b_howoften_stop button").click()
+    page.get_by_text("Stopped:").wait_for()
+    _wait_idle(page)
+    _shot(page, "numbers_06_how_often_stopped")
+    ctx.close()
+
+
+def test_how_often_default_and_home_say_which_run(server, browser):
+    ctx, page = _classroom_page(browser)
+    page.goto(server)
+    _wait_home_picture(page)
+    page.get_by_text("a typical run: NMI").wait_for()
+    _shot(page, "numbers_07_home_typical")
+    page.goto(server + "/playground")
+    _wait_idle(page)
+    hint = page.get_by_text("How often? Over seeds 0–29")
+    hint.wait_for()
+    assert "Seed 9 is the typical run" in hint.inner_text()
+    _scroll_to(page, page.get_by_text("final NMI of each seed"))
+    page.mouse.wheel(0, 200)
+    page.wait_for_timeout(800)
+    _shot(page, "numbers_08_how_often_default_spread")
+    ctx.close()
+
+
+def test_continual_conventions_and_compare_log(browser, tmp_path):
+    """A fresh server with its log in a file: the Continual page under both conventions (Iris, setosa first), and
+    Compare with AutoCloud stepped; the log holds no traceback (before: an ArrowInvalid for every '—' column)."""
+    port = _free_port()
+    log = tmp_path / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(180):
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
+                    break
+            except OSError:
+                time.sleep(0.5)
+        ctx, page = _classroom_page(browser)
+        page.goto(url + "/continual?stream=iris&order=0,1,2&seed=0")
+        _wait_idle(page)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_text("AI (NMI)", exact=True).wait_for()
+        _wait_idle(page)
+        assert _metric(page, "AI (NMI)") == "0.620"
+        page.get_by_text("AI = mean(1.000, 0.388, 0.471) = 0.620").wait_for()
+        _scroll_to(page, page.get_by_text("R — NMI on stages"))
+        _shot(page, "numbers_09_continual_published_convention")
+        page.get_by_text("The paper's text (scikit-learn's scores)").click()
+        page.get_by_text("AI = mean(0.000, 0.388, 0.471) = 0.286").wait_for()
+        _wait_idle(page)
+        assert _metric(page, "AI (NMI)") == "0.286"
+        _scroll_to(page, page.get_by_text("R — NMI on stages"))
+        _shot(page, "numbers_10_continual_text_convention")
+        page.goto(url + "/compare")
+        _wait_idle(page)
+        box = page.locator("[data-testid='stMultiSelect'] input").first
+        box.click()
+        box.press("Backspace")  # at most four: TCA out, AutoCloud in
+        _wait_idle(page)
+        box.click()
+        box.fill("AutoCloud")
+        box.press("Enter")
+        _wait_idle(page)
+        page.keyboard.press("Escape")
+        page.get_by_role("button", name="Step N", exact=True).click()
+        page.get_by_text("500 of 9,900 samples").wait_for()
+        _wait_idle(page)
+        _scroll_to(page, page.get_by_text("Score the noise as a class"))
+        _shot(page, "numbers_11_compare_table")
+        ctx.close()
+    finally:
+        _stop(proc)
+    text = log.read_text(errors="replace")
+    assert "Traceback" not in text and "ArrowInvalid" not in text, text[-3000:]

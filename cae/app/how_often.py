@@ -355,10 +355,11 @@ def spread_figure(outcomes, seed=None, height=300):
         row=1,
         col=2,
     )
-    fig.update_xaxes(title_text="seed", row=1, col=1)
+    span = max(r["seed"] for r in rows) - min(r["seed"] for r in rows) if rows else 0
+    fig.update_xaxes(title_text="seed", dtick=max(1, -(-span // 10)), row=1, col=1)  # whole seeds only
     fig.update_yaxes(title_text="NMI", row=1, col=1)
     fig.update_xaxes(title_text="#clusters (≥ 1 %)", type="category", row=1, col=2)
-    fig.update_yaxes(title_text="runs", row=1, col=2)
+    fig.update_yaxes(title_text="runs", dtick=max(1, -(-max(counts.values(), default=1) // 5)), row=1, col=2)
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=40, b=10),
