@@ -383,6 +383,10 @@ def _check_continual_numbers(at, convention):
         share, _ = _chart_cells(at, "cl_P")
         fin = share[np.isfinite(share)]
         assert np.all((fin > 0) & (fin <= 1))
+    # the networks after each stage say the table's #nodes and #clusters
+    for k, row in table.reset_index(drop=True).iterrows():
+        want = f"after stage {k + 1}: {row['after stage']} · {row['#nodes']} nodes, {row['#clusters']} clusters"
+        assert any(c.value == want for c in at.caption), want
     return table, R
 
 
