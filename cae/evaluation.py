@@ -148,8 +148,12 @@ MERGE_DEFINITION = (
 )
 
 
-def partition_outcome(y_true, y_pred, min_share=MIN_SHARE):
-    """Merges and splits of a clustering against the true classes (see the module docstring).
+def partition_outcome(y_true: ArrayLike, y_pred: ArrayLike, min_share: float = MIN_SHARE) -> dict[str, Any]:
+    """Merges and splits of a clustering against the true classes.
+
+    The **home cluster** of a true class is the cluster holding most of its points. A clustering **merges**
+    when two or more classes share a home cluster, and **splits** when a class is the majority class of two
+    or more *large* clusters (each holding at least ``min_share`` of the points; small fragments do not count).
 
     Returns a dict: ``n_classes``, ``n_large`` (clusters holding ≥ ``min_share`` of the points), ``merged``
     and ``merged_classes`` (tuples of classes sharing a home cluster), ``split`` and ``split_classes``.
@@ -162,7 +166,7 @@ def partition_outcome(y_true, y_pred, min_share=MIN_SHARE):
     table = np.zeros((len(classes), len(clusters)), dtype=np.int64)  # class x cluster counts
     np.add.at(table, (cls_idx, pred_idx), 1)
     home = table.argmax(axis=1)  # ties: the first cluster
-    groups = {}
+    groups: dict[int, list[int]] = {}
     for c, h in enumerate(home):
         groups.setdefault(int(h), []).append(int(classes[c]))
     merged = sorted(tuple(g) for g in groups.values() if len(g) > 1)
@@ -192,19 +196,21 @@ class RunOutcome:
     n_large: int
     merged: bool
     split: bool
-    merged_classes: list
-    split_classes: list
+    merged_classes: list[tuple[int, ...]]
+    split_classes: list[int]
     seconds: float
 
     @property
-    def kind(self):
-        """ "clean", "merge", "split" or "merge and split"."""
+    def kind(self) -> str:
+        """The outcome in a word: "clean", "merge", "split" or "merge and split"."""
         if self.merged and self.split:
             return "merge and split"
         return "merge" if self.merged else ("split" if self.split else "clean")
 
 
-def score_run(model, stream, seed, score_noise=False, seconds=0.0):
+def score_run(
+    model: StreamingClusterer[Any], stream: Stream, seed: int, score_noise: bool = False, seconds: float = 0.0
+) -> RunOutcome:
     """A :class:`RunOutcome` of a model that has learned ``stream`` (see :func:`partition_outcome`).
 
     NMI and ARI leave the stream's noise out unless ``score_noise``; merges and splits always leave it out.
@@ -229,7 +235,7 @@ def score_run(model, stream, seed, score_noise=False, seconds=0.0):
     )
 
 
-def typical_seed(outcomes):
+def typical_seed(outcomes: Sequence[RunOutcome]) -> int:
     """The run that stands for the rest: the most common outcome (clean / merge / split / both), then among
     those runs the most common number of large clusters, then the most common number of clusters, and of what
     is left the run whose NMI is closest to the median NMI of all runs (ties: the lowest seed).
@@ -243,7 +249,7 @@ def typical_seed(outcomes):
     if not outcomes:
         raise ValueError("no runs")
 
-    def most_common(pool, key):
+    def most_common(pool: list[RunOutcome], key: Callable[[RunOutcome], int]) -> list[RunOutcome]:
         counts = Counter(key(o) for o in pool)
         top = max(counts.values())
         pick = min(k for k, v in counts.items() if v == top)
@@ -259,7 +265,7 @@ def typical_seed(outcomes):
     return min(pool, key=lambda o: (abs(o.nmi - med), o.seed)).seed
 
 
-def summarize_runs(outcomes):
+def summarize_runs(outcomes: Sequence[RunOutcome]) -> dict[str, Any]:
     """The spread of a list of :class:`RunOutcome`: a dict of plain numbers (and the typical seed).
 
     Examples
@@ -345,10 +351,10 @@ class ContinualResult:
     snapshots: list[StreamingClusterer[Any]] = field(repr=False)
     single_class: list[bool] = field(default_factory=list)
     noise_scored: bool = False
-    stage_single_class: list = field(default_factory=list)
+    stage_single_class: list[bool] = field(default_factory=list)
     per_stage_share: np.ndarray | None = None
 
-    def _raw(self, metric, per_stage=False):
+    def _raw(self, metric: str, per_stage: bool = False) -> np.ndarray:
         if metric not in ("nmi", "ari"):
             raise ValueError(f"metric must be 'nmi' or 'ari', got {metric!r}")
         if per_stage:
@@ -356,11 +362,11 @@ class ContinualResult:
         return self.R_nmi if metric == "nmi" else self.R_ari
 
     @staticmethod
-    def _check(convention):
+    def _check(convention: str) -> None:
         if convention not in CONVENTIONS:
             raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
 
-    def matrix(self, metric="nmi", convention="paper"):
+    def matrix(self, metric: str = "nmi", convention: str = "paper") -> np.ndarray:
         """R under a convention: under "paper" every cell whose data (stages 1..i) hold one class is 1."""
         self._check(convention)
         R = np.array(self._raw(metric), dtype=float)
@@ -369,7 +375,7 @@ class ContinualResult:
             R[one] = np.where(np.isnan(R[one]), np.nan, 1.0)
         return R
 
-    def per_stage(self, metric="nmi", convention="paper"):
+    def per_stage(self, metric: str = "nmi", convention: str = "paper") -> np.ndarray:
         """The score on each stage alone (rows) after each stage (columns), under a convention."""
         self._check(convention)
         P = np.array(self._raw(metric, per_stage=True), dtype=float)
@@ -378,14 +384,14 @@ class ContinualResult:
             P[one] = np.where(np.isnan(P[one]), np.nan, 1.0)
         return P
 
-    def single_class_cells(self, per_stage=False):
+    def single_class_cells(self, per_stage: bool = False) -> np.ndarray:
         """A boolean mask of the cells of :meth:`matrix` (or :meth:`per_stage`) whose data hold one class."""
         flags = self.stage_single_class if per_stage else self.single_class
         C = len(self.stage_names)
         rows = np.asarray(flags if flags else [False] * C, dtype=bool)
         return np.repeat(rows[:, None], C, axis=1) & ~np.isnan(self._raw("nmi", per_stage))
 
-    def stage_scores(self, metric="nmi", convention="paper"):
+    def stage_scores(self, metric: str = "nmi", convention: str = "paper") -> np.ndarray:
         """M_c: the score after stage c on stages 1..c (the diagonal of :meth:`matrix`); AI is their mean."""
         return np.diag(self.matrix(metric, convention)).copy()
 
@@ -396,7 +402,7 @@ class ContinualResult:
             out[f"ai_{m}"], out[f"bwt_{m}"] = continual_metrics(R, self.single_class or None, convention)
         return out
 
-    def explain(self, metric="nmi", convention="paper"):
+    def explain(self, metric: str = "nmi", convention: str = "paper") -> list[str]:
         """AI and BWT written out with the numbers the table and the heatmap show: two strings."""
         R = self.matrix(metric, convention)
         M = np.diag(R)
