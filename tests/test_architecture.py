@@ -111,3 +111,32 @@ def test_public_names_still_import_from_cae():
     for name in cae.__all__:
         assert getattr(cae, name) is not None
     assert cae.StepRecord is cae.CAEStepRecord
+
+
+# ------------------------------------------------------------ kernels that read like their specs
+MAX_KERNEL_FUNCTION_LINES = 80
+KERNEL_FILES = sorted((PKG / "algorithms").glob("_*_kernel.py")) + [PKG / "_graph.py"]
+
+
+def long_functions(source, limit=MAX_KERNEL_FUNCTION_LINES):
+    """``(name, lines)`` of every function in ``source`` longer than ``limit`` lines, from its ``def`` to its
+    last line (signature and docstring included)."""
+    return [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
+def test_no_kernel_function_is_longer_than_80_lines(path):
+    """A kernel's step is a short sequence of named steps, each a function that fits on a screen."""
+    assert KERNEL_FILES and long_functions(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_length_check_catches_a_long_function():
+    body = "".join(f"    x{i} = {i}\n" for i in range(79))
+    assert long_functions(f"def fits():\n{body}") == []  # 80 lines
+    assert long_functions(f"def too_long():\n{body}    return 0\n") == [("too_long", 81)]
+    nested = f"def outer():\n    def inner():\n{''.join('    ' + line for line in body.splitlines(True))}        pass\n"
+    assert [name for name, _ in long_functions(nested)] == ["outer", "inner"]

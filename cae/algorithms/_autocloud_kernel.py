@@ -295,6 +295,55 @@ def merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, row
 
 
 @jit
+def add_point(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, joined_ids):
+    """AutoCloud.addPoint from the third sample on: x joins every cloud for which it is typical
+    (normalised eccentricity zeta <= the Chebyshev threshold); the memberships; a new cloud when it joined none.
+
+    Returns the new cloud's row, or -1.
+    """
+    C = iscal[I_K]
+    m = fscal[F_M]
+    nj = 0
+    for i in range(C):
+        zeta, v_, a, b = tentative(X, xi, Y, var, n, i)
+        thr = threshold(m, n[i])
+        zetas[i] = zeta
+        thresholds[i] = thr
+        if zeta < math.inf and zeta <= thr:  # x is typical for cloud i: Cloud.addPoint
+            for j in range(X.shape[1]):
+                Y[i, j] = a * Y[i, j] + b * X[xi, j]
+            var[i] = v_
+            n[i] += 1
+            flags[i] = 1
+            joined_ids[nj] = ids[i]
+            nj += 1
+    ri[RI_NJOINED] = nj
+    tau_sum = 0.0
+    for i in range(C):
+        tau_sum += 1.0 - zetas[i]
+    for i in range(C):
+        members[i] = fdiv(1.0 - zetas[i], tau_sum)
+    rf[RF_TAUSUM] = tau_sum
+    s1 = argmax_first(members, C)
+    if s1 >= 0:
+        ri[RI_S1] = s1
+        ri[RI_S1ID] = ids[s1]
+        rf[RF_ZETA_S1] = zetas[s1]
+        rf[RF_THRESHOLD_S1] = thresholds[s1]
+        rf[RF_MEMBERSHIP_S1] = members[s1]
+    if nj > 0:
+        ri[RI_CASE] = CASE_JOINED
+        return -1
+    ri[RI_CASE] = CASE_NEW
+    new_cloud(X, xi, Y, var, n, ids, IM, iscal, C)
+    flags[C] = 1
+    ri[RI_NEWROW] = C
+    ri[RI_NEWID] = ids[C]
+    iscal[I_K] = C + 1
+    return C
+
+
+@jit
 def step(
     X,
     xi,
@@ -362,46 +411,9 @@ def step(
         ri[RI_S1ID] = ids[0]
         rf[RF_MEMBERSHIP_S1] = 1.0
     else:
-        m = fscal[F_M]
-        nj = 0
-        for i in range(C):
-            zeta, v_, a, b = tentative(X, xi, Y, var, n, i)
-            thr = threshold(m, n[i])
-            zetas[i] = zeta
-            thresholds[i] = thr
-            if zeta < math.inf and zeta <= thr:  # x is typical for cloud i: Cloud.addPoint
-                for j in range(X.shape[1]):
-                    Y[i, j] = a * Y[i, j] + b * X[xi, j]
-                var[i] = v_
-                n[i] += 1
-                flags[i] = 1
-                joined_ids[nj] = ids[i]
-                nj += 1
-        ri[RI_NJOINED] = nj
-        tau_sum = 0.0
-        for i in range(C):
-            tau_sum += 1.0 - zetas[i]
-        for i in range(C):
-            members[i] = fdiv(1.0 - zetas[i], tau_sum)
-        rf[RF_TAUSUM] = tau_sum
-        s1 = argmax_first(members, C)
-        if s1 >= 0:
-            ri[RI_S1] = s1
-            ri[RI_S1ID] = ids[s1]
-            rf[RF_ZETA_S1] = zetas[s1]
-            rf[RF_THRESHOLD_S1] = thresholds[s1]
-            rf[RF_MEMBERSHIP_S1] = members[s1]
-        if nj == 0:
-            ri[RI_CASE] = CASE_NEW
-            new_cloud(X, xi, Y, var, n, ids, IM, iscal, C)
-            flags[C] = 1
-            new_row = C
-            ri[RI_NEWROW] = C
-            ri[RI_NEWID] = ids[C]
-            C += 1
-            iscal[I_K] = C
-        else:
-            ri[RI_CASE] = CASE_JOINED
+        new_row = add_point(
+            X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, joined_ids
+        )
     ri[RI_NMERGES] = merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, rowv)
     if track:
         ri[RI_NCLUSTERS] = iscal[I_K]

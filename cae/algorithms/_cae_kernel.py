@@ -1,13 +1,24 @@
 """The one implementation of CAE's per-sample step (the algorithm, step by step: docs/cae-algorithm.md).
 
-Everything the algorithm does to a network happens in :func:`step`. It is
-written in plain loops over NumPy arrays so that numba can compile it; where
-numba is absent (or ``NUMBA_DISABLE_JIT=1``) the very same functions run as
-ordinary Python and give bit-identical results, only slower. There is no
+Everything the algorithm does to a network happens in :func:`step`, which
+reads like the algorithm's outline (docs/cae-algorithm.md):
+the initial phase (:func:`initial_phase`: a new node, the diversity D that
+fixes lambda, the threshold set-up); the learning phase (:func:`winner_search`,
+then Case I :func:`case_one_new_node`, or Cases II/III :func:`winner_learns`,
+:func:`age_winner_edges`, :func:`neighbours_learn` and :func:`link_winners`,
+:func:`delete_old_edges`); and the isolated-node sweep
+(:func:`sweep_isolated_nodes`). Each of those functions cites the spec step
+it implements and the [ref] points it follows.
+
+It is written in plain loops over NumPy arrays so that numba can compile it;
+where numba is absent (or ``NUMBA_DISABLE_JIT=1``) the very same functions run
+as ordinary Python and give bit-identical results, only slower. There is no
 second "fast path": :class:`cae.CAE` calls :func:`run`, which loops over rows
 and calls :func:`step`, both for ``fit`` and for ``learn_one``.
 
-State lives in preallocated arrays (see :mod:`cae.algorithms._cae_network`); the scalars are
+State lives in preallocated arrays (see :mod:`cae.algorithms._cae_network`),
+which :func:`run` bundles into three named tuples: :data:`Net` (the network),
+:data:`Rec` (what the step did) and :data:`Buf` (scratch). The scalars are
 kept in two small arrays ``iscal`` (integers) and ``fscal`` (floats) indexed
 by the constants below. Each step also writes what it did into the record
 scratch buffers ``ri``/``rf`` and a few id lists, which
@@ -19,6 +30,7 @@ is ``y + (x - y) / M``; a neighbour's is ``y + (x - y) / (10 M)``.
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -382,12 +394,101 @@ def diversity(Y, K, s0, S, iscal, fscal):
     return D
 
 
+# ------------------------------------------------------------------ the arrays a step works on
+#: The network: what the model file keeps (see :class:`cae.algorithms._cae_network.CAENetwork`).
+Net = namedtuple("Net", "Y M sig ids stamp deg nbr age R first iscal fscal")
+#: What one step did, for :meth:`cae.CAE.learn_one`: the scalars ``ri``/``rf`` and the id lists.
+Rec = namedtuple(
+    "Rec",
+    "ri rf aged_ids aged_ages alpha_ids alpha_ages del_ids del_ages moved_ids moved_before moved_after "
+    "swept_ids swept_pos",
+)
+#: Scratch space: component labels (and compaction plans), squared distances, sorted ages.
+Buf = namedtuple("Buf", "labels dist2 sortbuf")
+
+
+# ------------------------------------------------------------------ the initial phase
 @jit
-def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
-    """Set sigma0 for every node and V from the active node set [spec step 3]."""
-    order = recency_order(stamp, K)
-    m = min(K, n_active)
-    sigma0 = silverman(Y, order, m, d)
+def keep_first_samples(X, xi, net):
+    """Buffer the first 10 samples; at the 10th, sigma_init is their Silverman bandwidth.
+
+    spec: The initial phase, 2 -- "sigma_init is the Silverman bandwidth of the
+    first 10 samples of the stream [ref]" (a streaming implementation waits for
+    the 10th sample). Runs at every step, in either phase, until 10 are kept.
+    """
+    iscal, first = net.iscal, net.first
+    nf = iscal[I_NFIRST]
+    if nf >= N_INIT:
+        return
+    for j in range(X.shape[1]):
+        first[nf, j] = X[xi, j]
+    iscal[I_NFIRST] = nf + 1
+    if nf + 1 == N_INIT:
+        net.fscal[F_SIGINIT] = silverman(first, np.arange(N_INIT), N_INIT, X.shape[1])
+
+
+@jit
+def in_initial_phase(net):
+    """V has never been set, or the sweep left fewer than n_active nodes (spec: The initial phase)."""
+    return net.iscal[I_VSET] == 0 or net.iscal[I_K] < net.iscal[I_NACTIVE]
+
+
+@jit
+def add_node(X, xi, net, rec, t):
+    """x becomes a new node (M = 1, no bandwidth, no edges) at the end of the rows and the front of the
+    recency list (its stamp is t). Returns its row. spec: The initial phase, 1; The learning phase, 2."""
+    iscal = net.iscal
+    K = iscal[I_K]
+    for j in range(X.shape[1]):
+        net.Y[K, j] = X[xi, j]
+    net.M[K] = 1
+    net.sig[K] = math.nan
+    net.ids[K] = iscal[I_NEXTID]
+    iscal[I_NEXTID] += 1
+    net.stamp[K] = t
+    net.deg[K] = 0
+    iscal[I_K] = K + 1
+    iscal[I_SIG_STALE] = 1
+    rec.ri[RI_NEWROW] = K
+    rec.ri[RI_NEWID] = net.ids[K]
+    return K
+
+
+@jit
+def estimate_lambda(net, rec):
+    """The diversity D = det(exp(R)) over the nodes so far; D < 1e-6 with K >= 10 fixes n_active = K, lambda = 2K.
+
+    spec: The initial phase, 2. Only while V has never been set, lambda is to be
+    estimated (not CAEA's) and sigma_init is known. A negative D counts as below
+    1e-6 [ref]; so does D < 1e-6 only once K >= 10 [ref].
+    """
+    iscal, fscal = net.iscal, net.fscal
+    s0 = fscal[F_SIGINIT]
+    if iscal[I_VSET] != 0 or iscal[I_FIXED_LAMBDA] != 0 or iscal[I_NACTIVE] != 0 or math.isnan(s0):
+        return
+    K = iscal[I_K]
+    D = diversity(net.Y, K, s0, net.R, iscal, fscal)
+    rec.rf[RF_D] = D
+    if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
+        iscal[I_NACTIVE] = K
+        iscal[I_LAMBDA] = 2 * K
+        rec.ri[RI_LAMFIXED] = 1
+
+
+@jit
+def threshold_setup(net, rec):
+    """sigma0 = Silverman bandwidth of the active node set, every node's sigma = sigma0, and
+    V = the mean over the active nodes of the smallest CIM to any other node (bandwidth sigma0).
+
+    spec: The initial phase, 3 -- runs when K reaches n_active: the first time,
+    and again whenever the network regrows to n_active after a sweep (lambda is
+    never re-estimated [ref]).
+    """
+    Y, sig, iscal = net.Y, net.sig, net.iscal
+    K = iscal[I_K]
+    order = recency_order(net.stamp, K)
+    m = min(K, iscal[I_NACTIVE])
+    sigma0 = silverman(Y, order, m, Y.shape[1])
     for k in range(K):
         sig[k] = sigma0
     iscal[I_SIG_STALE] = 1
@@ -401,70 +502,290 @@ def threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri):
                 if c < best:
                     best = c
         acc += best
-    fscal[F_V] = acc / m
+    net.fscal[F_V] = acc / m
     iscal[I_VSET] = 1
-    rf[RF_SIGMA0] = sigma0
-    ri[RI_SETUP] = 1
+    rec.rf[RF_SIGMA0] = sigma0
+    rec.ri[RI_SETUP] = 1
 
 
 @jit
-def add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri):
+def initial_phase(X, xi, net, rec, t):
+    """spec: The initial phase, 1-3: a new node; the diversity D (lambda); the threshold set-up at K = n_active."""
+    rec.ri[RI_CASE] = 0
+    add_node(X, xi, net, rec, t)
+    estimate_lambda(net, rec)
+    n_active = net.iscal[I_NACTIVE]
+    if n_active > 0 and net.iscal[I_K] == n_active:
+        threshold_setup(net, rec)
+
+
+# ------------------------------------------------------------------ the learning phase
+@jit
+def winner_search(X, xi, net, rec, buf):
+    """s1 and s2, the nodes of smallest CIM to x with the mean bandwidth (first index on ties).
+
+    spec: The learning phase, 1; the bandwidth is the mean of the nodes' sigma
+    over the nodes that have one [ref] (cached until a node or a sigma changes).
+    Returns ``(s1, v1, s2, v2)`` and writes them into the record.
+    """
+    iscal, fscal, ri, rf = net.iscal, net.fscal, rec.ri, rec.rf
     K = iscal[I_K]
-    for j in range(X.shape[1]):
-        Y[K, j] = X[xi, j]
-    M[K] = 1
-    sig[K] = math.nan
-    ids[K] = iscal[I_NEXTID]
-    iscal[I_NEXTID] += 1
-    stamp[K] = t
-    deg[K] = 0
-    iscal[I_K] = K + 1
-    iscal[I_SIG_STALE] = 1
-    ri[RI_NEWROW] = K
-    ri[RI_NEWID] = ids[K]
-    return K
+    if iscal[I_SIG_STALE] != 0:
+        fscal[F_MEANSIG] = mean_sigma(net.sig, K)
+        iscal[I_SIG_STALE] = 0
+    sigma = fscal[F_MEANSIG]
+    rf[RF_SIGMA] = sigma
+    s1, v1, s2, v2 = winners(X, xi, net.Y, K, sigma, buf.dist2, True)
+    ri[RI_S1] = s1
+    ri[RI_S2] = s2
+    ri[RI_S1ID] = net.ids[s1]
+    ri[RI_S2ID] = net.ids[s2]
+    rf[RF_V1] = v1
+    rf[RF_V2] = v2
+    return s1, v1, s2, v2
 
 
 @jit
-def step(
-    X,
-    xi,
-    Y,
-    M,
-    sig,
-    ids,
-    stamp,
-    deg,
-    nbr,
-    age,
-    R,
-    first,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    aged_ids,
-    aged_ages,
-    alpha_ids,
-    alpha_ages,
-    del_ids,
-    del_ages,
-    moved_ids,
-    moved_before,
-    moved_after,
-    swept_ids,
-    swept_pos,
-    labels,
-    dist2,
-    sortbuf,
-    track,
-):
-    """Learn the sample ``X[xi]``; see the module docstring and docs/cae-algorithm.md."""
+def case_one_new_node(X, xi, net, rec, t):
+    """Case I (V < V1): x becomes a new node whose sigma is the Silverman bandwidth of the active
+    node set taken after it joined the front of the recency list. spec: The learning phase, 2."""
+    rec.ri[RI_CASE] = 1
+    row = add_node(X, xi, net, rec, t)
+    K = net.iscal[I_K]
+    order = recency_order(net.stamp, K)
+    net.sig[row] = silverman(net.Y, order, min(K, net.iscal[I_NACTIVE]), X.shape[1])
+    rec.rf[RF_NEWSIGMA] = net.sig[row]
+
+
+@jit
+def winner_learns(X, xi, net, rec, s1, t):
+    """M_s1 += 1; y_s1 += (x - y_s1) / M_s1; s1 goes to the front of the recency list.
+
+    spec: The learning phase, 3.1 (Cases II and III). Records s1's move.
+    """
+    Y, M, moved_before, moved_after = net.Y, net.M, rec.moved_before, rec.moved_after
     d = X.shape[1]
-    t = iscal[I_T] + 1
-    iscal[I_T] = t
+    rec.moved_ids[0] = net.ids[s1]
+    for j in range(d):
+        moved_before[0, j] = Y[s1, j]
+    M[s1] += 1
+    for j in range(d):
+        Y[s1, j] += (X[xi, j] - Y[s1, j]) / M[s1]
+    net.stamp[s1] = t
+    for j in range(d):
+        moved_after[0, j] = Y[s1, j]
+    rec.ri[RI_NMOVED] = 1
+
+
+@jit
+def age_winner_edges(net, rec, s1):
+    """Every existing edge of s1 ages by 1 (on both sides). spec: The learning phase, 3.2."""
+    nbr, age, deg = net.nbr, net.age, net.deg
+    na = deg[s1]
+    for p in range(na):
+        b = nbr[s1, p]
+        age[s1, p] += 1
+        q = find_slot(nbr, deg, b, s1)
+        age[b, q] += 1
+        rec.aged_ids[p] = net.ids[b]
+        rec.aged_ages[p] = age[s1, p]
+    rec.ri[RI_NAGED] = na
+
+
+@jit
+def neighbours_learn(X, xi, net, rec, s1):
+    """Case III: every node that already is a neighbour of s1 moves, y_k += (x - y_k) / (10 M_k).
+
+    spec: The learning phase, 3.3, first half -- before the edge s1-s2 is made [ref].
+    """
+    Y, M, nbr, ri = net.Y, net.M, net.nbr, rec.ri
+    moved_before, moved_after = rec.moved_before, rec.moved_after
+    nmoved = ri[RI_NMOVED]
+    for p in range(net.deg[s1]):
+        b = nbr[s1, p]
+        rec.moved_ids[nmoved] = net.ids[b]
+        for j in range(X.shape[1]):
+            moved_before[nmoved, j] = Y[b, j]
+        nmoved += 1
+        for j in range(X.shape[1]):
+            Y[b, j] += (X[xi, j] - Y[b, j]) / (10.0 * M[b])
+            moved_after[nmoved - 1, j] = Y[b, j]
+    ri[RI_NMOVED] = nmoved
+
+
+@jit
+def link_winners(net, rec, s1, s2):
+    """Case III: the edge s1-s2 is created, or its age reset, with age 1.
+
+    spec: The learning phase, 3.3, second half -- after the neighbours moved, so
+    s2 moves only if it already was a neighbour [ref].
+    """
+    nbr, age, deg, iscal = net.nbr, net.age, net.deg, net.iscal
+    p = find_slot(nbr, deg, s1, s2)
+    if p >= 0:
+        age[s1, p] = 1
+        q = find_slot(nbr, deg, s2, s1)
+        age[s2, q] = 1
+        rec.ri[RI_EDGE] = 2
+    else:
+        iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
+        iscal[I_E] += 1
+        rec.ri[RI_EDGE] = 1
+
+
+@jit
+def sorted_ages(net, s1, srt):
+    """The ages of s1's edges, ascending, into ``srt`` (insertion sort: a node has few edges)."""
+    for p in range(net.deg[s1]):
+        v = float(net.age[s1, p])
+        q = p
+        while q > 0 and srt[q - 1] > v:
+            srt[q] = srt[q - 1]
+            q -= 1
+        srt[q] = v
+
+
+@jit
+def edge_age_limit(net, rec, buf, s1):
+    """a_max for the edges of s1: from Tukey's hinges of their ages, or CAEA's fixed value.
+
+    spec: The learning phase, 3.4 -- med = median(alpha); q1, q3 = medians of
+    the ages strictly below and strictly above med [ref: Tukey's hinges, not
+    percentiles]; a_thr = q3 + (q3 - q1); r = n_del / (n_del + |alpha|);
+    a_max = mean_del r + a_thr (1 - r). Infinite (nothing deleted) when either
+    set of ages is empty, unless a_max is fixed (CAEA).
+    """
+    rf, fixed = rec.rf, net.fscal[F_FIXED_AMAX]
+    n = net.deg[s1]
+    srt = buf.sortbuf
+    sorted_ages(net, s1, srt)
+    med = median_sorted(srt, n)
+    rf[RF_MEDIAN] = med
+    nlo = 0
+    while nlo < n and srt[nlo] < med:
+        nlo += 1
+    hi0 = n
+    while hi0 > 0 and srt[hi0 - 1] > med:
+        hi0 -= 1
+    nhi = n - hi0
+    if nlo == 0 or nhi == 0:
+        if not math.isnan(fixed):
+            rf[RF_AMAX] = fixed
+            return fixed
+        return math.inf
+    q1 = median_sorted(srt, nlo)
+    q3 = median_sorted(srt[hi0:n], nhi)
+    a_thr = q3 + (q3 - q1)
+    ndel = net.iscal[I_NDEL]
+    ratio = ndel / (ndel + n)
+    rf[RF_Q1] = q1
+    rf[RF_Q3] = q3
+    rf[RF_ATHR] = a_thr
+    rf[RF_RATIO] = ratio
+    if math.isnan(fixed):
+        a_max = net.fscal[F_MEANDEL] * ratio + a_thr * (1.0 - ratio)
+    else:
+        a_max = fixed
+    rf[RF_AMAX] = a_max
+    return a_max
+
+
+@jit
+def delete_edges_older_than(net, rec, s1, a_max):
+    """Every edge of s1 with age > a_max goes; n_del and the mean deleted age take them in.
+
+    spec: The learning phase, 3.4, last sentence: mean_del <- (n_del mean_del +
+    sum of the deleted ages) / (n_del + number deleted).
+    """
+    nbr, age, deg, iscal, fscal = net.nbr, net.age, net.deg, net.iscal, net.fscal
+    total = 0
+    nd = 0
+    p = 0
+    while p < deg[s1]:
+        if age[s1, p] > a_max:
+            b = nbr[s1, p]
+            rec.del_ids[nd] = net.ids[b]
+            rec.del_ages[nd] = age[s1, p]
+            total += age[s1, p]
+            nd += 1
+            q = find_slot(nbr, deg, b, s1)
+            remove_slot(nbr, age, deg, b, q)
+            remove_slot(nbr, age, deg, s1, p)
+        else:
+            p += 1
+    if nd > 0:
+        ndel = iscal[I_NDEL]
+        numer = ndel * fscal[F_MEANDEL] + total
+        iscal[I_NDEL] = ndel + nd
+        fscal[F_MEANDEL] = numer / (ndel + nd)
+        iscal[I_E] -= nd
+    rec.ri[RI_NDELETED] = nd
+
+
+@jit
+def delete_old_edges(net, rec, buf, s1):
+    """Edge deletion around s1 by the age statistics (Cases II and III). spec: The learning phase, 3.4."""
+    n = net.deg[s1]
+    rec.ri[RI_NALPHA] = n
+    for p in range(n):
+        rec.alpha_ids[p] = net.ids[net.nbr[s1, p]]
+        rec.alpha_ages[p] = net.age[s1, p]
+    if n == 0:
+        return
+    a_max = edge_age_limit(net, rec, buf, s1)
+    if a_max < math.inf:
+        delete_edges_older_than(net, rec, s1, a_max)
+
+
+# ------------------------------------------------------------------ after every sample
+@jit
+def sweep_due(net, t):
+    """t is a multiple of lambda and K > 1 (spec: After every sample)."""
+    lam = net.iscal[I_LAMBDA]
+    return lam > 0 and t % lam == 0 and net.iscal[I_K] > 1
+
+
+@jit
+def sweep_isolated_nodes(net, rec, buf):
+    """Every node without an edge is deleted; survivors keep their order (rows and recency).
+
+    spec: After every sample -- the isolated-node deletion, the noise filter. It
+    can bring K below n_active, which sends the next samples to the initial phase.
+    """
+    Y, deg, iscal = net.Y, net.deg, net.iscal
     K = iscal[I_K]
-    # -- reset the record
+    nsw = 0
+    for k in range(K):
+        if deg[k] == 0:
+            rec.swept_ids[nsw] = net.ids[k]
+            for j in range(Y.shape[1]):
+                rec.swept_pos[nsw, j] = Y[k, j]
+            nsw += 1
+    if nsw > 0:
+        isolated = np.empty(K, dtype=np.bool_)
+        for k in range(K):
+            isolated[k] = deg[k] == 0
+        labels = buf.labels
+        K = plan_compaction(isolated, K, labels)
+        n_old = iscal[I_K]
+        compact_rows(Y, labels, n_old)
+        compact_rows(net.M, labels, n_old)
+        compact_rows(net.sig, labels, n_old)
+        compact_rows(net.ids, labels, n_old)
+        compact_rows(net.stamp, labels, n_old)
+        compact_graph(net.nbr, net.age, deg, labels, n_old)
+        iscal[I_K] = K
+        iscal[I_SIG_STALE] = 1
+    rec.ri[RI_NSWEPT] = nsw
+
+
+# ------------------------------------------------------------------ one sample
+@jit
+def begin_step(net, rec):
+    """t <- t + 1 and a clean record; returns t."""
+    ri, rf = rec.ri, rec.rf
+    t = net.iscal[I_T] + 1
+    net.iscal[I_T] = t
     for i in range(ri.shape[0]):
         ri[i] = 0
     for i in range(rf.shape[0]):
@@ -476,200 +797,46 @@ def step(
     ri[RI_S1ID] = -1
     ri[RI_S2ID] = -1
     ri[RI_NCLUSTERS] = -1
-    rf[RF_MEANDEL_BEFORE] = fscal[F_MEANDEL]
+    rf[RF_MEANDEL_BEFORE] = net.fscal[F_MEANDEL]
+    return t
 
-    # -- sigma_init from the first N_INIT samples of the stream [ref]
-    if iscal[I_NFIRST] < N_INIT:
-        nf = iscal[I_NFIRST]
-        for j in range(d):
-            first[nf, j] = X[xi, j]
-        iscal[I_NFIRST] = nf + 1
-        if nf + 1 == N_INIT:
-            rows = np.arange(N_INIT)
-            fscal[F_SIGINIT] = silverman(first, rows, N_INIT, d)
 
-    n_active = iscal[I_NACTIVE]
-    initial = iscal[I_VSET] == 0 or K < n_active
-    if initial:
-        ri[RI_CASE] = 0
-        add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
-        K = K + 1
-        if iscal[I_VSET] == 0 and iscal[I_FIXED_LAMBDA] == 0 and iscal[I_NACTIVE] == 0:
-            # diversity D = det(exp(R)) over the nodes so far; R_kl = 1 - CIM(y_k, y_l, sigma_init)
-            s0 = fscal[F_SIGINIT]
-            if not math.isnan(s0):
-                D = diversity(Y, K, s0, R, iscal, fscal)
-                rf[RF_D] = D
-                if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
-                    iscal[I_NACTIVE] = K
-                    iscal[I_LAMBDA] = 2 * K
-                    ri[RI_LAMFIXED] = 1
-        n_active = iscal[I_NACTIVE]
-        if n_active > 0 and K == n_active:
-            threshold_setup(Y, sig, stamp, K, n_active, d, fscal, iscal, rf, ri)
-    else:
-        V = fscal[F_V]
-        if iscal[I_SIG_STALE] != 0:
-            fscal[F_MEANSIG] = mean_sigma(sig, K)
-            iscal[I_SIG_STALE] = 0
-        sigma = fscal[F_MEANSIG]
-        rf[RF_SIGMA] = sigma
-        s1, v1, s2, v2 = winners(X, xi, Y, K, sigma, dist2, True)
-        ri[RI_S1] = s1
-        ri[RI_S2] = s2
-        ri[RI_S1ID] = ids[s1]
-        ri[RI_S2ID] = ids[s2]
-        rf[RF_V1] = v1
-        rf[RF_V2] = v2
-        if V < v1:  # Case I: a new node
-            ri[RI_CASE] = 1
-            row = add_node(X, xi, Y, M, sig, ids, stamp, deg, iscal, t, ri)
-            K = K + 1
-            order = recency_order(stamp, K)
-            sig[row] = silverman(Y, order, min(K, n_active), d)
-            rf[RF_NEWSIGMA] = sig[row]
-        else:
-            case3 = v2 <= V
-            ri[RI_CASE] = 3 if case3 else 2
-            # winner update
-            moved_ids[0] = ids[s1]
-            for j in range(d):
-                moved_before[0, j] = Y[s1, j]
-            nmoved = 1
-            M[s1] += 1
-            for j in range(d):
-                Y[s1, j] += (X[xi, j] - Y[s1, j]) / M[s1]
-            stamp[s1] = t
-            for j in range(d):
-                moved_after[0, j] = Y[s1, j]
-            # age every edge of s1
-            na = deg[s1]
-            for p in range(na):
-                b = nbr[s1, p]
-                age[s1, p] += 1
-                q = find_slot(nbr, deg, b, s1)
-                age[b, q] += 1
-                aged_ids[p] = ids[b]
-                aged_ages[p] = age[s1, p]
-            ri[RI_NAGED] = na
-            if case3:
-                for p in range(deg[s1]):
-                    b = nbr[s1, p]
-                    moved_ids[nmoved] = ids[b]
-                    for j in range(d):
-                        moved_before[nmoved, j] = Y[b, j]
-                    nmoved += 1
-                    for j in range(d):
-                        Y[b, j] += (X[xi, j] - Y[b, j]) / (10.0 * M[b])
-                        moved_after[nmoved - 1, j] = Y[b, j]
-                p = find_slot(nbr, deg, s1, s2)
-                if p >= 0:
-                    age[s1, p] = 1
-                    q = find_slot(nbr, deg, s2, s1)
-                    age[s2, q] = 1
-                    ri[RI_EDGE] = 2
-                else:
-                    iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
-                    iscal[I_E] += 1
-                    ri[RI_EDGE] = 1
-            ri[RI_NMOVED] = nmoved
-            # edge deletion around s1 (Tukey's hinges [ref])
-            n = deg[s1]
-            ri[RI_NALPHA] = n
-            for p in range(n):
-                alpha_ids[p] = ids[nbr[s1, p]]
-                alpha_ages[p] = age[s1, p]
-            if n > 0:
-                srt = sortbuf
-                for p in range(n):  # insertion sort: a node has few edges
-                    v = float(age[s1, p])
-                    q = p
-                    while q > 0 and srt[q - 1] > v:
-                        srt[q] = srt[q - 1]
-                        q -= 1
-                    srt[q] = v
-                med = median_sorted(srt, n)
-                rf[RF_MEDIAN] = med
-                nlo = 0
-                while nlo < n and srt[nlo] < med:
-                    nlo += 1
-                hi0 = n
-                while hi0 > 0 and srt[hi0 - 1] > med:
-                    hi0 -= 1
-                nhi = n - hi0
-                if nlo > 0 and nhi > 0:
-                    q1 = median_sorted(srt, nlo)
-                    q3 = median_sorted(srt[hi0:n], nhi)
-                    a_thr = q3 + (q3 - q1)
-                    ndel = iscal[I_NDEL]
-                    ratio = ndel / (ndel + n)
-                    rf[RF_Q1] = q1
-                    rf[RF_Q3] = q3
-                    rf[RF_ATHR] = a_thr
-                    rf[RF_RATIO] = ratio
-                    if math.isnan(fscal[F_FIXED_AMAX]):
-                        a_max = fscal[F_MEANDEL] * ratio + a_thr * (1.0 - ratio)
-                    else:
-                        a_max = fscal[F_FIXED_AMAX]
-                    rf[RF_AMAX] = a_max
-                elif not math.isnan(fscal[F_FIXED_AMAX]):
-                    a_max = fscal[F_FIXED_AMAX]
-                    rf[RF_AMAX] = a_max
-                else:
-                    a_max = math.inf
-                if a_max < math.inf:
-                    total = 0
-                    nd = 0
-                    p = 0
-                    while p < deg[s1]:
-                        if age[s1, p] > a_max:
-                            b = nbr[s1, p]
-                            del_ids[nd] = ids[b]
-                            del_ages[nd] = age[s1, p]
-                            total += age[s1, p]
-                            nd += 1
-                            q = find_slot(nbr, deg, b, s1)
-                            remove_slot(nbr, age, deg, b, q)
-                            remove_slot(nbr, age, deg, s1, p)
-                        else:
-                            p += 1
-                    if nd > 0:
-                        ndel = iscal[I_NDEL]
-                        numer = ndel * fscal[F_MEANDEL] + total
-                        iscal[I_NDEL] = ndel + nd
-                        fscal[F_MEANDEL] = numer / (ndel + nd)
-                        iscal[I_E] -= nd
-                    ri[RI_NDELETED] = nd
-
-    # -- isolated-node deletion every lambda samples
-    lam = iscal[I_LAMBDA]
-    if lam > 0 and t % lam == 0 and K > 1:
-        nsw = 0
-        for k in range(K):
-            if deg[k] == 0:
-                swept_ids[nsw] = ids[k]
-                for j in range(d):
-                    swept_pos[nsw, j] = Y[k, j]
-                nsw += 1
-        if nsw > 0:
-            isolated = np.empty(K, dtype=np.bool_)
-            for k in range(K):
-                isolated[k] = deg[k] == 0
-            K = plan_compaction(isolated, K, labels)
-            n_old = iscal[I_K]
-            compact_rows(Y, labels, n_old)
-            compact_rows(M, labels, n_old)
-            compact_rows(sig, labels, n_old)
-            compact_rows(ids, labels, n_old)
-            compact_rows(stamp, labels, n_old)
-            compact_graph(nbr, age, deg, labels, n_old)
-            iscal[I_K] = K
-            iscal[I_SIG_STALE] = 1
-        ri[RI_NSWEPT] = nsw
-
-    rf[RF_THRESHOLD] = fscal[F_V]
+@jit
+def finish_record(net, rec, buf, track):
+    """V after the step, and (when tracking) the number of clusters."""
+    rec.rf[RF_THRESHOLD] = net.fscal[F_V]
     if track:
-        ri[RI_NCLUSTERS] = components(nbr, deg, K, labels)
+        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
+
+
+@jit
+def step(X, xi, net, rec, buf, track):
+    """Learn the sample ``X[xi]``: the spec's outline, one named step each.
+
+    ``net``, ``rec`` and ``buf`` are the :data:`Net`, :data:`Rec` and
+    :data:`Buf` tuples of arrays; everything is updated in place.
+    """
+    t = begin_step(net, rec)
+    keep_first_samples(X, xi, net)  # sigma_init from the first 10 samples [ref]
+    if in_initial_phase(net):  # V never set, or K < n_active
+        initial_phase(X, xi, net, rec, t)
+    else:  # the learning phase
+        s1, v1, s2, v2 = winner_search(X, xi, net, rec, buf)  # 1. s1, s2 by CIM with the mean sigma
+        V = net.fscal[F_V]
+        if V < v1:  # 2. Case I: a new node
+            case_one_new_node(X, xi, net, rec, t)
+        else:  # 3. Case II (V1 <= V < V2) and Case III (V2 <= V)
+            case3 = v2 <= V
+            rec.ri[RI_CASE] = 3 if case3 else 2
+            winner_learns(X, xi, net, rec, s1, t)  # 3.1
+            age_winner_edges(net, rec, s1)  # 3.2
+            if case3:  # 3.3: the neighbours move, then s1-s2 is linked [ref]
+                neighbours_learn(X, xi, net, rec, s1)
+                link_winners(net, rec, s1, s2)
+            delete_old_edges(net, rec, buf, s1)  # 3.4: Tukey's hinges, a_max [ref]
+    if sweep_due(net, t):  # after every sample: every lambda samples
+        sweep_isolated_nodes(net, rec, buf)
+    finish_record(net, rec, buf, track)
     return 0
 
 
@@ -715,6 +882,23 @@ def run(
     calls again from there. When ``trace`` has rows, row ``i`` receives the
     summary of step ``i`` (columns ``TRACE_COLUMNS``; needs ``track``).
     """
+    net = Net(Y, M, sig, ids, stamp, deg, nbr, age, R, first, iscal, fscal)
+    rec = Rec(
+        ri,
+        rf,
+        aged_ids,
+        aged_ages,
+        alpha_ids,
+        alpha_ages,
+        del_ids,
+        del_ages,
+        moved_ids,
+        moved_before,
+        moved_after,
+        swept_ids,
+        swept_pos,
+    )
+    buf = Buf(labels, dist2, sortbuf)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
@@ -723,39 +907,7 @@ def run(
             return i
         if iscal[I_VSET] == 0 and K + 1 > R.shape[0] and iscal[I_FIXED_LAMBDA] == 0:
             return i
-        step(
-            X,
-            i,
-            Y,
-            M,
-            sig,
-            ids,
-            stamp,
-            deg,
-            nbr,
-            age,
-            R,
-            first,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            aged_ids,
-            aged_ages,
-            alpha_ids,
-            alpha_ages,
-            del_ids,
-            del_ages,
-            moved_ids,
-            moved_before,
-            moved_after,
-            swept_ids,
-            swept_pos,
-            labels,
-            dist2,
-            sortbuf,
-            track,
-        )
+        step(X, i, net, rec, buf, track)
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE

@@ -8,7 +8,12 @@ deletion after every sample, component-statistics edge deletion) or
 ``MODE_LEGACY`` (``'node', 0, 'edge', 0``: isolated nodes deleted every λ
 samples, edges older than a_max deleted). Linking (the trust-based SOINN+
 rule) is the same in both modes, as in the reference. What the step does, and
-every place it differs from the reference, is in docs/baselines/soinn_plus.md.
+every place it differs from the reference, is in docs/baselines/soinn_plus.md. :func:`step` is the reference's
+``inputSignal``, with a function for each of the methods it calls
+(:func:`find_winners`, :func:`edge_flag`, :func:`add_edge`,
+:func:`increment_edge_ages`, the ``deleteOldEdges_*`` and ``deleteNoiseNodes_*``
+handlers, :func:`update_winner_and_adjacent`); :func:`run` bundles the arrays
+into the named tuples :data:`Net`, :data:`Rec` and :data:`Buf`.
 
 Conventions: plain loops over preallocated arrays (numba-compiled through
 :func:`cae._jit.jit`, or plain Python, bit-identically); nodes in rows
@@ -20,6 +25,7 @@ SQUARED Euclidean distances, summed over features in order.
 """
 
 import math
+from collections import namedtuple
 
 from .._graph import (
     compact_graph,
@@ -293,43 +299,55 @@ def similarity_threshold(Y, K, k, deg, nbr):
     return best
 
 
+# ------------------------------------------------------------------ the arrays a step works on
+#: The network: what the model file keeps.
+Net = namedtuple("Net", "Y M win_ts born ids deg nbr age iscal fscal")
+#: What one step did: the scalars ``ri``/``rf``, the deleted edges (neighbour id, age) and nodes.
+Rec = namedtuple("Rec", "ri rf del_ids del_rec_ages swept_ids swept_pos")
+#: Scratch space.
+Buf = namedtuple("Buf", "del_rows del_ages dmask newrow dist2 ubuf ebuf stack mark labels")
+
+
 # ---------------------------------------------------------------- graph edits
 @jit
-def add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri):
+def add_node(X, xi, net, rec, t):
+    """addNode: x becomes a node with winningTimes 1 and both time stamps t."""
+    iscal = net.iscal
     K = iscal[I_K]
     for j in range(X.shape[1]):
-        Y[K, j] = X[xi, j]
-    M[K] = 1
-    win_ts[K] = t
-    born[K] = t
-    ids[K] = iscal[I_NEXTID]
+        net.Y[K, j] = X[xi, j]
+    net.M[K] = 1
+    net.win_ts[K] = t
+    net.born[K] = t
+    net.ids[K] = iscal[I_NEXTID]
     iscal[I_NEXTID] += 1
-    deg[K] = 0
+    net.deg[K] = 0
     iscal[I_K] = K + 1
-    ri[RI_NEWROW] = K
-    ri[RI_NEWID] = ids[K]
+    rec.ri[RI_NEWROW] = K
+    rec.ri[RI_NEWID] = net.ids[K]
     return K
 
 
 @jit
-def delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos):
-    """Delete the rows with ``dmask`` set (compacting, order kept) and record them."""
+def delete_marked(net, rec, buf):
+    """Delete the rows with ``buf.dmask`` set (compacting, order kept) and record them."""
+    Y, ids, iscal, ri, dmask, newrow = net.Y, net.ids, net.iscal, rec.ri, buf.dmask, buf.newrow
     K = iscal[I_K]
     nsw = ri[RI_NSWEPT]
     for k in range(K):
         if dmask[k]:
-            swept_ids[nsw] = ids[k]
+            rec.swept_ids[nsw] = ids[k]
             for j in range(Y.shape[1]):
-                swept_pos[nsw, j] = Y[k, j]
+                rec.swept_pos[nsw, j] = Y[k, j]
             nsw += 1
     ri[RI_NSWEPT] = nsw
     n_new = plan_compaction(dmask, K, newrow)
     compact_rows(Y, newrow, K)
-    compact_rows(M, newrow, K)
-    compact_rows(win_ts, newrow, K)
-    compact_rows(born, newrow, K)
+    compact_rows(net.M, newrow, K)
+    compact_rows(net.win_ts, newrow, K)
+    compact_rows(net.born, newrow, K)
     compact_rows(ids, newrow, K)
-    dropped = compact_graph(nbr, age, deg, newrow, K)
+    dropped = compact_graph(net.nbr, net.age, net.deg, newrow, K)
     iscal[I_E] -= dropped // 2
     iscal[I_K] = n_new
     return n_new
@@ -375,33 +393,13 @@ def queue_deletion(del_rows, del_ages, nd, row, a):
 
 
 @jit
-def remove_winner_edges(
-    s1,
-    nd,
-    del_rows,
-    del_ages,
-    Y,
-    M,
-    win_ts,
-    born,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    ri,
-    del_ids,
-    del_rec_ages,
-    dmask,
-    newrow,
-    swept_ids,
-    swept_pos,
-):
-    """Delete s1's edges to ``del_rows[:nd]``; delete the neighbours left without edges.
+def remove_winner_edges(net, rec, buf, s1, nd):
+    """Delete s1's edges to ``buf.del_rows[:nd]``; delete the neighbours left without edges.
 
     Returns s1's row after the deletion. ``nodeDeleted`` grows by the SUM of
     the deleted rows' 1-based indices [ref].
     """
+    deg, iscal, dmask, ri = net.deg, net.iscal, buf.dmask, rec.ri
     K = iscal[I_K]
     for k in range(K):
         dmask[k] = False
@@ -409,10 +407,10 @@ def remove_winner_edges(
     idx_sum = 0
     below = 0
     for i in range(nd):
-        b = del_rows[i]
-        del_ids[i] = ids[b]
-        del_rec_ages[i] = del_ages[i]
-        disconnect(nbr, age, deg, s1, b)
+        b = buf.del_rows[i]
+        rec.del_ids[i] = net.ids[b]
+        rec.del_rec_ages[i] = buf.del_ages[i]
+        disconnect(net.nbr, net.age, deg, s1, b)
         if deg[b] == 0:
             dmask[b] = True
             n_nodes += 1
@@ -422,7 +420,7 @@ def remove_winner_edges(
     iscal[I_E] -= nd
     ri[RI_NDELETED] = nd
     if n_nodes > 0:
-        delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
+        delete_marked(net, rec, buf)
         iscal[I_NODEDEL] += idx_sum
         ri[RI_NSWEPT_EDGE] = n_nodes
     return s1 - below
@@ -430,38 +428,15 @@ def remove_winner_edges(
 
 # ------------------------------------------------------------- the handlers
 @jit
-def delete_old_edges_plus(
-    s1,
-    Y,
-    M,
-    win_ts,
-    born,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    del_rows,
-    del_ages,
-    del_ids,
-    del_rec_ages,
-    dmask,
-    newrow,
-    swept_ids,
-    swept_pos,
-    ebuf,
-    stack,
-    mark,
-):
+def delete_old_edges_plus(net, rec, buf, s1):
     """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
+    deg, nbr, age, iscal, fscal, ri, rf = net.deg, net.nbr, net.age, net.iscal, net.fscal, rec.ri, rec.rf
     if deg[s1] == 0:
         # the component has no edge: prctile and iqr of nothing are NaN, nothing is deleted
         ri[RI_NCOMP] = 0
         return s1
-    ne = component_edge_ages(nbr, deg, age, s1, stack, mark, ebuf)
+    ebuf = buf.ebuf
+    ne = component_edge_ages(nbr, deg, age, s1, buf.stack, buf.mark, ebuf)
     ri[RI_NCOMP] = ne
     p75 = prctile(ebuf, ne, 75.0)
     p25 = prctile(ebuf, ne, 25.0)
@@ -481,99 +456,47 @@ def delete_old_edges_plus(
     total = 0
     for p in range(deg[s1]):
         if age[s1, p] > del_th:
-            queue_deletion(del_rows, del_ages, nd, nbr[s1, p], age[s1, p])
+            queue_deletion(buf.del_rows, buf.del_ages, nd, nbr[s1, p], age[s1, p])
             total += age[s1, p]
             nd += 1
     if nd == 0:
         return s1
     fscal[F_EDGE_AVG] = (ed * fscal[F_EDGE_AVG] + total) / (ed + nd)
     iscal[I_EDGEDEL] = ed + nd
-    return remove_winner_edges(
-        s1,
-        nd,
-        del_rows,
-        del_ages,
-        Y,
-        M,
-        win_ts,
-        born,
-        ids,
-        deg,
-        nbr,
-        age,
-        iscal,
-        ri,
-        del_ids,
-        del_rec_ages,
-        dmask,
-        newrow,
-        swept_ids,
-        swept_pos,
-    )
+    return remove_winner_edges(net, rec, buf, s1, nd)
 
 
 @jit
-def delete_old_edges_original(
-    s1,
-    Y,
-    M,
-    win_ts,
-    born,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    del_rows,
-    del_ages,
-    del_ids,
-    del_rec_ages,
-    dmask,
-    newrow,
-    swept_ids,
-    swept_pos,
-):
+def delete_old_edges_original(net, rec, buf, s1):
     """deleteOldEdges_Original: s1's edges whose value exceeds a_max + 1 ("1 expresses an edge")."""
-    limit = fscal[F_AMAX] + 1.0
+    limit = net.fscal[F_AMAX] + 1.0
     nd = 0
-    for p in range(deg[s1]):
-        if age[s1, p] > limit:
-            queue_deletion(del_rows, del_ages, nd, nbr[s1, p], age[s1, p])
+    for p in range(net.deg[s1]):
+        if net.age[s1, p] > limit:
+            queue_deletion(buf.del_rows, buf.del_ages, nd, net.nbr[s1, p], net.age[s1, p])
             nd += 1
     if nd == 0:
         return s1
-    iscal[I_EDGEDEL] += nd
-    return remove_winner_edges(
-        s1,
-        nd,
-        del_rows,
-        del_ages,
-        Y,
-        M,
-        win_ts,
-        born,
-        ids,
-        deg,
-        nbr,
-        age,
-        iscal,
-        ri,
-        del_ids,
-        del_rec_ages,
-        dmask,
-        newrow,
-        swept_ids,
-        swept_pos,
-    )
+    net.iscal[I_EDGEDEL] += nd
+    return remove_winner_edges(net, rec, buf, s1, nd)
 
 
 @jit
-def delete_noise_nodes_plus(
-    t, Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal, ri, rf, dmask, newrow, swept_ids, swept_pos, ubuf, track
-):
-    """deleteNoiseNodes_Plus: isolated nodes whose unutility exceeds a threshold."""
+def unutility_threshold(net, rec, buf, t, track):
+    """deleteNoiseNodes_Plus's threshold on the unutility UT = (t - winTS) / winningTimes: the
+    median of the non-isolated nodes' UT plus 2/3 of isoutlier's reach above it, blended with the
+    deleted nodes' mean UT and scaled by (1 - the noise level). Returns ``(go, threshold)``; ``go`` is
+    False when no node can go (the threshold is then computed only when tracking)."""
+    deg, win_ts, M, iscal, fscal, ri, rf, ubuf = (
+        net.deg,
+        net.win_ts,
+        net.M,
+        net.iscal,
+        net.fscal,
+        rec.ri,
+        rec.rf,
+        buf.ubuf,
+    )
     K = iscal[I_K]
     n_iso = 0
     n_data = 0
@@ -590,7 +513,7 @@ def delete_noise_nodes_plus(
     ri[RI_NODE_DEL] = 1
     ri[RI_NISO] = n_iso
     if n_iso == 0 and not track:
-        return  # nothing can be deleted, and the state does not depend on the threshold
+        return False, math.nan  # nothing can be deleted, and the state does not depend on the threshold
     nd = iscal[I_NODEDEL]
     ratio = nd / (nd + n_data) if nd + n_data > 0 else math.nan
     noise_lv = n_iso / K
@@ -601,7 +524,7 @@ def delete_noise_nodes_plus(
         # and rounding is monotone), so when no isolated node's UT exceeds that,
         # nothing is deleted and the MAD is not needed.
         if top <= fscal[F_NODE_TH] * ratio + center * (1.0 - ratio) * (1.0 - noise_lv):
-            return
+            return False, math.nan
     for i in range(n_data):
         ubuf[i] = abs(ubuf[i] - center)
     amad = MAD_FACTOR * median(ubuf, n_data)
@@ -614,12 +537,21 @@ def delete_noise_nodes_plus(
     rf[RF_NODE_RATIO] = ratio
     rf[RF_NOISE_LV] = noise_lv
     rf[RF_NODE_DEL_TH] = del_th
-    if n_iso == 0:
+    return n_iso > 0, del_th
+
+
+@jit
+def delete_noise_nodes_plus(net, rec, buf, t, track):
+    """deleteNoiseNodes_Plus: isolated nodes whose unutility exceeds a threshold."""
+    go, del_th = unutility_threshold(net, rec, buf, t, track)
+    if not go:
         return
+    deg, win_ts, M, iscal, fscal, dmask = net.deg, net.win_ts, net.M, net.iscal, net.fscal, buf.dmask
+    nd = iscal[I_NODEDEL]
     cnt = 0
     sum_it = 0
     sum_ut = 0.0
-    for k in range(K):
+    for k in range(iscal[I_K]):
         it = t - win_ts[k]
         ut = it / M[k]
         hit = deg[k] < 1 and ut > del_th
@@ -632,109 +564,67 @@ def delete_noise_nodes_plus(
         return
     fscal[F_NODE_IDLE] = (nd * fscal[F_NODE_IDLE] + sum_it) / (nd + cnt)
     fscal[F_NODE_TH] = (nd * fscal[F_NODE_TH] + sum_ut) / (nd + cnt)
-    delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
+    delete_marked(net, rec, buf)
     iscal[I_NODEDEL] = nd + cnt
 
 
 @jit
-def delete_noise_nodes_original(Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids, swept_pos):
+def delete_noise_nodes_original(net, rec, buf):
     """deleteNoiseNodes_Original: every node without an edge (all of them, if need be)."""
-    K = iscal[I_K]
+    K = net.iscal[I_K]
+    dmask = buf.dmask
     cnt = 0
     for k in range(K):
-        dmask[k] = deg[k] < 1
+        dmask[k] = net.deg[k] < 1
         if dmask[k]:
             cnt += 1
-    ri[RI_NODE_DEL] = 1
-    ri[RI_NISO] = cnt
+    rec.ri[RI_NODE_DEL] = 1
+    rec.ri[RI_NISO] = cnt
     if cnt > 0:
-        delete_marked(dmask, newrow, Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, swept_ids, swept_pos)
-        iscal[I_NODEDEL] += cnt
+        delete_marked(net, rec, buf)
+        net.iscal[I_NODEDEL] += cnt
 
 
-# ------------------------------------------------------------------ the step
+# ------------------------------------------------------------------ the step's parts
 @jit
-def step(
-    X,
-    xi,
-    Y,
-    M,
-    win_ts,
-    born,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    del_rows,
-    del_ages,
-    del_ids,
-    del_rec_ages,
-    swept_ids,
-    swept_pos,
-    dmask,
-    newrow,
-    dist2,
-    ubuf,
-    ebuf,
-    stack,
-    mark,
-    labels,
-    track,
-):
-    """Learn the sample ``X[xi]`` (inputSignal)."""
-    d = X.shape[1]
-    t = iscal[I_T] + 1
-    iscal[I_T] = t
-    K = iscal[I_K]
-    for i in range(ri.shape[0]):
-        ri[i] = 0
-    for i in range(rf.shape[0]):
-        rf[i] = math.nan
-    ri[RI_S1] = -1
-    ri[RI_S2] = -1
-    ri[RI_S1ID] = -1
-    ri[RI_S2ID] = -1
-    ri[RI_NEWROW] = -1
-    ri[RI_NEWID] = -1
-    ri[RI_LINK] = -1
-    ri[RI_NCLUSTERS] = -1
-    ri[RI_NCOMP] = -1
-    ri[RI_NISO] = -1
+def find_winners(X, xi, net, rec, buf):
+    """findNearestNodes(2, signal) and calculateSimiralityThresholds(winner).
 
-    if K < N_INIT:  # initialisation: a node, unconditionally, and nothing else
-        ri[RI_CASE] = 0
-        add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
-        if track:
-            ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
-        return 0
-
-    s1, s2 = winners(X, xi, Y, K, dist2)
-    d1 = dist2[s1]
-    d2 = dist2[s2]
-    th1 = similarity_threshold(Y, K, s1, deg, nbr)
-    th2 = similarity_threshold(Y, K, s2, deg, nbr)
+    Returns ``(s1, s2, d1, d2, T1, T2)``: the winners, their squared distances to x and their thresholds.
+    """
+    ri, rf = rec.ri, rec.rf
+    K = net.iscal[I_K]
+    s1, s2 = winners(X, xi, net.Y, K, buf.dist2)
+    th1 = similarity_threshold(net.Y, K, s1, net.deg, net.nbr)
+    th2 = similarity_threshold(net.Y, K, s2, net.deg, net.nbr)
     ri[RI_S1] = s1
     ri[RI_S2] = s2
-    ri[RI_S1ID] = ids[s1]
-    ri[RI_S2ID] = ids[s2]
+    ri[RI_S1ID] = net.ids[s1]
+    ri[RI_S2ID] = net.ids[s2]
+    d1 = buf.dist2[s1]
+    d2 = buf.dist2[s2]
     rf[RF_D1] = d1
     rf[RF_D2] = d2
     rf[RF_TH1] = th1
     rf[RF_TH2] = th2
+    return s1, s2, d1, d2, th1, th2
 
-    # eFlag: link the winners? (the trust-based SOINN+ rule, in both modes)
+
+@jit
+def edge_flag(net, rec, s1, s2, th1, th2):
+    """eFlag: link the winners? Unconditionally while a running variance is 0; else when
+    sqrt(T_i) (1 - trust_i) < runThMean_i + paramC sqrt(runThVariance_i / linkCreated) for either
+    winner, trust_i = winningTimes_i / the largest winningTimes of a node with an edge (the
+    trust-based SOINN+ rule, in both modes)."""
+    fscal, rf, M, deg = net.fscal, rec.rf, net.M, net.deg
     link = True
     if fscal[F_VAR1] != 0.0 and fscal[F_VAR2] != 0.0:
         max_m = 0
-        for k in range(K):
+        for k in range(net.iscal[I_K]):
             if deg[k] >= 1 and M[k] > max_m:
                 max_m = M[k]
         if max_m > 0:  # [fix] no node has an edge: the reference's max([]) fails; link
-            n = iscal[I_LINKS]
+            n = net.iscal[I_LINKS]
             c1 = PARAM_C * math.sqrt(fscal[F_VAR1] / n)
             c2 = PARAM_C * math.sqrt(fscal[F_VAR2] / n)
             trust1 = M[s1] / max_m
@@ -750,133 +640,122 @@ def step(
             rf[RF_LINKV2] = lv2
             rf[RF_LINKTH1] = lt1
             rf[RF_LINKTH2] = lt2
-    ri[RI_LINK] = 1 if link else 0
+    rec.ri[RI_LINK] = 1 if link else 0
+    return link
 
-    if d1 > th1 or d2 > th2:  # a new node
-        ri[RI_CASE] = 1
-        add_node(X, xi, Y, M, win_ts, born, ids, deg, iscal, t, ri)
-        K = K + 1
-    else:
-        ri[RI_CASE] = 2
-        if link:
-            p = find_slot(nbr, deg, s1, s2)
-            if p >= 0:
-                # addEdge's isNew is true when the edge ALREADY existed [ref]: only then
-                # are linkCreated and the running mean/variance of sqrt(T) updated
-                age[s1, p] = 1
-                age[s2, find_slot(nbr, deg, s2, s1)] = 1
-                ri[RI_EDGE] = 2
-                n = iscal[I_LINKS] + 1
-                iscal[I_LINKS] = n
-                r1 = math.sqrt(th1)
-                r2 = math.sqrt(th2)
-                pre1 = fscal[F_MEAN1]
-                pre2 = fscal[F_MEAN2]
-                fscal[F_MEAN1] = pre1 + (r1 - pre1) / n
-                fscal[F_MEAN2] = pre2 + (r2 - pre2) / n
-                fscal[F_VAR1] = fscal[F_VAR1] + (r1 - pre1) * (r1 - fscal[F_MEAN1])
-                fscal[F_VAR2] = fscal[F_VAR2] + (r2 - pre2) * (r2 - fscal[F_MEAN2])
-                ri[RI_STATS] = 1
-            else:
-                iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
-                iscal[I_E] += 1
-                ri[RI_EDGE] = 1
-        # age every edge of s1 (the one just made or reset included)
-        for p in range(deg[s1]):
-            b = nbr[s1, p]
-            age[s1, p] += 1
-            age[b, find_slot(nbr, deg, b, s1)] += 1
-        if iscal[I_MODE] == MODE_PLUS:
-            s1 = delete_old_edges_plus(
-                s1,
-                Y,
-                M,
-                win_ts,
-                born,
-                ids,
-                deg,
-                nbr,
-                age,
-                iscal,
-                fscal,
-                ri,
-                rf,
-                del_rows,
-                del_ages,
-                del_ids,
-                del_rec_ages,
-                dmask,
-                newrow,
-                swept_ids,
-                swept_pos,
-                ebuf,
-                stack,
-                mark,
-            )
-        else:
-            s1 = delete_old_edges_original(
-                s1,
-                Y,
-                M,
-                win_ts,
-                born,
-                ids,
-                deg,
-                nbr,
-                age,
-                iscal,
-                fscal,
-                ri,
-                del_rows,
-                del_ages,
-                del_ids,
-                del_rec_ages,
-                dmask,
-                newrow,
-                swept_ids,
-                swept_pos,
-            )
-        K = iscal[I_K]
-        # the winner moves by 1/M, then its neighbours by 1/(100 M_neighbour)
-        M[s1] += 1
+
+@jit
+def add_edge(net, rec, s1, s2, th1, th2):
+    """addEdge, and the running mean/variance of sqrt(T) when its ``isNew`` is true -- which it is
+    when the edge ALREADY existed [ref]: only then are linkCreated and the statistics updated."""
+    nbr, deg, age, iscal, fscal, ri = net.nbr, net.deg, net.age, net.iscal, net.fscal, rec.ri
+    p = find_slot(nbr, deg, s1, s2)
+    if p < 0:
+        iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
+        iscal[I_E] += 1
+        ri[RI_EDGE] = 1
+        return
+    age[s1, p] = 1
+    age[s2, find_slot(nbr, deg, s2, s1)] = 1
+    ri[RI_EDGE] = 2
+    n = iscal[I_LINKS] + 1
+    iscal[I_LINKS] = n
+    r1 = math.sqrt(th1)
+    r2 = math.sqrt(th2)
+    pre1 = fscal[F_MEAN1]
+    pre2 = fscal[F_MEAN2]
+    fscal[F_MEAN1] = pre1 + (r1 - pre1) / n
+    fscal[F_MEAN2] = pre2 + (r2 - pre2) / n
+    fscal[F_VAR1] = fscal[F_VAR1] + (r1 - pre1) * (r1 - fscal[F_MEAN1])
+    fscal[F_VAR2] = fscal[F_VAR2] + (r2 - pre2) * (r2 - fscal[F_MEAN2])
+    ri[RI_STATS] = 1
+
+
+@jit
+def increment_edge_ages(net, s1):
+    """incrementEdgeAges: every edge of s1 (the one just made or reset included) ages by 1."""
+    nbr, age, deg = net.nbr, net.age, net.deg
+    for p in range(deg[s1]):
+        b = nbr[s1, p]
+        age[s1, p] += 1
+        age[b, find_slot(nbr, deg, b, s1)] += 1
+
+
+@jit
+def update_winner_and_adjacent(X, xi, net, s1, t):
+    """updateWinner (by 1/winningTimes, after its increment; winTS = t), then updateAdjacentNodes
+    (each neighbour by 1/(100 winningTimes_neighbour))."""
+    Y, M = net.Y, net.M
+    d = X.shape[1]
+    M[s1] += 1
+    for j in range(d):
+        Y[s1, j] = Y[s1, j] + (X[xi, j] - Y[s1, j]) / M[s1]
+    net.win_ts[s1] = t
+    for p in range(net.deg[s1]):
+        b = net.nbr[s1, p]
+        scale = 100.0 * M[b]
         for j in range(d):
-            Y[s1, j] = Y[s1, j] + (X[xi, j] - Y[s1, j]) / M[s1]
-        win_ts[s1] = t
-        for p in range(deg[s1]):
-            b = nbr[s1, p]
-            scale = 100.0 * M[b]
-            for j in range(d):
-                Y[b, j] = Y[b, j] + (X[xi, j] - Y[b, j]) / scale
+            Y[b, j] = Y[b, j] + (X[xi, j] - Y[b, j]) / scale
 
-    # node deletion every deleteNodePeriod samples (every sample in SOINN+)
-    if iscal[I_MODE] == MODE_PLUS:
-        delete_noise_nodes_plus(
-            t,
-            Y,
-            M,
-            win_ts,
-            born,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            dmask,
-            newrow,
-            swept_ids,
-            swept_pos,
-            ubuf,
-            track,
-        )
-    elif t % iscal[I_LAMBDA] == 0:
-        delete_noise_nodes_original(
-            Y, M, win_ts, born, ids, deg, nbr, age, iscal, ri, dmask, newrow, swept_ids, swept_pos
-        )
+
+@jit
+def begin_step(net, rec):
+    """signalNum <- signalNum + 1 and a clean record; returns it."""
+    ri, rf = rec.ri, rec.rf
+    t = net.iscal[I_T] + 1
+    net.iscal[I_T] = t
+    for i in range(ri.shape[0]):
+        ri[i] = 0
+    for i in range(rf.shape[0]):
+        rf[i] = math.nan
+    ri[RI_S1] = -1
+    ri[RI_S2] = -1
+    ri[RI_S1ID] = -1
+    ri[RI_S2ID] = -1
+    ri[RI_NEWROW] = -1
+    ri[RI_NEWID] = -1
+    ri[RI_LINK] = -1
+    ri[RI_NCLUSTERS] = -1
+    ri[RI_NCOMP] = -1
+    ri[RI_NISO] = -1
+    return t
+
+
+# ------------------------------------------------------------------ the step
+@jit
+def step(X, xi, net, rec, buf, track):
+    """Learn the sample ``X[xi]``: ``inputSignal``, one named method each.
+
+    ``net``, ``rec`` and ``buf`` are the :data:`Net`, :data:`Rec` and
+    :data:`Buf` tuples of arrays, updated in place.
+    """
+    t = begin_step(net, rec)
+    if net.iscal[I_K] < N_INIT:  # initialisation: a node, unconditionally, and nothing else
+        rec.ri[RI_CASE] = 0
+        add_node(X, xi, net, rec, t)
+    else:
+        s1, s2, d1, d2, th1, th2 = find_winners(X, xi, net, rec, buf)
+        link = edge_flag(net, rec, s1, s2, th1, th2)
+        if d1 > th1 or d2 > th2:  # any(dists > simThresholds): a new node
+            rec.ri[RI_CASE] = 1
+            add_node(X, xi, net, rec, t)
+        else:
+            rec.ri[RI_CASE] = 2
+            if link:
+                add_edge(net, rec, s1, s2, th1, th2)
+            increment_edge_ages(net, s1)
+            if net.iscal[I_MODE] == MODE_PLUS:  # deleteEdgeHandler
+                s1 = delete_old_edges_plus(net, rec, buf, s1)
+            else:
+                s1 = delete_old_edges_original(net, rec, buf, s1)
+            update_winner_and_adjacent(X, xi, net, s1, t)
+        # deleteNoiseHandler every deleteNodePeriod samples (every sample in SOINN+)
+        if net.iscal[I_MODE] == MODE_PLUS:
+            delete_noise_nodes_plus(net, rec, buf, t, track)
+        elif t % net.iscal[I_LAMBDA] == 0:
+            delete_noise_nodes_original(net, rec, buf)
     if track:
-        ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
     return 0
 
 
@@ -920,42 +799,15 @@ def run(
     there. When ``trace`` has rows, row ``i`` receives the summary of step
     ``i`` (columns ``TRACE_COLUMNS``; needs ``track``).
     """
+    net = Net(Y, M, win_ts, born, ids, deg, nbr, age, iscal, fscal)
+    rec = Rec(ri, rf, del_ids, del_rec_ages, swept_ids, swept_pos)
+    buf = Buf(del_rows, del_ages, dmask, newrow, dist2, ubuf, ebuf, stack, mark, labels)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
         if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
             return i
-        step(
-            X,
-            i,
-            Y,
-            M,
-            win_ts,
-            born,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            del_rows,
-            del_ages,
-            del_ids,
-            del_rec_ages,
-            swept_ids,
-            swept_pos,
-            dmask,
-            newrow,
-            dist2,
-            ubuf,
-            ebuf,
-            stack,
-            mark,
-            labels,
-            track,
-        )
+        step(X, i, net, rec, buf, track)
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE

@@ -5,6 +5,18 @@ as ordinary Python, bit-identically). :class:`cae.algorithms.tca.TCA` calls
 :func:`run` for every way of learning (``fit``, ``partial_fit``, ``learn_one``,
 ``learn_many``, ``learn_traced``) and :func:`end_of_call` from ``end_batch``.
 
+:func:`step` is one pass of the loop of the reference's ``TCA.m``, each of
+its phases a function named after the reference's own comments:
+:func:`similarity_measurement` (``nodeCIM``, ``NstateCIM``),
+:func:`add_node_alone` ("No clusters around input"), :func:`resonance_process`
+(``while ~resonance``: :func:`vigilance_cim`, :func:`match_success` and
+:func:`create_edge`, :func:`add_node_like_neighbours` when every node failed),
+:func:`reconstruct` ("Topology Reconstruction": :func:`delete_isolated_nodes`,
+:func:`delete_nodes_by_errcim`, :func:`delete_intersections`) and
+:func:`update_cim_sig` ("Updates cimSig if there is no node inserted for a
+certain period"). :func:`run` bundles the arrays into the named tuples
+:data:`Net`, :data:`Rec`, :data:`Deleted` and :data:`Buf`.
+
 State (rows ``[:K]`` live, in creation order): positions ``Y``, the
 reference's ``CountNode`` (``C``, float: a node created after every candidate
 failed gets the mean count of its neighbours), bandwidths ``sig``
@@ -19,6 +31,7 @@ the diligences and the number of zeros among them.
 """
 
 import math
+from collections import namedtuple
 
 from .._graph import compact_graph, compact_rows, components, connect, disconnect, find_slot, plan_compaction
 from .._jit import HAVE_NUMBA, jit  # noqa: F401  (HAVE_NUMBA: which of the two ran)
@@ -196,6 +209,18 @@ def sorted_neighbours(nbr, deg, a, out):
     return n
 
 
+# ------------------------------------------------------------------ the arrays a step works on
+#: The network: what the model file keeps (see :class:`cae.algorithms.tca.TCANetwork`).
+Net = namedtuple("Net", "Y C sig dil err newedged ids deg nbr age iscal fscal")
+#: What one step did: the scalars ``ri``/``rf``, a case-3 node's neighbours, the winner's move, the bandwidths
+#: the adaptation changed.
+Rec = namedtuple("Rec", "ri rf knn_ids moved sig_ids sig_before sig_after")
+#: What a reconstruction deleted: nodes (id, reason, position) and edges (ids, reason).
+Deleted = namedtuple("Deleted", "node_ids node_reason node_pos edge_a edge_b edge_reason")
+#: Scratch space.
+Buf = namedtuple("Buf", "cims dist2 heap wbuf mask newrow labels grp start sortbuf nb1 nb2")
+
+
 # ------------------------------------------------------------------ nodes
 @jit
 def recount_diligence(dil, K, iscal):
@@ -210,39 +235,43 @@ def recount_diligence(dil, K, iscal):
 
 
 @jit
-def append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, count, sigma, ri):
+def append_node(X, xi, net, ri, count, sigma):
+    """The reference's "Add Node": weight = input, CountNode = count, adaptiveSig = sigma, diligence 1,
+    ErrCIM 1, not newly edged, no edges. Returns its row."""
+    iscal = net.iscal
     K = iscal[I_K]
     for j in range(X.shape[1]):
-        Y[K, j] = X[xi, j]
-    C[K] = count
-    sig[K] = sigma
-    dil[K] = 1
-    err[K] = 1.0
-    newedged[K] = 0
-    deg[K] = 0
-    ids[K] = iscal[I_NEXTID]
+        net.Y[K, j] = X[xi, j]
+    net.C[K] = count
+    net.sig[K] = sigma
+    net.dil[K] = 1
+    net.err[K] = 1.0
+    net.newedged[K] = 0
+    net.deg[K] = 0
+    net.ids[K] = iscal[I_NEXTID]
     iscal[I_NEXTID] += 1
     iscal[I_K] = K + 1
     iscal[I_DILSUM] += 1
-    fscal[F_SIGSUM] += sigma  # the row-order sum, extended by one term
+    net.fscal[F_SIGSUM] += sigma  # the row-order sum, extended by one term
     ri[RI_NEWROW] = K
-    ri[RI_NEWID] = ids[K]
+    ri[RI_NEWID] = net.ids[K]
     return K
 
 
 @jit
-def delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow):
+def delete_nodes(net, mask, newrow):
     """Delete the rows where ``mask`` is set (survivors keep their order); returns the edges lost."""
+    iscal = net.iscal
     K = iscal[I_K]
     n = plan_compaction(mask, K, newrow)
-    compact_rows(Y, newrow, K)
-    compact_rows(C, newrow, K)
-    compact_rows(sig, newrow, K)
-    compact_rows(dil, newrow, K)
-    compact_rows(err, newrow, K)
-    compact_rows(newedged, newrow, K)
-    compact_rows(ids, newrow, K)
-    lost = compact_graph(nbr, age, deg, newrow, K) // 2
+    compact_rows(net.Y, newrow, K)
+    compact_rows(net.C, newrow, K)
+    compact_rows(net.sig, newrow, K)
+    compact_rows(net.dil, newrow, K)
+    compact_rows(net.err, newrow, K)
+    compact_rows(net.newedged, newrow, K)
+    compact_rows(net.ids, newrow, K)
+    lost = compact_graph(net.nbr, net.age, net.deg, newrow, K) // 2
     iscal[I_K] = n
     iscal[I_E] -= lost
     return lost
@@ -267,10 +296,10 @@ def intersects(Y, a, b, c, e):
 
 
 @jit
-def delete_intersections(
-    Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2, rec_edge_a, rec_edge_b, rec_edge_reason, ri
-):
-    """The reference's ``DeleteIntersection``: for each newly edged node (ascending)..."""
+def delete_intersections(net, sigma, nb1, nb2, dels, ri):
+    """The reference's ``DeleteIntersection``: for each newly edged node dn (ascending), every edge
+    t2-e among dn's neighbours' edges that crosses an edge dn-b: the one of larger CIM goes."""
+    Y, ids, deg, nbr, age, newedged, iscal = net.Y, net.ids, net.deg, net.nbr, net.age, net.newedged, net.iscal
     K = iscal[I_K]
     nx = 0
     for dn in range(K):
@@ -294,9 +323,9 @@ def delete_intersections(
                         if disconnect(nbr, age, deg, u, v):
                             iscal[I_E] -= 1
                             r = ri[RI_NEDGES_DEL]
-                            rec_edge_a[r] = ids[u]
-                            rec_edge_b[r] = ids[v]
-                            rec_edge_reason[r] = EDGE_INTERSECTION
+                            dels.edge_a[r] = ids[u]
+                            dels.edge_b[r] = ids[v]
+                            dels.edge_reason[r] = EDGE_INTERSECTION
                             ri[RI_NEDGES_DEL] = r + 1
                             nx += 1
     for k in range(K):
@@ -305,99 +334,84 @@ def delete_intersections(
 
 
 @jit
-def reconstruct(
-    Y,
-    C,
-    sig,
-    dil,
-    err,
-    newedged,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    mask,
-    newrow,
-    nb1,
-    nb2,
-    rec_node_ids,
-    rec_node_reason,
-    rec_node_pos,
-    rec_edge_a,
-    rec_edge_b,
-    rec_edge_reason,
-):
-    """Topology reconstruction: isolated nodes, then ErrCIM > 2 mean sigma, then crossing edges.
+def record_deleted_nodes(net, mask, reason, ri, dels):
+    """Write the nodes about to be deleted (``mask``) into the record, and, for ErrCIM deletions,
+    their edges (each once)."""
+    nd = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
+    ne = ri[RI_NEDGES_DEL]
+    for k in range(net.iscal[I_K]):
+        if not mask[k]:
+            continue
+        dels.node_ids[nd] = net.ids[k]
+        dels.node_reason[nd] = reason
+        for j in range(net.Y.shape[1]):
+            dels.node_pos[nd, j] = net.Y[k, j]
+        nd += 1
+        if reason == NODE_ERRCIM:
+            for p in range(net.deg[k]):
+                v = net.nbr[k, p]
+                if not mask[v] or k < v:
+                    dels.edge_a[ne] = net.ids[k]
+                    dels.edge_b[ne] = net.ids[v]
+                    dels.edge_reason[ne] = EDGE_NODE_DELETED
+                    ne += 1
 
-    Nodes go only when not every node would (as the reference). The record
-    counters in ``ri`` are added to (a step starts them at 0).
-    """
-    d = Y.shape[1]
-    K = iscal[I_K]
-    # -- nodes without edges
+
+@jit
+def delete_isolated_nodes(net, ri, dels, mask, newrow):
+    """The reference's "Delete Node based on number of neighbors": nodes without edges go, unless
+    every node would."""
+    K = net.iscal[I_K]
     n_iso = 0
     for k in range(K):
-        mask[k] = deg[k] == 0
+        mask[k] = net.deg[k] == 0
         if mask[k]:
             n_iso += 1
     if n_iso > 0 and n_iso != K:
-        nd = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
-        for k in range(K):
-            if mask[k]:
-                rec_node_ids[nd] = ids[k]
-                rec_node_reason[nd] = NODE_ISOLATED
-                for j in range(d):
-                    rec_node_pos[nd, j] = Y[k, j]
-                nd += 1
-        delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
+        record_deleted_nodes(net, mask, NODE_ISOLATED, ri, dels)
+        delete_nodes(net, mask, newrow)
         ri[RI_NDEL_ISO] += n_iso
-        K = iscal[I_K]
-        fscal[F_SIGSUM] = row_sum(sig, K)
-    # -- nodes whose ErrCIM exceeds twice the mean bandwidth
-    thr = fscal[F_SIGSUM] / K * 2.0
+        net.fscal[F_SIGSUM] = row_sum(net.sig, net.iscal[I_K])
+
+
+@jit
+def delete_nodes_by_errcim(net, ri, rf, dels, mask, newrow):
+    """The reference's "Delete Node based on ErrCIM": nodes whose ErrCIM exceeds twice the mean
+    bandwidth go (with their edges), unless every node would."""
+    K = net.iscal[I_K]
+    thr = net.fscal[F_SIGSUM] / K * 2.0
     rf[RF_ERRTHR] = thr
     n_err = 0
     for k in range(K):
-        mask[k] = err[k] > thr
+        mask[k] = net.err[k] > thr
         if mask[k]:
             n_err += 1
     if n_err > 0 and n_err != K:
-        nd = ri[RI_NDEL_ISO] + ri[RI_NDEL_ERR]
-        ne = ri[RI_NEDGES_DEL]
-        for k in range(K):
-            if mask[k]:
-                rec_node_ids[nd] = ids[k]
-                rec_node_reason[nd] = NODE_ERRCIM
-                for j in range(d):
-                    rec_node_pos[nd, j] = Y[k, j]
-                nd += 1
-                for p in range(deg[k]):
-                    v = nbr[k, p]
-                    if not mask[v] or k < v:
-                        rec_edge_a[ne] = ids[k]
-                        rec_edge_b[ne] = ids[v]
-                        rec_edge_reason[ne] = EDGE_NODE_DELETED
-                        ne += 1
-        lost = delete_nodes(mask, Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, newrow)
+        record_deleted_nodes(net, mask, NODE_ERRCIM, ri, dels)
+        lost = delete_nodes(net, mask, newrow)
         ri[RI_NDEL_ERR] += n_err
         ri[RI_NEDGES_DEL] += lost
-        K = iscal[I_K]
-        fscal[F_SIGSUM] = row_sum(sig, K)
-    # -- crossing edges (features 1 and 2; a 1-feature stream has no plane [fix])
-    sigma = fscal[F_SIGSUM] / K
+        net.fscal[F_SIGSUM] = row_sum(net.sig, net.iscal[I_K])
+
+
+@jit
+def reconstruct(net, ri, rf, dels, mask, newrow, nb1, nb2):
+    """The reference's "Topology Reconstruction": isolated nodes, then ErrCIM > 2 mean sigma, then
+    crossing edges (features 1 and 2; a 1-feature stream has no plane [fix]).
+
+    The record counters in ``ri`` are added to (a step starts them at 0).
+    """
+    delete_isolated_nodes(net, ri, dels, mask, newrow)
+    delete_nodes_by_errcim(net, ri, rf, dels, mask, newrow)
+    K = net.iscal[I_K]
+    sigma = net.fscal[F_SIGSUM] / K
     rf[RF_XSIGMA] = sigma
-    if d >= 2:
-        delete_intersections(
-            Y, ids, deg, nbr, age, newedged, iscal, sigma, nb1, nb2, rec_edge_a, rec_edge_b, rec_edge_reason, ri
-        )
+    if net.Y.shape[1] >= 2:
+        delete_intersections(net, sigma, nb1, nb2, dels, ri)
     else:
         for k in range(K):
-            newedged[k] = 0
-    recount_diligence(dil, K, iscal)
+            net.newedged[k] = 0
+    recount_diligence(net.dil, K, net.iscal)
 
 
 # ------------------------------------------------------------------ bandwidths
@@ -415,12 +429,10 @@ def _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper):
 
 
 @jit
-def adapt_bandwidths(
-    sig, dil, ids, deg, nbr, K, s_init, labels, grp, start, sortbuf, rec_sig_ids, rec_sig_before, rec_sig_after, ri
-):
-    """The reference's bandwidth update, component by component (rows ascending in each)."""
-    nc = components(nbr, deg, K, labels)
-    # group the rows by component, ascending within each (MATLAB find(LebelCluster == k))
+def group_by_component(net, K, labels, grp, start):
+    """The rows grouped by connected component, ascending within each (MATLAB ``find(LebelCluster ==
+    k)``): component c holds ``grp[start[c]:start[c + 1]]`` (the last one up to K). Returns their count."""
+    nc = components(net.nbr, net.deg, K, labels)
     for c in range(nc + 1):
         start[c] = 0
     for k in range(K):
@@ -434,26 +446,44 @@ def adapt_bandwidths(
     for c in range(nc - 1, 0, -1):
         start[c] = start[c - 1]
     start[0] = 0
+    return nc
+
+
+@jit
+def median_diligence(dil, grp, lo, hi, sortbuf):
+    """Median of the diligences of rows grp[lo:hi] (insertion sort)."""
+    n = hi - lo
+    for q in range(lo, hi):
+        v = float(dil[grp[q]])
+        p = q - lo
+        while p > 0 and sortbuf[p - 1] > v:
+            sortbuf[p] = sortbuf[p - 1]
+            p -= 1
+        sortbuf[p] = v
+    h = n // 2
+    return sortbuf[h] if n % 2 == 1 else (sortbuf[h - 1] + sortbuf[h]) / 2.0
+
+
+@jit
+def adapt_bandwidths(net, rec, buf, K):
+    """The reference's bandwidth update, component by component (rows ascending in each): where the
+    diligences are not uniform (|0.5 - median / (median + mean)| beyond 0.05), the dense side's
+    bandwidths move one way and the sparse side's the other, by 0.1 |uniformDegree| times their
+    side's mean (recomputed after each change [ref]), clamped to [sigma_init / 2, 3 sigma_init / 2]."""
+    sig, dil, grp, start = net.sig, net.dil, buf.grp, buf.start
+    s_init = net.fscal[F_SIGINIT]
+    nc = group_by_component(net, K, buf.labels, grp, start)
     lo_clamp = s_init * 0.5
     hi_clamp = s_init * 1.5
     nchg = 0
     for c in range(nc):
         lo = start[c]
         hi = start[c + 1] if c + 1 < nc else K
-        n = hi - lo
         total = 0
         for q in range(lo, hi):
             total += dil[grp[q]]
-        meand = total / n
-        for q in range(lo, hi):  # insertion sort of the diligences for the median
-            v = float(dil[grp[q]])
-            p = q - lo
-            while p > 0 and sortbuf[p - 1] > v:
-                sortbuf[p] = sortbuf[p - 1]
-                p -= 1
-            sortbuf[p] = v
-        h = n // 2
-        med = sortbuf[h] if n % 2 == 1 else (sortbuf[h - 1] + sortbuf[h]) / 2.0
+        meand = total / (hi - lo)
+        med = median_diligence(dil, grp, lo, hi, buf.sortbuf)
         den = med + meand
         if den == 0.0:  # 0/0: uniformDegree is NaN and neither branch runs
             continue
@@ -483,62 +513,238 @@ def adapt_bandwidths(
                     if sig[k] >= hi_clamp:
                         sig[k] = hi_clamp
                 if sig[k] != before:
-                    rec_sig_ids[nchg] = ids[k]
-                    rec_sig_before[nchg] = before
-                    rec_sig_after[nchg] = sig[k]
+                    rec.sig_ids[nchg] = net.ids[k]
+                    rec.sig_before[nchg] = before
+                    rec.sig_after[nchg] = sig[k]
                     nchg += 1
-    ri[RI_NSIGCHG] = nchg
+    rec.ri[RI_NSIGCHG] = nchg
+
+
+@jit
+def update_cim_sig(net, rec, buf):
+    """The reference's "Updates cimSig if there is no node inserted for a certain period": when
+    mean(diligence) > 10 cnd (cnd = min(diligence), or 1 if a diligence is 0) and K > 1, adapt the
+    bandwidths, then reset every diligence."""
+    iscal, dil, rf = net.iscal, net.dil, rec.rf
+    K = iscal[I_K]
+    meandil = iscal[I_DILSUM] / K
+    rf[RF_MEANDIL] = meandil
+    if not (K > 1 and meandil > 10.0):  # mean > 10 cnd needs mean > 10, as cnd >= 1
+        return
+    if iscal[I_DILZEROS] > 0:
+        cnd = 1
+    else:
+        cnd = dil[0]
+        for k in range(1, K):
+            if dil[k] < cnd:
+                cnd = dil[k]
+    rf[RF_CND] = cnd
+    if meandil > cnd * 10.0:
+        adapt_bandwidths(net, rec, buf, K)
+        net.fscal[F_SIGSUM] = row_sum(net.sig, K)
+        for k in range(K):
+            dil[k] = 0
+        iscal[I_DILSUM] = 0
+        iscal[I_DILZEROS] = K
+        rec.ri[RI_ADAPT] = 1
+        rec.ri[RI_DILRESET] = 1
+
+
+# ------------------------------------------------------------------ the resonance process
+@jit
+def similarity_measurement(X, xi, net, rec, buf, sbar):
+    """The reference's ``nodeCIM = CIM(input, weight, mean(adaptiveSig))``, its sort and ``NstateCIM``.
+
+    Only nodes that can be within mean sigma get their CIM (the rest are -1,
+    computed if the walk goes that far; see :func:`cim_cut`). Returns
+    ``(nclose, first, second)``: NstateCIM and the first two rows in CIM order
+    among those computed (ascending CIM, ties by row).
+    """
+    K = net.iscal[I_K]
+    cims, dist2 = buf.cims, buf.dist2
+    sq_dists(X, xi, net.Y, K, dist2)
+    cut = cim_cut(X.shape[1], sbar, sbar)
+    first = -1
+    second = -1
+    c1 = math.inf
+    c2 = math.inf
+    nclose = 0
+    for k in range(K):
+        if dist2[k] > cut:
+            cims[k] = -1.0  # certainly > mean sigma; computed only if the walk goes that far
+            continue
+        c = cim(X, xi, net.Y, k, sbar)
+        cims[k] = c
+        if c <= sbar:
+            nclose += 1
+        if c < c1:
+            second = first
+            c2 = c1
+            first = k
+            c1 = c
+        elif c < c2:
+            second = k
+            c2 = c
+    rec.ri[RI_NCLOSE] = nclose
+    return nclose, first, second
+
+
+@jit
+def vigilance_cim(X, xi, net, wbuf, s1):
+    """The reference's ``bestWeight`` (s1 moved towards x by 1/(CountNode + 1)), into ``wbuf``, and
+    ``bestCIM = CIM(input, bestWeight, adaptiveSig(s1))``, returned."""
+    cc = net.C[s1]
+    a = cc / (cc + 1.0)
+    b = 1.0 / (cc + 1.0)
+    for j in range(X.shape[1]):
+        wbuf[j] = a * net.Y[s1, j] + b * X[xi, j]
+    return cim_vec(X[xi], wbuf, net.sig[s1])
+
+
+@jit
+def match_success(net, rec, buf, s1, res):
+    """The reference's "Match Success": weight(s1) = bestWeight, CountNode and diligence + 1, and
+    ErrCIM = min(ErrCIM, CIM(w', w')) -- which is exactly 0, the winner having moved first [ref]."""
+    ri, rf, iscal, Y, wbuf, moved = rec.ri, rec.rf, net.iscal, net.Y, buf.wbuf, rec.moved
+    ri[RI_CASE] = 2
+    ri[RI_S1] = s1
+    ri[RI_S1ID] = net.ids[s1]
+    rf[RF_CIM_S1] = buf.cims[s1]
+    rf[RF_RES_CIM] = res
+    for j in range(Y.shape[1]):
+        moved[0, j] = Y[s1, j]
+        Y[s1, j] = wbuf[j]
+        moved[1, j] = wbuf[j]
+    net.C[s1] = net.C[s1] + 1.0
+    if net.dil[s1] == 0:
+        iscal[I_DILZEROS] -= 1
+    net.dil[s1] += 1
+    iscal[I_DILSUM] += 1
+    if net.err[s1] > 0.0:
+        net.err[s1] = 0.0
+
+
+@jit
+def create_edge(X, xi, net, rec, s1, s2, sbar):
+    """The reference's "Create an edge between s1 and s2 nodes": when s2 (the next node in CIM order)
+    passes its own vigilance test, CIM(x, w_s2, sigma_s2) <= mean sigma, the edge s1-s2 is set and s1
+    is marked newly edged."""
+    ri = rec.ri
+    ri[RI_S2] = s2
+    ri[RI_S2ID] = net.ids[s2]
+    c2t = cim(X, xi, net.Y, s2, net.sig[s2])
+    rec.rf[RF_CIM_S2] = c2t
+    if not c2t <= sbar:
+        return
+    nbr, deg, iscal = net.nbr, net.deg, net.iscal
+    if find_slot(nbr, deg, s1, s2) >= 0:
+        ri[RI_EDGE] = 2
+    else:
+        iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, net.age, deg, s1, s2, 1))
+        iscal[I_E] += 1
+        ri[RI_EDGE] = 1
+    net.newedged[s1] = 1
+
+
+@jit
+def add_node_like_neighbours(X, xi, net, rec, buf):
+    """The reference's "Match Fail" at the last node: a new node whose CountNode and adaptiveSig are
+    the means over its 3 nearest nodes (Euclidean, ties by row); every diligence is then reset, the new
+    node's too (``diligence(1, :) = zeros(size(numNodes))`` is a scalar 0 [ref])."""
+    K = net.iscal[I_K]
+    knn_ids, dist2 = rec.knn_ids, buf.dist2
+    rec.ri[RI_CASE] = 3
+    nk = 3 if K >= 3 else K
+    rec.ri[RI_NKNN] = nk
+    for r in range(nk):  # selection: nearest first, ties by row
+        best = -1
+        for k in range(K):
+            taken = False
+            for q in range(r):
+                if knn_ids[q] == k:
+                    taken = True
+            if not taken and (best < 0 or dist2[k] < dist2[best]):
+                best = k
+        knn_ids[r] = best
+    csum = 0.0
+    ssum = 0.0
+    for r in range(nk):
+        csum += net.C[knn_ids[r]]
+        ssum += net.sig[knn_ids[r]]
+    count = csum / nk
+    sigma = ssum / nk
+    for r in range(nk):
+        knn_ids[r] = net.ids[knn_ids[r]]
+    append_node(X, xi, net, rec.ri, count, sigma)
+    rec.rf[RF_NEWSIG] = sigma
+    rec.rf[RF_NEWCOUNT] = count
+    for k in range(K + 1):
+        net.dil[k] = 0
+    net.iscal[I_DILSUM] = 0
+    net.iscal[I_DILZEROS] = K + 1
+    rec.ri[RI_DILRESET] = 1
+
+
+@jit
+def next_in_cim_order(X, xi, net, buf, first, nheap, sbar):
+    """The reference's ``currentSortedIndex + 1``: the next node in CIM order after a failed vigilance
+    test. The rest of the order is a heap, built (with every missing CIM) at the first failure.
+    Returns ``(row, heap size)``."""
+    K = net.iscal[I_K]
+    cims, heap = buf.cims, buf.heap
+    if nheap < 0:
+        for k in range(K):  # now every CIM is needed
+            if cims[k] < 0.0:
+                cims[k] = cim(X, xi, net.Y, k, sbar)
+        nheap = 0
+        for k in range(K):
+            if k != first:
+                heap[nheap] = k
+                nheap += 1
+        for p in range(nheap // 2 - 1, -1, -1):
+            _sift_down(heap, nheap, p, cims)
+    cand = _heap_pop(heap, nheap, cims)
+    return cand, nheap - 1
+
+
+@jit
+def resonance_process(X, xi, net, rec, buf, sbar, nclose, first, second):
+    """The reference's ``while ~resonance``: walk the nodes in CIM order until one passes the vigilance
+    test (match success, then the edge to the next node in the order when NstateCIM >= 2), or every
+    node has failed (a new node like its neighbours)."""
+    K = net.iscal[I_K]
+    cand = first
+    pos = 1  # 1-based position of cand in the order
+    nheap = -1  # the heap of the rest of the order is built on the first failure
+    while True:
+        rec.ri[RI_NCAND] = pos
+        res = vigilance_cim(X, xi, net, buf.wbuf, cand)
+        if res <= sbar:  # resonance
+            match_success(net, rec, buf, cand, res)
+            if nclose >= 2:
+                s2 = -1
+                if nheap < 0:
+                    s2 = second
+                elif nheap > 0:
+                    s2 = buf.heap[0]
+                # else: cand was the last node in the order; the reference indexes past the end [fix]
+                if s2 >= 0:
+                    create_edge(X, xi, net, rec, cand, s2, sbar)
+            return
+        if pos == K:  # every node failed
+            add_node_like_neighbours(X, xi, net, rec, buf)
+            return
+        cand, nheap = next_in_cim_order(X, xi, net, buf, first, nheap, sbar)
+        pos += 1
 
 
 # ------------------------------------------------------------------ one sample
 @jit
-def step(
-    X,
-    xi,
-    Y,
-    C,
-    sig,
-    dil,
-    err,
-    newedged,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    cims,
-    dist2,
-    heap,
-    wbuf,
-    mask,
-    newrow,
-    labels,
-    grp,
-    start,
-    sortbuf,
-    nb1,
-    nb2,
-    knn_ids,
-    moved,
-    rec_node_ids,
-    rec_node_reason,
-    rec_node_pos,
-    rec_edge_a,
-    rec_edge_b,
-    rec_edge_reason,
-    rec_sig_ids,
-    rec_sig_before,
-    rec_sig_after,
-    track,
-):
-    """Learn the sample ``X[xi]`` (see :mod:`cae.algorithms.tca`)."""
-    d = X.shape[1]
-    t = iscal[I_T] + 1
-    iscal[I_T] = t
-    K = iscal[I_K]
+def begin_step(net, rec):
+    """t <- t + 1 and a clean record; returns t."""
+    ri, rf = rec.ri, rec.rf
+    t = net.iscal[I_T] + 1
+    net.iscal[I_T] = t
     for i in range(ri.shape[0]):
         ri[i] = 0
     for i in range(rf.shape[0]):
@@ -550,219 +756,44 @@ def step(
     ri[RI_NEWROW] = -1
     ri[RI_NEWID] = -1
     ri[RI_NCLUSTERS] = -1
+    return t
 
-    if K == 0:  # the first node: sigma_init
-        ri[RI_CASE] = 1
-        s0 = fscal[F_SIGINIT]
-        fscal[F_SIGSUM] = 0.0
-        append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, s0, ri)
-        rf[RF_NEWSIG] = s0
-        rf[RF_NEWCOUNT] = 1.0
+
+@jit
+def add_node_alone(X, xi, net, rec, sigma):
+    """The reference's "Add Node" when no node is around x (NstateCIM == 0), or when there is no node
+    at all (the first node, with initSig): count 1, the given bandwidth."""
+    rec.ri[RI_CASE] = 1
+    append_node(X, xi, net, rec.ri, 1.0, sigma)
+    rec.rf[RF_NEWSIG] = sigma
+    rec.rf[RF_NEWCOUNT] = 1.0
+
+
+@jit
+def step(X, xi, net, rec, dels, buf, track):
+    """Learn the sample ``X[xi]``: one pass of ``TCA.m``'s loop, one named phase each.
+
+    ``net``, ``rec``, ``dels`` and ``buf`` are the :data:`Net`, :data:`Rec`,
+    :data:`Deleted` and :data:`Buf` tuples of arrays, updated in place.
+    """
+    t = begin_step(net, rec)
+    if net.iscal[I_K] == 0:  # "If there is no node in the space": initSig
+        net.fscal[F_SIGSUM] = 0.0
+        add_node_alone(X, xi, net, rec, net.fscal[F_SIGINIT])
     else:
-        sbar = fscal[F_SIGSUM] / K
-        rf[RF_MEANSIG] = sbar
-        # -- CIM(x, every node, mean sigma); only nodes that can be within mean sigma are computed
-        sq_dists(X, xi, Y, K, dist2)
-        cut = cim_cut(d, sbar, sbar)
-        first = -1
-        second = -1
-        c1 = math.inf
-        c2 = math.inf
-        nclose = 0
-        for k in range(K):
-            if dist2[k] > cut:
-                cims[k] = -1.0  # certainly > mean sigma; computed only if the walk goes that far
-                continue
-            c = cim(X, xi, Y, k, sbar)
-            cims[k] = c
-            if c <= sbar:
-                nclose += 1
-            if c < c1:
-                second = first
-                c2 = c1
-                first = k
-                c1 = c
-            elif c < c2:
-                second = k
-                c2 = c
-        ri[RI_NCLOSE] = nclose
-        if nclose == 0:  # no node around x: a new node with the mean sigma
-            ri[RI_CASE] = 1
-            append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, 1.0, sbar, ri)
-            rf[RF_NEWSIG] = sbar
-            rf[RF_NEWCOUNT] = 1.0
+        sbar = net.fscal[F_SIGSUM] / net.iscal[I_K]  # mean(adaptiveSig)
+        rec.rf[RF_MEANSIG] = sbar
+        nclose, first, second = similarity_measurement(X, xi, net, rec, buf, sbar)
+        if nclose == 0:  # "No clusters around input"
+            add_node_alone(X, xi, net, rec, sbar)
         else:
-            # -- walk the nodes in CIM order until one resonates
-            cand = first
-            pos = 1  # 1-based position of cand in the order
-            nheap = -1  # the heap of the rest of the order is built on the first failure
-            while True:
-                ri[RI_NCAND] = pos
-                cc = C[cand]
-                a = cc / (cc + 1.0)
-                b = 1.0 / (cc + 1.0)
-                for j in range(d):
-                    wbuf[j] = a * Y[cand, j] + b * X[xi, j]
-                res = cim_vec(X[xi], wbuf, sig[cand])
-                if res <= sbar:  # resonance
-                    ri[RI_CASE] = 2
-                    ri[RI_S1] = cand
-                    ri[RI_S1ID] = ids[cand]
-                    rf[RF_CIM_S1] = cims[cand]
-                    rf[RF_RES_CIM] = res
-                    for j in range(d):
-                        moved[0, j] = Y[cand, j]
-                        Y[cand, j] = wbuf[j]
-                        moved[1, j] = wbuf[j]
-                    C[cand] = cc + 1.0
-                    if dil[cand] == 0:
-                        iscal[I_DILZEROS] -= 1
-                    dil[cand] += 1
-                    iscal[I_DILSUM] += 1
-                    # ErrCIM = min(ErrCIM, CIM(w', w')) and CIM(w', w') is exactly 0 [ref]
-                    if err[cand] > 0.0:
-                        err[cand] = 0.0
-                    if nclose >= 2:
-                        s2 = -1
-                        if nheap < 0:
-                            s2 = second
-                        elif nheap > 0:
-                            s2 = heap[0]
-                        # else: cand was the last node in the order; the reference indexes past the end [fix]
-                        if s2 >= 0:
-                            ri[RI_S2] = s2
-                            ri[RI_S2ID] = ids[s2]
-                            c2t = cim(X, xi, Y, s2, sig[s2])
-                            rf[RF_CIM_S2] = c2t
-                            if c2t <= sbar:
-                                if find_slot(nbr, deg, cand, s2) >= 0:
-                                    ri[RI_EDGE] = 2
-                                else:
-                                    iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, cand, s2, 1))
-                                    iscal[I_E] += 1
-                                    ri[RI_EDGE] = 1
-                                newedged[cand] = 1
-                    break
-                if pos == K:  # every node failed: a new node like its 3 nearest neighbours
-                    ri[RI_CASE] = 3
-                    nk = 3 if K >= 3 else K
-                    ri[RI_NKNN] = nk
-                    for r in range(nk):  # selection: nearest first, ties by row
-                        best = -1
-                        for k in range(K):
-                            taken = False
-                            for q in range(r):
-                                if knn_ids[q] == k:
-                                    taken = True
-                            if not taken and (best < 0 or dist2[k] < dist2[best]):
-                                best = k
-                        knn_ids[r] = best
-                    csum = 0.0
-                    ssum = 0.0
-                    for r in range(nk):
-                        csum += C[knn_ids[r]]
-                        ssum += sig[knn_ids[r]]
-                    count = csum / nk
-                    sigma = ssum / nk
-                    for r in range(nk):
-                        knn_ids[r] = ids[knn_ids[r]]
-                    append_node(X, xi, Y, C, sig, dil, err, newedged, ids, deg, iscal, fscal, count, sigma, ri)
-                    rf[RF_NEWSIG] = sigma
-                    rf[RF_NEWCOUNT] = count
-                    # diligence(1, :) = zeros(size(numNodes)) is a scalar 0: every node, the new one too [ref]
-                    for k in range(K + 1):
-                        dil[k] = 0
-                    iscal[I_DILSUM] = 0
-                    iscal[I_DILZEROS] = K + 1
-                    ri[RI_DILRESET] = 1
-                    break
-                # -- the next candidate in CIM order
-                if nheap < 0:
-                    for k in range(K):  # now every CIM is needed
-                        if cims[k] < 0.0:
-                            cims[k] = cim(X, xi, Y, k, sbar)
-                    nheap = 0
-                    for k in range(K):
-                        if k != first:
-                            heap[nheap] = k
-                            nheap += 1
-                    for p in range(nheap // 2 - 1, -1, -1):
-                        _sift_down(heap, nheap, p, cims)
-                cand = _heap_pop(heap, nheap, cims)
-                nheap -= 1
-                pos += 1
-
-    # -- topology reconstruction every lambda samples (t is cumulative)
-    if t % iscal[I_LAMBDA] == 0:
-        ri[RI_RECON] = 1
-        reconstruct(
-            Y,
-            C,
-            sig,
-            dil,
-            err,
-            newedged,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            mask,
-            newrow,
-            nb1,
-            nb2,
-            rec_node_ids,
-            rec_node_reason,
-            rec_node_pos,
-            rec_edge_a,
-            rec_edge_b,
-            rec_edge_reason,
-        )
-
-    # -- bandwidth adaptation when no node was inserted for a while
-    K = iscal[I_K]
-    meandil = iscal[I_DILSUM] / K
-    rf[RF_MEANDIL] = meandil
-    if K > 1 and meandil > 10.0:  # mean > 10 cnd needs mean > 10, as cnd >= 1
-        if iscal[I_DILZEROS] > 0:
-            cnd = 1
-        else:
-            cnd = dil[0]
-            for k in range(1, K):
-                if dil[k] < cnd:
-                    cnd = dil[k]
-        rf[RF_CND] = cnd
-        if meandil > cnd * 10.0:
-            adapt_bandwidths(
-                sig,
-                dil,
-                ids,
-                deg,
-                nbr,
-                K,
-                fscal[F_SIGINIT],
-                labels,
-                grp,
-                start,
-                sortbuf,
-                rec_sig_ids,
-                rec_sig_before,
-                rec_sig_after,
-                ri,
-            )
-            fscal[F_SIGSUM] = row_sum(sig, K)
-            for k in range(K):
-                dil[k] = 0
-            iscal[I_DILSUM] = 0
-            iscal[I_DILZEROS] = K
-            ri[RI_ADAPT] = 1
-            ri[RI_DILRESET] = 1
-
+            resonance_process(X, xi, net, rec, buf, sbar, nclose, first, second)
+    if t % net.iscal[I_LAMBDA] == 0:  # "Topology Reconstruction" every Lambda samples (t is cumulative)
+        rec.ri[RI_RECON] = 1
+        reconstruct(net, rec.ri, rec.rf, dels, buf.mask, buf.newrow, buf.nb1, buf.nb2)
+    update_cim_sig(net, rec, buf)
     if track:
-        ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
     return 0
 
 
@@ -817,53 +848,16 @@ def run(
     from there. When ``trace`` has rows, row ``i`` receives the summary of
     step ``i`` (columns ``TRACE_COLUMNS``).
     """
+    net = Net(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal)
+    rec = Rec(ri, rf, knn_ids, moved, rec_sig_ids, rec_sig_before, rec_sig_after)
+    dels = Deleted(rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b, rec_edge_reason)
+    buf = Buf(cims, dist2, heap, wbuf, mask, newrow, labels, grp, cstart, sortbuf, nb1, nb2)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
         if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
             return i
-        step(
-            X,
-            i,
-            Y,
-            C,
-            sig,
-            dil,
-            err,
-            newedged,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            cims,
-            dist2,
-            heap,
-            wbuf,
-            mask,
-            newrow,
-            labels,
-            grp,
-            cstart,
-            sortbuf,
-            nb1,
-            nb2,
-            knn_ids,
-            moved,
-            rec_node_ids,
-            rec_node_reason,
-            rec_node_pos,
-            rec_edge_a,
-            rec_edge_b,
-            rec_edge_reason,
-            rec_sig_ids,
-            rec_sig_before,
-            rec_sig_after,
-            track,
-        )
+        step(X, i, net, rec, dels, buf, track)
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE
@@ -902,32 +896,9 @@ def end_of_call(
     for i in range(rf.shape[0]):
         rf[i] = math.nan
     if iscal[I_K] > 0:
-        reconstruct(
-            Y,
-            C,
-            sig,
-            dil,
-            err,
-            newedged,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            mask,
-            newrow,
-            nb1,
-            nb2,
-            rec_node_ids,
-            rec_node_reason,
-            rec_node_pos,
-            rec_edge_a,
-            rec_edge_b,
-            rec_edge_reason,
-        )
+        net = Net(Y, C, sig, dil, err, newedged, ids, deg, nbr, age, iscal, fscal)
+        dels = Deleted(rec_node_ids, rec_node_reason, rec_node_pos, rec_edge_a, rec_edge_b, rec_edge_reason)
+        reconstruct(net, ri, rf, dels, mask, newrow, nb1, nb2)
 
 
 TRACE_COLUMNS = (
