@@ -57,6 +57,7 @@ KERNEL_MODULES = (
     "cae._graph",
     "cae.algorithms._cae_kernel",
     "cae.algorithms._soinn_kernel",
+    "cae.algorithms._asoinn_kernel",
     "cae.algorithms._tca_kernel",
     "cae.algorithms._autocloud_kernel",
 )

@@ -1,4 +1,6 @@
-"""SOINN+ and ASOINN: scikit-learn API, hand-checked steps, the reference transcription, save/load."""
+"""SOINN+: scikit-learn API, hand-checked steps, the reference transcription, save/load.
+
+(ASOINN, once SoinnPlus.m's legacy mode, is Shen's fastSOINN.m now: tests/test_asoinn.py.)"""
 
 import io
 import json
@@ -16,7 +18,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import cae
 from cae import ModelFileError
 from cae.algorithms import _soinn_kernel as kernel
-from cae.algorithms.asoinn import ASOINN
 from cae.algorithms.soinn_plus import SOINNPlus
 from cae.data import make_paper2d, nonstationary_stream, stationary_stream
 
@@ -24,40 +25,13 @@ MAD = 1.4826022185056018  # -1/(sqrt(2) erfcinv(3/2)), MATLAB isoutlier's scaled
 
 
 # ---------------------------------------------------------------- scikit-learn
-def _expected_failures(estimator):
-    if isinstance(estimator, ASOINN) and estimator.deletion_interval >= 50:
-        return {
-            "check_clustering": (
-                "asks for ARI > 0.4 after one pass over 50 samples; with the reference's default λ = 300 no node "
-                "is ever deleted in 50 samples, so most samples stay isolated nodes, each a cluster of its own "
-                "(a statement about λ, not the API: ASOINN(10, 5) and SOINN+ pass the same check)"
-            )
-        }
-    return {}
-
-
-@parametrize_with_checks(
-    [SOINNPlus(), ASOINN(deletion_interval=10, max_edge_age=5), ASOINN()], expected_failed_checks=_expected_failures
-)
+@parametrize_with_checks([SOINNPlus()])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def test_parameters_are_checked():
-    X = np.random.default_rng(0).random((20, 2))
-    for kw in (
-        {"deletion_interval": 0},
-        {"deletion_interval": 2.5},
-        {"deletion_interval": True},
-        {"deletion_interval": "300"},
-    ):
-        with pytest.raises(ValueError, match="deletion_interval"):
-            ASOINN(**kw).fit(X)
-    for amax in (-1, math.nan, math.inf, None, False):
-        with pytest.raises(ValueError, match="max_edge_age"):
-            ASOINN(max_edge_age=amax).fit(X)
-    assert ASOINN(deletion_interval=7.0, max_edge_age=0).fit(X).n_samples_seen_ == 20
-    assert SOINNPlus().get_params() == {} and ASOINN().get_params() == {"deletion_interval": 300, "max_edge_age": 50}
+def test_there_are_no_parameters():
+    assert SOINNPlus().get_params() == {}
 
 
 # ---------------------------------------------------------- MATLAB statistics
@@ -129,38 +103,6 @@ def test_hand_checked_soinn_plus_steps():
     assert "re-linked" in r.event
 
 
-def test_hand_checked_asoinn_edge_and_node_deletion():
-    """a_max = 0: an edge dies at the end of the step that made it (value 2 > a_max + 1)."""
-    m = ASOINN(deletion_interval=5, max_edge_age=0)
-    for x in ([0.0, 0.0], [1.0, 0.0], [0.0, 1.0]):
-        m.learn_one(x)
-    r = m.learn_one([0.1, 0.0])
-    assert (r.case_name, r.s1_id, r.s2_id, r.edge_created) == ("winner update", 0, 1, (0, 1))
-    assert r.edges_deleted == [(0, 1, 2)] and r.nodes_deleted == [1] and r.n_nodes_deleted_by_edges == 1
-    assert m.n_deleted_edges_ == 1 and m.node_deletion_counter_ == 2  # + the 1-based row of node 1 [ref]
-    assert list(m.node_ids_) == [0, 2] and len(m.edges_) == 0
-    np.testing.assert_array_equal(r.deleted_positions, [[1.0, 0.0]])  # deleted before it could move
-    np.testing.assert_allclose(m.nodes_[0], [0.05, 0.0])
-    # t = 5 is a multiple of lambda, but the network has 2 < 3 nodes: x is added and the step ends
-    r = m.learn_one([5.0, 5.0])
-    assert (r.case_name, r.new_node_id, r.node_deletion_ran) == ("initial node", 3, False)
-    # t = 6: nodes 0 and 2 win, are linked, the edge dies, node 2 (row 1) goes: counter 2 + 2
-    r = m.learn_one([0.1, 0.1])
-    assert (r.s1_id, r.s2_id, r.edges_deleted, r.nodes_deleted) == (0, 2, [(0, 2, 2)], [2])
-    assert m.node_deletion_counter_ == 4 and list(m.node_ids_) == [0, 3]
-    np.testing.assert_allclose(m.nodes_[0], [0.05 + 0.05 / 3, 0.1 / 3])
-
-
-def test_hand_checked_asoinn_periodic_node_deletion():
-    m = ASOINN(deletion_interval=4, max_edge_age=1)
-    for x in ([0.0, 0.0], [1.0, 0.0], [0.0, 1.0]):
-        assert not m.learn_one(x).node_deletion_ran
-    r = m.learn_one([0.1, 0.0])  # t = 4 = lambda: links 0-1 (age 2 <= a_max + 1), then node 2 is isolated
-    assert r.edge_created == (0, 1) and r.edges_deleted == []
-    assert r.node_deletion_ran and r.n_isolated == 1 and r.nodes_deleted == [2]
-    assert m.node_deletion_counter_ == 1 and list(m.node_ids_) == [0, 1] and r.n_clusters == 1
-
-
 # -------------------------------------------------- against the reference code
 def _streams():
     rng = np.random.default_rng(5)
@@ -178,28 +120,15 @@ def _streams():
 
 
 STREAMS = _streams()
-CASES = [
-    ("paper2d-stationary", None),
-    ("paper2d-nonstationary", None),
-    ("mixture10d", None),
-    ("iris-x3", None),
-    ("paper2d-stationary", (50, 10)),
-    ("paper2d-nonstationary", (100, 5)),
-    ("mixture10d", (30, 3)),
-    ("iris-x3", (4, 0)),
-]  # lambda = 4, a_max = 0 empties the network again and again
-SEEN = {"plus": {}, "legacy": {}}
+CASES = ["paper2d-stationary", "paper2d-nonstationary", "mixture10d", "iris-x3"]
+SEEN = {"plus": {}}
 
 
-@pytest.mark.parametrize("stream,legacy", CASES)
-def test_every_step_matches_the_reference_transcription(stream, legacy):
+@pytest.mark.parametrize("stream", CASES)
+def test_every_step_matches_the_reference_transcription(stream):
     X = STREAMS[stream]
-    if legacy is None:
-        model, ref = SOINNPlus(), SoinnPlusReference(X.shape[1])
-    else:
-        model = ASOINN(deletion_interval=legacy[0], max_edge_age=legacy[1])
-        ref = SoinnPlusReference(X.shape[1], lam=legacy[0], age_max=legacy[1], node=0, edge=0)
-    seen = SEEN["plus" if legacy is None else "legacy"]
+    model, ref = SOINNPlus(), SoinnPlusReference(X.shape[1])
+    seen = SEEN["plus"]
     for i, x in enumerate(X):
         ref.inputSignal(x)
         rec = model.learn_one(x)
@@ -249,7 +178,7 @@ def test_every_step_matches_the_reference_transcription(stream, legacy):
 
 def test_the_reference_streams_exercised_every_path():
     """Runs after the parametrised comparison: each path of the step was compared at least once."""
-    if not SEEN["plus"] or not SEEN["legacy"]:
+    if not SEEN["plus"]:
         pytest.skip("run with the comparison tests")
     for key in (
         "link refused",
@@ -260,14 +189,6 @@ def test_the_reference_streams_exercised_every_path():
         "duplicate node",
     ):
         assert SEEN["plus"][key] > 0, key
-    for key in (
-        "edge reset",
-        "edge deleted",
-        "node deleted by edge deletion",
-        "node deleted by node deletion",
-        "network emptied",
-    ):
-        assert SEEN["legacy"][key] > 0, key
 
 
 # ------------------------------------------------------------------ save/load
@@ -282,9 +203,7 @@ def assert_same_model(a, b):
         np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
 
 
-@pytest.mark.parametrize(
-    "make", [SOINNPlus, lambda: ASOINN(deletion_interval=50, max_edge_age=10)], ids=["SOINN+", "ASOINN"]
-)
+@pytest.mark.parametrize("make", [SOINNPlus], ids=["SOINN+"])
 def test_save_load_resumes_bit_identically(tmp_path, make):
     X = STREAMS["paper2d-stationary"]
     whole = make().fit(X)
@@ -303,9 +222,8 @@ def test_save_load_resumes_bit_identically(tmp_path, make):
 
 def test_tampered_model_files_are_refused():
     X = STREAMS["paper2d-stationary"][:600]
-    plus, legacy = model_file_parts(SOINNPlus().fit(X)), model_file_parts(ASOINN(50, 10).fit(X))
+    plus = model_file_parts(SOINNPlus().fit(X))
     meta_plus = json.loads(str(np.load(io.BytesIO(plus["meta_json.npy"]))[()]))
-    meta_legacy = json.loads(str(np.load(io.BytesIO(legacy["meta_json.npy"]))[()]))
 
     def state(parts, name):
         return np.load(io.BytesIO(parts[f"state_{name}.npy"])).copy()
@@ -325,24 +243,11 @@ def test_tampered_model_files_are_refused():
         (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_EDGEDEL, -3), "negative counter"),
         (plus, SOINNPlus, "age", lambda a: a.__setitem__((0, 0), 0), "inconsistent"),
         (plus, SOINNPlus, "Y", lambda a: a.__setitem__((0, 0), np.inf), "not finite"),
-        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(kernel.I_LAMBDA, 7), "disagree"),
-        (legacy, ASOINN, "fscal", lambda a: a.__setitem__(kernel.F_AMAX, -2.0), "disagree"),
-        (legacy, ASOINN, "iscal", lambda a: a.__setitem__(kernel.I_MODE, kernel.MODE_PLUS), "legacy mode"),
     ):
         with pytest.raises(ModelFileError, match=msg):
             cls.load(tampered(parts, name, fn))
-    with pytest.raises(ModelFileError, match="invalid parameters"):
-        ASOINN.load(
-            rewrite_model_file(legacy, meta={**meta_legacy, "params": {"deletion_interval": 0, "max_edge_age": 10}})
-        )
-    with pytest.raises(ModelFileError, match="holds a SOINN\\+ model"):
-        ASOINN.load(rewrite_model_file(plus, meta=meta_plus))
-    with pytest.raises(ModelFileError, match="legacy mode"):  # a SOINN+ state passed off as ASOINN
-        ASOINN.load(
-            rewrite_model_file(
-                plus, meta={**meta_plus, "algorithm": "ASOINN", "params": {"deletion_interval": 1, "max_edge_age": 5}}
-            )
-        )
+    with pytest.raises(ModelFileError, match="holds a SOINN\\+ model"):  # a SOINN+ file is no ASOINN
+        cae.algorithms.ASOINN.load(rewrite_model_file(plus, meta=meta_plus))
 
 
 # --------------------------------------------------- utilities of the shell
@@ -361,7 +266,7 @@ def test_to_networkx_learn_traced_and_snapshot():
     assert g.edges[int(m.node_ids_[i]), int(m.node_ids_[j])]["age"] == age
     assert nx.number_connected_components(g) == m.n_clusters_
 
-    for make in (SOINNPlus, lambda: ASOINN(40, 8)):
+    for make in (SOINNPlus,):
         traced = make()
         trace = traced.learn_traced(X)
         plain = make().learn_many(X)
@@ -408,13 +313,10 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
         "import numpy as np\n"
         "import cae.algorithms._soinn_kernel as k\n"
         "from cae.algorithms.soinn_plus import SOINNPlus\n"
-        "from cae.algorithms.asoinn import ASOINN\n"
         "assert not k.HAVE_NUMBA\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         f"SOINNPlus().fit(X).save({str(tmp_path / 'plus.npz')!r})\n"
-        f"ASOINN(20, 3).fit(X).save({str(tmp_path / 'legacy.npz')!r})\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, CAE_DISABLE_NUMBA="1"), cwd=ROOT)
     assert kernel.HAVE_NUMBA
     assert_same_model(SOINNPlus().fit(X), SOINNPlus.load(tmp_path / "plus.npz"))
-    assert_same_model(ASOINN(20, 3).fit(X), ASOINN.load(tmp_path / "legacy.npz"))

@@ -5,7 +5,7 @@ estimator          module                 kernel (the per-sample step, compiled 
 =================  =====================  =========================================================
 CAE (and CAEA)     :mod:`.cae`            :mod:`._cae_kernel`, state arrays in :mod:`._cae_network`
 SOINN+             :mod:`.soinn_plus`     :mod:`._soinn_kernel`
-ASOINN             :mod:`.asoinn`         :mod:`._soinn_kernel` (SoinnPlus.m's legacy mode)
+ASOINN             :mod:`.asoinn`         :mod:`._asoinn_kernel` (Shen's fastSOINN.m)
 TCA                :mod:`.tca`            :mod:`._tca_kernel`
 AutoCloud          :mod:`.autocloud`      :mod:`._autocloud_kernel`
 =================  =====================  =========================================================
