@@ -10,6 +10,7 @@ from cae import experiments as ex
 from cae.app import figures as app_figures
 from cae.data import load_builtin
 from cae.experiments import against_paper, figures
+from cae.experiments import noise as noise_study
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint
 
@@ -24,7 +25,7 @@ st.caption(
     "(`python -m cae.experiments paper --out results`) and is shown under *Against the paper*; the other "
     "tabs run small versions here."
 )
-tabs = st.tabs(["Against the paper", "Synthetic 2-D", "λ sweep", "Runtime"])
+tabs = st.tabs(["Against the paper", "Noise robustness", "Synthetic 2-D", "λ sweep", "Runtime"])
 
 
 def _run(job, args, label):
@@ -82,7 +83,8 @@ with tabs[0]:
             )
         st.markdown(
             "Marks: **✓** within the paper's ±1 std, **~** within 2, **✗** beyond; AI/BWT rows also by "
-            "absolute difference (✓ within 0.03); **n/e**: the paper's protocol does not explain its number."
+            "absolute difference (✓ within 0.03); **n/e**: the paper's stated protocol does not explain its "
+            "number (the row's note says why)."
         )
         summary = against_paper.summary_counts(df)
         st.dataframe(summary, hide_index=True, key="ex_cmp_summary")
@@ -95,6 +97,15 @@ with tabs[0]:
         algo_opts = [a for a in against_paper.ALGORITHM_ORDER if a in set(part["algorithm"])]
         algos = c[2].multiselect("Algorithms", algo_opts, default=algo_opts, key=f"w_ex_cmp_algos_{table}")
         shown = part[part["metric"].isin(metrics) & part["algorithm"].isin(algos)]
+        if table == "synthetic non-stationary":
+            note = against_paper.nonstationary_synthetic_note(df)
+            if note:
+                with st.container(border=True, key="ex_cmp_ne_note"):
+                    st.markdown(note)
+                    st.caption(
+                        "Our noise study (tab *Noise robustness*) measures how the merges depend on the amount "
+                        "of noise, for every algorithm."
+                    )
         st.dataframe(shown.drop(columns=["table"]).round(4), hide_index=True, key="ex_cmp_rows")
         st.download_button(
             "Download the comparison (CSV)",
@@ -142,6 +153,40 @@ with tabs[0]:
             )
 
 with tabs[1]:
+    ndf = noise_study.read_study(RESULTS)
+    if ndf is None:
+        st.info(
+            "No noise study yet: run `python -m cae.experiments noise --out results` (part of `paper`), then "
+            "reload this page."
+        )
+    else:
+        levels = ", ".join(f"{100 * v:g}" for v in sorted(set(ndf["noise"])))
+        st.caption(
+            f"Every algorithm with the paper's synthetic setting on the paper's 2-D data plus {levels} % uniform "
+            f"noise, {ndf['run'].nunique()} seeds; the noise is learned but not scored. From `results/noise.csv`."
+        )
+        metric = st.radio("Metric", ["nmi", "ari", "n_nodes", "n_clusters"], horizontal=True, key="w_ex_noise_metric")
+        fig = figures.noise_figure(ndf, metric)
+        st.plotly_chart(fig, key="ex_noise_fig")
+        _download(fig, f"noise_{metric}", "d_ex_noise")
+        st.caption(
+            "Lines: the mean over the seeds; bands: ±1 std. Non-stationary: after the last stream (#6). A run "
+            "**merges** clusters when one cluster holds at least 5 % of the points of each of two or more classes, "
+            "and **splits** them when a class has two or more clusters that each hold at least 5 % of its points; "
+            "a non-stationary run counts when it does so after any stream."
+        )
+        faults = noise_study.fault_counts(ndf)
+        st.dataframe(
+            faults.assign(
+                noise=[f"{100 * v:g} %" for v in faults["noise"]],
+                merged=[f"{a} of {n}" for a, n in zip(faults["merged_any"], faults["runs"])],
+                split=[f"{a} of {n}" for a, n in zip(faults["split_any"], faults["runs"])],
+            )[["algorithm", "environment", "noise", "merged", "split"]],
+            hide_index=True,
+            key="ex_noise_faults",
+        )
+
+with tabs[2]:
     c = st.columns(5)
     env = c[0].radio("Environment", ["stationary", "nonstationary"], key="w_ex_env", horizontal=True)
     runs = int(c[1].number_input("Runs", 1, 15, 3, key="w_ex_runs"))
@@ -185,7 +230,7 @@ with tabs[1]:
             )
         )
 
-with tabs[2]:
+with tabs[3]:
     c = st.columns(4)
     name = c[0].selectbox("Dataset (min-max scaled)", ["iris", "wine", "breast_cancer", "digits"], key="w_ex_lds")
     lams = c[1].text_input("λ values", "10,20,40,80,160", key="w_ex_lams")
@@ -207,7 +252,7 @@ with tabs[2]:
         st.plotly_chart(figures.lambda_validity_figure(df, "stationary", cols=1, height_per_row=360), key="ex_lam_fig")
         st.caption("Grey bars: NMI with λ fixed; blue line: #clusters; red star: the λ that CAE estimated itself.")
 
-with tabs[3]:
+with tabs[4]:
     names = st.multiselect(
         "Datasets (min-max scaled)",
         ["iris", "wine", "breast_cancer", "digits", "paper2d-small"],

@@ -8,6 +8,9 @@ realworld     every CSV of a folder (features, then ``label``), stationary or cl
               and BWT under both conventions), for any registered algorithms
 lambda-sweep  CAE with λ fixed at each value of a list (a_max estimated) against the estimated λ
 runtime       CAE's wall time, the share spent estimating λ (the DPP diversity phase) and peak memory
+noise         noise robustness: every algorithm on the 2-D stream with 0, 2, 5, 10, 20 % uniform noise,
+              stationary and stream #1 ... #6, NMI/ARI/#nodes/#clusters and the runs that merge or split
+              clusters (:mod:`.noise`)
 paper         all of the above with the paper's parameters for every algorithm, then ``compare``
 compare       our results beside the paper's tables: marks, Friedman/Nemenyi statistics, figures
 
@@ -20,7 +23,8 @@ CSVs are written in a fixed order, so the same command gives the same CSV except
 
 The modules: :mod:`.protocol` (one run: data, streams, models, scores), :mod:`.runner` (parallel
 runs, tables), :mod:`.compare` (beside the paper), :mod:`.stats` (Friedman, Nemenyi),
-:mod:`.figures` (plots), :mod:`.cli`.
+:mod:`.figures` (plots), :mod:`.noise` (the noise study), :mod:`.reference_runs` (numbers measured
+with the authors' own code), :mod:`.cli`.
 """
 
 from .cli import do_compare, do_paper, main

@@ -15,7 +15,14 @@ from plotly.subplots import make_subplots
 from .against_paper import ALGORITHM_ORDER
 from .stats import cliques
 
-__all__ = ["lambda_validity_figure", "comparison_heatmap", "cd_diagram", "standalone_html", "write_plotlyjs"]
+__all__ = [
+    "lambda_validity_figure",
+    "comparison_heatmap",
+    "cd_diagram",
+    "noise_figure",
+    "standalone_html",
+    "write_plotlyjs",
+]
 
 
 def standalone_html(fig, plotlyjs="inline"):
@@ -25,7 +32,13 @@ def standalone_html(fig, plotlyjs="inline"):
     ``"directory"`` refers to a ``plotly.min.js`` beside the page (see :func:`write_plotlyjs`), which
     keeps a folder of many figures small.
     """
-    return fig.to_html(include_plotlyjs=True if plotlyjs == "inline" else "directory", full_html=True).encode("utf-8")
+    import hashlib
+
+    # the page's element id from the figure itself (plotly's default is random): the same figure, the same file
+    div_id = "fig-" + hashlib.sha1(fig.to_json().encode("utf-8")).hexdigest()[:16]
+    return fig.to_html(
+        include_plotlyjs=True if plotlyjs == "inline" else "directory", full_html=True, div_id=div_id
+    ).encode("utf-8")
 
 
 def write_plotlyjs(folder):
@@ -288,4 +301,85 @@ def cd_diagram(result, title=""):
         font=dict(size=11, color="#555"),
         text=f"Friedman χ² = {result['chi2']:.1f}, p = {result['p']:.2g}; N = {result['n']} blocks",
     )
+    return fig
+
+
+#: one colour per algorithm of the noise study (plotly's default sequence, in the paper's column order)
+_ALGO_COLORS = {
+    "AutoCloud": "#8c564b",
+    "ASOINN": "#9467bd",
+    "SOINN+": "#ff7f0e",
+    "TCA": "#2ca02c",
+    "CAEA": "#1f77b4",
+    "CAE": "#d62728",
+}
+
+
+def noise_figure(df, metric="nmi", height=420):
+    """The noise study: ``metric`` against the noise level, one line per algorithm with a ±1 std band;
+    one panel per environment (non-stationary: after the last stream).
+
+    ``df`` has the columns of ``results/noise.csv`` (algorithm, environment, noise, run, stage, metric).
+    """
+    envs = [e for e in ("stationary", "nonstationary") if e in set(df["environment"])]
+    titles = {"stationary": "stationary", "nonstationary": "non-stationary, after the last stream"}
+    fig = make_subplots(rows=1, cols=max(1, len(envs)), subplot_titles=[titles[e] for e in envs], shared_yaxes=True)
+    order = {a: i for i, a in enumerate(ALGORITHM_ORDER)}
+    algos = sorted(set(df["algorithm"]), key=lambda a: order.get(a, 99))
+    for c, env in enumerate(envs, start=1):
+        part = df[df["environment"] == env]
+        last = part.groupby(["algorithm", "noise", "run"], sort=False).tail(1)  # the last stream of each run
+        for a in algos:
+            g = last[last["algorithm"] == a].groupby("noise")[metric]
+            mean, std = g.mean(), g.std(ddof=1).fillna(0.0)
+            if not len(mean):
+                continue
+            x = 100 * mean.index.to_numpy(dtype=float)
+            color = _ALGO_COLORS.get(a, "#7f7f7f")
+            lo = np.clip(mean - std, 0, 1) if metric in ("nmi", "ari") else mean - std
+            hi = np.clip(mean + std, 0, 1) if metric in ("nmi", "ari") else mean + std
+            fig.add_trace(
+                go.Scatter(
+                    x=np.concatenate([x, x[::-1]]),
+                    y=np.concatenate([hi.to_numpy(), lo.to_numpy()[::-1]]),
+                    fill="toself",
+                    fillcolor=color,
+                    opacity=0.15,
+                    line=dict(width=0),
+                    hoverinfo="skip",
+                    showlegend=False,
+                    legendgroup=a,
+                ),
+                row=1,
+                col=c,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=mean.to_numpy(),
+                    mode="lines+markers",
+                    line=dict(color=color, width=2),
+                    name=a,
+                    legendgroup=a,
+                    showlegend=c == 1,
+                    customdata=np.column_stack([std.to_numpy(), g.size().to_numpy()]),
+                    hovertemplate=f"{a}<br>noise %{{x:g}} %<br>{metric.upper()} %{{y:.3f}} (std %{{customdata[0]:.3f}}, "
+                    "%{customdata[1]} runs)<extra></extra>",
+                ),
+                row=1,
+                col=c,
+            )
+        fig.update_xaxes(title_text="uniform noise (% of the points)", row=1, col=c)
+    fig.update_yaxes(title_text=metric.upper() if metric in ("nmi", "ari") else metric, row=1, col=1)
+    if metric in ("nmi", "ari"):
+        fig.update_yaxes(range=[0, 1.02])
+    fig.update_layout(
+        height=height,
+        plot_bgcolor="white",
+        title=dict(text=f"Noise robustness: {metric.upper()} against the share of uniform noise (±1 std)"),
+        legend=dict(orientation="h", y=-0.2),
+        margin=dict(l=50, r=20, t=80, b=40),
+    )
+    fig.update_xaxes(gridcolor="#eee")
+    fig.update_yaxes(gridcolor="#eee")
     return fig
