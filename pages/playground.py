@@ -1,13 +1,16 @@
 """Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
 
 import math
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
+from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages._common import ensure_entrypoint, render_blocks, show_notices, slow_hint
 from pages._playground_session import (
@@ -75,6 +78,25 @@ st.caption(
     f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
     + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
 )
+
+
+# the noise study's results (python -m cae.experiments noise); CAE_EXPLORER_RESULTS points elsewhere (tests)
+RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().parent.parent / "results"))
+
+
+@st.cache_data(show_spinner=False)
+def _noise_study(folder, mtime):
+    return noise_study.read_study(folder)
+
+
+def _noise_study_sentence():
+    """The noise study's sentence for this setting (results/noise.csv; None without it)."""
+    path = RESULTS / "noise.csv"
+    if not path.exists():
+        return None
+    df = _noise_study(str(RESULTS), path.stat().st_mtime)
+    params = {"deletion_interval": cfg["lam"], "max_edge_age": cfg["amax"]} if cfg["algo"] == "CAEA" else None
+    return noise_study.study_sentence(df, cfg["algo"], cfg["source"], float(cfg["noise"]), params)
 
 
 def _fmt(v):
@@ -295,6 +317,9 @@ def live():
             + (noise_note if pg.stream.noise_label is not None else "")
             + "."
         )
+        study = _noise_study_sentence()
+        if study:
+            st.caption(study, help="The noise-robustness study of the Experiments page (results/noise.md).")
         if pg.t:
             st.caption(
                 f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "

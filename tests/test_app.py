@@ -279,3 +279,64 @@ def test_the_a_max_formula_is_broken_into_lines():
         formula = blocks[0] if blocks else None
     lines = formula.split("\\\\")
     assert len(lines) == 3 and lines[-1].strip().startswith("&=") and f"{rec.a_max:.4g}" in lines[-1]
+
+
+def _fake_noise_study(folder):
+    import pandas as pd
+
+    rows = [
+        dict(
+            algorithm=a,
+            environment=e,
+            noise=n,
+            n_per_class=15000,
+            run=r,
+            stage=s,
+            nmi=0.9,
+            ari=0.9,
+            n_nodes=10,
+            n_clusters=6,
+            merged=(a == "CAE" and n == 0.1 and r < 3 and s == "stream #6"),
+            split=False,
+            params="{}",
+            seconds=1.0,
+        )
+        for a in ("CAE", "TCA")
+        for e, stages in (("stationary", ["all"]), ("nonstationary", [f"stream #{k}" for k in range(1, 7)]))
+        for n in (0.0, 0.1)
+        for r in range(10)
+        for s in stages
+    ]
+    pd.DataFrame(rows).to_csv(folder / "noise.csv", index=False)
+
+
+def test_playground_says_what_the_noise_study_found(tmp_path, monkeypatch):
+    """Beside the live metrics: 'with this noise, CAE merges clusters in k of N seeds', from results/noise.csv."""
+    _fake_noise_study(tmp_path)
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(tmp_path))
+    at = _playground()  # the paper's non-stationary stream with 10 % noise, CAE
+    captions = [c.value for c in at.caption]
+    assert any(
+        c.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds")
+        for c in captions
+    ), captions
+    at.slider(key="w_noise").set_value(0.05).run()
+    assert any(c == "From the noise study: it measured 0, 10 % noise only, not 5 %." for c in at.caption.values)
+    at.slider(key="w_noise").set_value(0.0).run()
+    assert any("CAE merges clusters in 0 of 10 seeds" in c for c in at.caption.values)
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(tmp_path / "absent"))
+    at = _playground()
+    assert not any("noise study" in c for c in at.caption.values) and not at.exception
+
+
+def test_experiments_page_shows_the_noise_study(tmp_path, monkeypatch):
+    _fake_noise_study(tmp_path)
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(tmp_path))
+    at = _app()
+    at.switch_page("pages/experiments.py").run()
+    assert not at.exception
+    faults = next(d.value for d in at.dataframe if "merged" in d.value.columns)
+    cae_ns = faults[(faults["algorithm"] == "CAE") & (faults["environment"] == "nonstationary")]
+    assert cae_ns["merged"].tolist() == ["0 of 10", "3 of 10"]
+    at.radio(key="w_ex_noise_metric").set_value("n_clusters").run()
+    assert not at.exception

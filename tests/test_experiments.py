@@ -504,6 +504,15 @@ def test_noise_fault_counts_and_the_playground_note():
     c = ns.fault_counts(df).iloc[0]
     assert (c["runs"], c["merged_any"], c["merged_last"], c["split_any"], c["split_last"]) == (3, 2, 1, 1, 1)
     assert ns.study_note(df, "CAE", "nonstationary", 0.10000000001) == {"merged": 2, "split": 1, "runs": 3}
+    text = ns.study_sentence(df, "CAE", "paper2d-ns", 0.1)
+    assert text.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 2 of 3 seeds")
+    assert "after at least one of streams" in text and ns.study_sentence(df, "CAE", "moons", 0.1) is None
+    assert ns.study_sentence(df, "CAE", "paper2d-ns", 0.05) == (
+        "From the noise study: it measured 10 % noise only, not 5 %."
+    )
+    assert "λ = 50, a_max = 40 only" in ns.study_sentence(
+        df, "CAEA", "paper2d-ns", 0.1, {"deletion_interval": 80, "max_edge_age": 40}
+    )
     assert (
         ns.study_note(df, "CAE", "nonstationary", 0.05) is None and ns.study_note(df, "TCA", "stationary", 0.1) is None
     )
@@ -539,6 +548,7 @@ def test_noise_study_cli_is_deterministic(tmp_path):
         "algorithm",
         "environment",
         "noise",
+        "n_per_class",
         "run",
         "stage",
         "nmi",
@@ -592,3 +602,25 @@ def test_noise_figure_has_a_line_and_a_band_per_algorithm():
     np.testing.assert_allclose(lines[1].x, [0, 10]) and np.testing.assert_allclose(lines[1].y, [0.99, 0.89])
     band = [t for t in fig.data if t.fill == "toself"][1]
     np.testing.assert_allclose(band.y, [1.0, 0.9, 0.88, 0.98])  # mean ± std (0.01), clipped to [0, 1]
+
+
+def test_update_replaces_one_algorithms_rows_as_a_whole_run_would(tmp_path, folder):
+    """--update: the kept rows and the order are what a run of every algorithm (in the paper's column order, as
+    `paper` runs them) writes, but the seconds."""
+    common = ["--datasets", str(folder), "--runs", "2", "--environment", "both", "--quiet"]
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    assert ex.main(["realworld", *common, "--algorithms", "ASOINN,TCA,CAE", "--out", str(whole)]) == 0
+    assert ex.main(["realworld", *common, "--algorithms", "TCA,CAE", "--out", str(part)]) == 0
+    assert ex.main(["realworld", *common, "--algorithms", "ASOINN", "--out", str(part), "--update"]) == 0
+    for env in ("stationary", "nonstationary"):
+        a, b = (pd.read_csv(d / f"realworld_{env}.csv").drop(columns="seconds") for d in (whole, part))
+        pd.testing.assert_frame_equal(a, b)
+        assert (whole / f"realworld_{env}.md").read_text().split("\n\n", 1)[1] == (
+            part / f"realworld_{env}.md"
+        ).read_text().split("\n\n", 1)[1]
+    syn = ["synthetic", "--n-per-class", "150", "--runs", "2", "--quiet"]
+    assert ex.main([*syn, "--algorithms", "ASOINN,CAE", "--out", str(whole)]) == 0
+    assert ex.main([*syn, "--algorithms", "CAE", "--out", str(part)]) == 0
+    assert ex.main([*syn, "--algorithms", "ASOINN", "--out", str(part), "--update"]) == 0
+    a, b = (pd.read_csv(d / "synthetic_stationary.csv").drop(columns="seconds") for d in (whole, part))
+    pd.testing.assert_frame_equal(a, b)

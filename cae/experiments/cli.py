@@ -47,7 +47,34 @@ def _header(kind, a, extra=""):
 
 
 # ------------------------------------------------------------------ studies
-def study_synthetic(environment, algorithms, runs, seed, n_per_class, data_csv, score_noise, jobs, out, quiet):
+def _merge_update(df, out, name, keys):
+    """``--update``: the rows of ``df``'s algorithms replace theirs in ``out/name.csv``; the other rows stay.
+
+    Every run is seeded, so the kept rows are what a run of every algorithm would give again (but their
+    ``seconds``). Rows are ordered as a run of everything orders them: by ``keys`` in the order of first
+    appearance, then the paper's algorithm order, then run.
+    """
+    path = Path(out) / f"{name}.csv"
+    if not path.exists():
+        return df
+    old = pd.read_csv(path)
+    if list(old.columns) != list(df.columns):
+        raise SystemExit(f"--update: {path} has other columns than this study writes; run it whole instead")
+    mine = set(df["algorithm"])
+    both = pd.concat([old[~old["algorithm"].isin(mine)], df], ignore_index=True)
+    order = {a: i for i, a in enumerate(PAPER_VARIANTS.split(","))}
+    sort = {k: {v: i for i, v in enumerate(dict.fromkeys(list(old[k]) + list(df[k])))} for k in keys}
+    both = both.assign(
+        **{f"_{k}": both[k].map(sort[k]) for k in keys},
+        _a=both["algorithm"].map(lambda a: order.get(a, len(order))),
+    )
+    both = both.sort_values([f"_{k}" for k in keys] + ["_a", "run"], kind="stable")
+    return both.drop(columns=[f"_{k}" for k in keys] + ["_a"]).reset_index(drop=True)
+
+
+def study_synthetic(
+    environment, algorithms, runs, seed, n_per_class, data_csv, score_noise, jobs, out, quiet, update=False
+):
     args = [
         (environment, r, seed, alg, var, n_per_class, data_csv, score_noise)
         for alg, var in algorithms
@@ -55,6 +82,8 @@ def study_synthetic(environment, algorithms, runs, seed, n_per_class, data_csv, 
     ]
     df = run_jobs(synthetic_job, args, label=f"synthetic {environment}", **jobs)
     df = df[["algorithm", "run", "stage", "nmi", "ari", "n_nodes", "n_clusters", "noise_scored", "params", "seconds"]]
+    if update:
+        df = _merge_update(df, out, f"synthetic_{environment}", [])
     src = "the authors' file + 10 % noise" if data_csv else "our generator"
     header = (
         f"# Synthetic 2-D data ({src}, {n_per_class:,} per distribution), {environment}, {runs} runs, seed "
@@ -107,7 +136,7 @@ def study_noise(environments, levels, algorithms, runs, seed, n_per_class, data_
     return df
 
 
-def study_realworld(environment, files, algorithms, runs, seed, scaling, jobs, out, quiet):
+def study_realworld(environment, files, algorithms, runs, seed, scaling, jobs, out, quiet, update=False):
     args = [
         (str(f), environment, r, seed, scaling, alg, var) for f in files for alg, var in algorithms for r in range(runs)
     ]
@@ -132,6 +161,8 @@ def study_realworld(environment, files, algorithms, runs, seed, scaling, jobs, o
     else:
         cols = ["dataset", "algorithm", "run", "scaling", *metrics, "params", "seconds"]
     df = df[cols]
+    if update:
+        df = _merge_update(df, out, f"realworld_{environment}", ["dataset"])
     header = f"# Real-world datasets, {environment}, {runs} runs, seed {seed}, scaling: {scaling}" + (
         "; classes in a random order per run; AI and BWT under the paper's convention (columns *_text: the text's)"
         if environment == "nonstationary"
@@ -365,6 +396,14 @@ def _parser():
             help="the paper's grid-searched values per dataset, or their mean over the 12 datasets",
         )
 
+    def update(p):
+        p.add_argument(
+            "--update",
+            action="store_true",
+            help="replace only these algorithms' rows in OUT's CSV and keep the others (every run is seeded: "
+            "they are what a run of everything gives again), then rewrite its table",
+        )
+
     p = sub.add_parser("synthetic", help="the paper's 2-D protocol")
     p.add_argument("--environment", choices=["stationary", "nonstationary", "both"], default="stationary")
     p.add_argument("--data", default=None, help="the authors' CSV (x0, x1, label) instead of our generator")
@@ -372,6 +411,7 @@ def _parser():
     p.add_argument("--score-noise", action="store_true", help="score the uniform noise as a seventh class")
     algos(p)
     common(p)
+    update(p)
     p = sub.add_parser("noise", help="noise robustness: every algorithm on the 2-D stream at 0 … 20 %% noise")
     p.add_argument("--environment", choices=["stationary", "nonstationary", "both"], default="both")
     p.add_argument(
@@ -401,6 +441,7 @@ def _parser():
         )
         if name == "realworld":
             algos(p)
+            update(p)
         if name == "lambda-sweep":
             p.add_argument("--lambdas", default=LAMBDAS)
         common(p, runs=20 if name == "realworld" else 10)
@@ -463,7 +504,9 @@ def main(argv=None):
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
         for env in envs:
-            study_synthetic(env, algorithms, a.runs, a.seed, a.n_per_class, a.data, a.score_noise, jobs, a.out, a.quiet)
+            study_synthetic(
+                env, algorithms, a.runs, a.seed, a.n_per_class, a.data, a.score_noise, jobs, a.out, a.quiet, a.update
+            )
         return 0
     files = dataset_files(a.datasets, a.names)
     if a.cmd == "realworld":
@@ -472,7 +515,7 @@ def main(argv=None):
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
         for env in envs:
-            study_realworld(env, files, algorithms, a.runs, a.seed, a.scaling, jobs, a.out, a.quiet)
+            study_realworld(env, files, algorithms, a.runs, a.seed, a.scaling, jobs, a.out, a.quiet, a.update)
     elif a.cmd == "lambda-sweep":
         lams = [int(v) for v in a.lambdas.split(",")]
         study_lambda(files, envs, lams, a.runs, a.seed, a.scaling, jobs, a.out, a.quiet)

@@ -36,6 +36,7 @@ __all__ = [
     "summary",
     "fault_counts",
     "study_note",
+    "study_sentence",
     "read_study",
     "noise_markdown",
 ]
@@ -48,6 +49,7 @@ COLUMNS = [
     "algorithm",
     "environment",
     "noise",
+    "n_per_class",
     "run",
     "stage",
     "nmi",
@@ -66,6 +68,7 @@ def noise_job(environment, noise, run, seed, algorithm="CAE", variant="paper", n
     rows = synthetic_job(environment, run, seed, algorithm, variant, n_per_class, data_csv, False, noise)
     for r in rows:
         r["environment"] = environment
+        r["n_per_class"] = int(n_per_class)
     return rows
 
 
@@ -133,7 +136,10 @@ def study_note(df, algorithm, environment, noise):
     if not len(part):
         return None
     c = fault_counts(part).iloc[0]
-    return {"merged": int(c["merged_any"]), "split": int(c["split_any"]), "runs": int(c["runs"])}
+    out = {"merged": int(c["merged_any"]), "split": int(c["split_any"]), "runs": int(c["runs"])}
+    if "n_per_class" in part:
+        out["n_per_class"] = int(part["n_per_class"].iloc[0])
+    return out
 
 
 def noise_markdown(df, header):
@@ -169,4 +175,52 @@ def noise_markdown(df, header):
             "",
             markdown_table(table),
         ]
+    )
+
+
+#: the Playground's streams of the paper's data -> the study's environment
+_PLAYGROUND_ENVIRONMENTS = {"paper2d-st": "stationary", "paper2d-ns": "nonstationary"}
+
+
+def study_sentence(df, algorithm, source, noise, params=None):
+    """What the noise study says about a Playground setting, as one Markdown sentence (or None).
+
+    ``source`` is the Playground's stream key (only the paper's 2-D streams were studied), ``noise``
+    its noise share, ``params`` CAEA's ``{"deletion_interval", "max_edge_age"}`` (the study ran CAEA
+    with the paper's synthetic setting only).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"algorithm": "CAE", "environment": "stationary", "noise": 0.1, "n_per_class": 15000,
+    ...                    "run": range(10), "stage": "all", "merged": [True] * 3 + [False] * 7, "split": False})
+    >>> print(study_sentence(df, "CAE", "paper2d-st", 0.1))
+    From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds (the paper's stream, 15,000 points per distribution, stationary).
+    >>> print(study_sentence(df, "CAE", "paper2d-st", 0.15))
+    From the noise study: it measured 10 % noise only, not 15 %.
+    """
+    env = _PLAYGROUND_ENVIRONMENTS.get(source)
+    if df is None or env is None:
+        return None
+    if algorithm == "CAEA":
+        from ..presets import paper_parameters
+
+        paper = paper_parameters("CAEA", "synthetic", env)
+        if params is not None and {k: float(v) for k, v in params.items()} != {k: float(v) for k, v in paper.items()}:
+            return (
+                f"From the noise study: it ran CAEA with the paper's λ = {paper['deletion_interval']}, a_max = "
+                f"{paper['max_edge_age']:g} only."
+            )
+    note = study_note(df, algorithm, env, noise)
+    if note is None:
+        levels = sorted(set(df.loc[df["environment"] == env, "noise"].astype(float)))
+        if not levels or algorithm not in set(df["algorithm"]):
+            return None
+        shown = ", ".join(f"{100 * v:g}" for v in levels)
+        return f"From the noise study: it measured {shown} % noise only, not {100 * noise:g} %."
+    where = "stationary" if env == "stationary" else "non-stationary, after at least one of streams #1 … #6"
+    size = f"{note['n_per_class']:,} points per distribution, " if "n_per_class" in note else ""
+    return (
+        f"From the noise study: with this noise ({100 * noise:g} %), {algorithm} merges clusters in "
+        f"{note['merged']} of {note['runs']} seeds (the paper's stream, {size}{where})."
     )
