@@ -108,7 +108,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         ``fit`` and ``partial_fit`` call it after learning their X, and so do
         the app and the experiments after each stage of a stream. Nothing
         happens here except for algorithms whose reference code does work at
-        the end of every call (TCA). ``learn_one``/``learn_many`` never call it.
+        the end of every call (TCA), or whose published numbers imply such work
+        (ASOINN's final denoising pass). ``learn_one``/``learn_many`` never call it.
         An override that changes the state must bump ``self._version`` (the
         fitted attributes are cached per version).
         """
