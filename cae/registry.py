@@ -190,14 +190,15 @@ ALGORITHMS = {
     ),
     "ASOINN": Algorithm(
         "ASOINN",
-        "adjusted SOINN (Shen & Hasegawa 2008): fixed node-deletion cycle and edge-age limit",
+        "adjusted SOINN (Shen & Hasegawa 2008; Shen's fastSOINN): denoising cycle and edge-age limit",
         "cae.algorithms.asoinn:ASOINN",
         params=(
             Param(
                 "deletion_interval",
-                label="λ (node-deletion cycle)",
+                label="λ (denoising cycle)",
                 default=300,
-                help="Every λ samples, nodes without edges are deleted.",
+                help="Every λ samples (and at the end of the stream), nodes with at most one edge and a win count "
+                "below the mean are deleted as noise.",
                 step=10,
                 widget_high=_LAMBDA_INPUT_HIGH,
             ),
