@@ -170,10 +170,9 @@ with tabs[1]:
         st.plotly_chart(fig, key="ex_noise_fig")
         _download(fig, f"noise_{metric}", "d_ex_noise")
         st.caption(
-            "Lines: the mean over the seeds; bands: ±1 std. Non-stationary: after the last stream (#6). A run "
-            "**merges** clusters when one cluster holds at least 5 % of the points of each of two or more classes, "
-            "and **splits** them when a class has two or more clusters that each hold at least 5 % of its points; "
-            "a non-stationary run counts when it does so after any stream."
+            "Lines: the mean over the seeds; bands: ±1 std. Non-stationary: after the last stream (#6). "
+            + noise_study.FAULT_DEFINITION
+            + " A non-stationary run counts when it merges (splits) after any of its streams."
         )
         faults = noise_study.fault_counts(ndf)
         st.dataframe(

@@ -467,15 +467,21 @@ def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
 def test_cluster_faults_by_hand():
     from cae.experiments.protocol import cluster_faults
 
-    y = np.array([0] * 100 + [1] * 100)
-    assert cluster_faults(y, np.r_[[0] * 100, [1] * 100]) == (False, False)
-    assert cluster_faults(y, np.zeros(200, int)) == (True, False)  # one cluster holds both classes
-    assert cluster_faults(y, np.r_[[0] * 50, [2] * 50, [1] * 100]) == (False, True)  # class 0 in two halves
-    # 4 of class 0's points in class 1's cluster: below 5 % of class 0, neither a merge nor a split
-    assert cluster_faults(y, np.r_[[0] * 96, [1] * 4, [1] * 100]) == (False, False)
-    # 5 of them: 5 % of class 0 — cluster 1 is then a cluster of both classes, and class 0 has two
-    assert cluster_faults(y, np.r_[[0] * 95, [1] * 5, [1] * 100]) == (True, True)
-    assert cluster_faults(y, np.full(200, -1)) == (True, False)  # no node: one "cluster" of unlabelled points
+    y = np.array([0] * 100 + [1] * 100 + [2] * 100)
+    assert cluster_faults(y, y) == (False, False)
+    assert cluster_faults(y, np.r_[[0] * 200, [2] * 100]) == (True, False)  # classes 0 and 1: one home
+    # class 0 in two halves, each a large cluster (50 of 300 points >= 1 %) that class 0 owns: a split
+    assert cluster_faults(y, np.r_[[0] * 50, [3] * 50, [1] * 100, [2] * 100]) == (False, True)
+    # 2 of class 0's points form a cluster of their own: below 1 % of the points, a fragment, no split
+    assert cluster_faults(y, np.r_[[0] * 98, [3] * 2, [1] * 100, [2] * 100]) == (False, False)
+    # 40 of class 0's points in class 1's cluster: class 1 still owns it, class 0's home is its own: neither
+    assert cluster_faults(y, np.r_[[0] * 60, [1] * 40, [1] * 100, [2] * 100]) == (False, False)
+    # 60 of them: class 0's home is class 1's cluster too (a merge); no class owns two large clusters
+    assert cluster_faults(y, np.r_[[0] * 40, [1] * 60, [1] * 100, [2] * 100]) == (True, False)
+    assert cluster_faults(y, np.full(300, -1)) == (True, False)  # no node: every point in one "cluster"
+    # ties go to the first: cluster 4 is the home of both classes (a merge), and class 0, the first, is the
+    # majority of both clusters (a split)
+    assert cluster_faults(np.array([0, 0, 1, 1]), np.array([4, 5, 4, 5])) == (True, True)
 
 
 def test_noise_fault_counts_and_the_playground_note():

@@ -123,34 +123,36 @@ def _n_nodes(algorithm, model):
     return len(model.nodes_) if ALGORITHMS[algorithm].kind == "network" else np.nan
 
 
-def cluster_faults(y, pred, share=0.05):
+def cluster_faults(y, pred, min_share=0.01):
     """Whether a clustering ``pred`` merges or splits the classes ``y``: ``(merged, split)``.
 
-    The clusters *of a class* are the predicted clusters that hold at least ``share`` (5 %) of that
-    class's points (points without a cluster, -1, count as one cluster). The clustering **merges**
-    when one cluster is a cluster of two or more classes, and **splits** when a class has two or
-    more clusters. Small fringes (a few noise nodes joined to a class, a handful of stray points)
-    stay below the share and count as neither.
+    The **home cluster** of a class is the cluster holding most of its points (the first on ties). The
+    clustering **merges** when two or more classes share a home cluster, and **splits** when a class is
+    the majority class of two or more *large* clusters, each holding at least ``min_share`` (1 %) of the
+    points; smaller fragments do not count. Points without a cluster (-1) count as one cluster. The same
+    rule as the Playground's *How often?* (``cae.evaluation.partition_outcome``), so that the two say
+    "merges" of the same thing.
 
     Examples
     --------
     >>> cluster_faults(np.array([0, 0, 1, 1]), np.array([5, 5, 5, 5]))
     (True, False)
-    >>> cluster_faults(np.array([0, 0, 1, 1]), np.array([1, 2, 3, 3]))
+    >>> cluster_faults(np.array([0, 0, 0, 0, 1, 1]), np.array([1, 1, 2, 2, 3, 3]))
     (False, True)
-    >>> cluster_faults(np.array([0] * 99 + [1] * 100), np.array([0] * 99 + [1] * 99 + [0]))
+    >>> cluster_faults(np.array([0] * 200 + [1] * 200), np.array([0] * 199 + [7] + [1] * 200))  # a fragment
     (False, False)
     """
     y, pred = np.asarray(y), np.asarray(pred)
-    owners = {}
-    split = False
-    for c in np.unique(y):
-        clusters, counts = np.unique(pred[y == c], return_counts=True)
-        mine = clusters[counts >= share * counts.sum()]
-        split = split or len(mine) >= 2
-        for k in mine.tolist():
-            owners[k] = owners.get(k, 0) + 1
-    return bool(any(v >= 2 for v in owners.values())), bool(split)
+    classes, cls_idx = np.unique(y, return_inverse=True)
+    clusters, pred_idx = np.unique(pred, return_inverse=True)
+    table = np.zeros((len(classes), len(clusters)), dtype=np.int64)  # class x cluster counts
+    np.add.at(table, (cls_idx, pred_idx), 1)
+    home = table.argmax(axis=1)
+    merged = len(np.unique(home)) < len(home)
+    large = np.flatnonzero(table.sum(axis=0) >= min_share * len(y))
+    owners = table[:, large].argmax(axis=0)
+    split = len(np.unique(owners)) < len(owners)
+    return bool(merged), bool(split)
 
 
 def _scores(algorithm, model, X, y, mask=None, faults=False):
