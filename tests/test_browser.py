@@ -475,6 +475,32 @@ def test_against_the_paper_view(server, browser):
     ctx.close()
 
 
+def test_noise_robustness_tab_and_the_playground_sentence(server, browser):
+    """The noise study: its figure on the Experiments page, and its sentence beside the Playground's metrics."""
+    if not (ROOT / "results" / "noise.csv").exists():
+        pytest.skip("results/noise.csv is not there (python -m cae.experiments noise)")
+    ctx, page = _page(browser)
+    page.goto(server + "/experiments")
+    _wait_idle(page)
+    page.get_by_role("tab", name="Noise robustness").click()
+    _wait_idle(page)
+    figure = page.locator(".st-key-ex_noise_fig .js-plotly-plot")
+    figure.wait_for()
+    assert "Noise robustness" in figure.inner_text()
+    page.locator(".st-key-ex_noise_faults").wait_for()
+    _scroll_to(page, figure)
+    page.mouse.move(5, 5)
+    page.wait_for_timeout(800)
+    _shot(page, "21_noise_robustness")
+    page.goto(server + "/playground")  # the paper's non-stationary stream, 10 % noise, CAE
+    _wait_idle(page)
+    sentence = page.get_by_text("From the noise study: with this noise (10 %), CAE merges clusters in")
+    sentence.wait_for()
+    assert " of 10 seeds" in sentence.inner_text()
+    _shot(page, "22_playground_noise_study")
+    ctx.close()
+
+
 # ------------------------------------------------------------------ teaching
 def test_lesson_link_on_a_fresh_server(browser):
     from cae.app.lesson_links import PLAYGROUND_DEFAULTS
