@@ -175,6 +175,7 @@ with tabs[1]:
             + " A non-stationary run counts when it merges (splits) after any of its streams."
         )
         faults = noise_study.fault_counts(ndf)
+        st.markdown("**Runs that merge or split clusters**")
         st.dataframe(
             faults.assign(
                 noise=[f"{100 * v:g} %" for v in faults["noise"]],

@@ -319,7 +319,12 @@ def live():
         )
         study = _noise_study_sentence()
         if study:
-            st.caption(study, help="The noise-robustness study of the Experiments page (results/noise.md).")
+            st.caption(
+                study,
+                help="The noise-robustness study (Experiments page, tab Noise robustness; results/noise.md): the "
+                "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
+                + noise_study.FAULT_DEFINITION,
+            )
         if pg.t:
             st.caption(
                 f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "

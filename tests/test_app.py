@@ -317,7 +317,7 @@ def test_playground_says_what_the_noise_study_found(tmp_path, monkeypatch):
     at = _playground()  # the paper's non-stationary stream with 10 % noise, CAE
     captions = [c.value for c in at.caption]
     assert any(
-        c.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds")
+        c.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds")
         for c in captions
     ), captions
     at.slider(key="w_noise").set_value(0.05).run()

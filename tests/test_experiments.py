@@ -511,8 +511,8 @@ def test_noise_fault_counts_and_the_playground_note():
     assert (c["runs"], c["merged_any"], c["merged_last"], c["split_any"], c["split_last"]) == (3, 2, 1, 1, 1)
     assert ns.study_note(df, "CAE", "nonstationary", 0.10000000001) == {"merged": 2, "split": 1, "runs": 3}
     text = ns.study_sentence(df, "CAE", "paper2d-ns", 0.1)
-    assert text.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 2 of 3 seeds")
-    assert "after at least one of streams" in text and ns.study_sentence(df, "CAE", "moons", 0.1) is None
+    assert text.startswith("From the noise study: with this noise (10 %), CAE merges clusters in 2 of 3 seeds")
+    assert "(non-stationary, after any stream)" in text and ns.study_sentence(df, "CAE", "moons", 0.1) is None
     assert ns.study_sentence(df, "CAE", "paper2d-ns", 0.05) == (
         "From the noise study: it measured 10 % noise only, not 5 %."
     )

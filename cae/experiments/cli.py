@@ -248,6 +248,9 @@ def do_compare(results, paper, out_md=None, figures_dir=None, quiet=False):
             slug = name.split(" (")[0].replace(" ", "_")
             fig = figures.cd_diagram(r, f"{name} — {source}")
             (figdir / f"cd_{slug}_{source}.html").write_bytes(figures.standalone_html(fig, "directory"))
+    ndf = noise_study.read_study(results)
+    if ndf is not None:  # the noise study's figure, drawn again from its CSV
+        (figdir / "noise_nmi.html").write_bytes(figures.standalone_html(figures.noise_figure(ndf), "directory"))
     lam = results / "lambda_validity.csv"
     if lam.exists():
         ldf = pd.read_csv(lam)

@@ -342,6 +342,7 @@ def noise_figure(df, metric="nmi", height=420):
                 go.Scatter(
                     x=np.concatenate([x, x[::-1]]),
                     y=np.concatenate([hi.to_numpy(), lo.to_numpy()[::-1]]),
+                    mode="lines",
                     fill="toself",
                     fillcolor=color,
                     opacity=0.15,
@@ -369,7 +370,8 @@ def noise_figure(df, metric="nmi", height=420):
                 row=1,
                 col=c,
             )
-        fig.update_xaxes(title_text="uniform noise (% of the points)", row=1, col=c)
+        levels = sorted(set(100 * part["noise"].astype(float)))
+        fig.update_xaxes(title_text="uniform noise (% of the points)", tickvals=levels, row=1, col=c)
     fig.update_yaxes(title_text=metric.upper() if metric in ("nmi", "ari") else metric, row=1, col=1)
     if metric in ("nmi", "ari"):
         fig.update_yaxes(range=[0, 1.02])

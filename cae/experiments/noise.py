@@ -200,7 +200,7 @@ def study_sentence(df, algorithm, source, noise, params=None):
     >>> df = pd.DataFrame({"algorithm": "CAE", "environment": "stationary", "noise": 0.1, "n_per_class": 15000,
     ...                    "run": range(10), "stage": "all", "merged": [True] * 3 + [False] * 7, "split": False})
     >>> print(study_sentence(df, "CAE", "paper2d-st", 0.1))
-    From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds (the paper's stream, 15,000 points per distribution, stationary).
+    From the noise study: with this noise (10 %), CAE merges clusters in 3 of 10 seeds (15,000 per distribution; stationary).
     >>> print(study_sentence(df, "CAE", "paper2d-st", 0.15))
     From the noise study: it measured 10 % noise only, not 15 %.
     """
@@ -223,9 +223,9 @@ def study_sentence(df, algorithm, source, noise, params=None):
             return None
         shown = ", ".join(f"{100 * v:g}" for v in levels)
         return f"From the noise study: it measured {shown} % noise only, not {100 * noise:g} %."
-    where = "stationary" if env == "stationary" else "non-stationary, after at least one of streams #1 … #6"
-    size = f"{note['n_per_class']:,} points per distribution, " if "n_per_class" in note else ""
+    where = "stationary" if env == "stationary" else "non-stationary, after any stream"
+    size = f"{note['n_per_class']:,} per distribution; " if "n_per_class" in note else ""
     return (
-        f"From the noise study: with this noise ({100 * noise:g} %), {algorithm} merges clusters in "
-        f"{note['merged']} of {note['runs']} seeds (the paper's stream, {size}{where})."
+        f"From the noise study: with this noise ({100 * noise:g}\u00a0%), {algorithm} merges clusters in "
+        f"{note['merged']} of {note['runs']} seeds ({size}{where})."
     )

@@ -24,8 +24,7 @@ import pandas as pd
 __all__ = ["AUTHORS_CODE", "SOURCE", "NOT_EXPLAINED_NOTE", "reference_frame"]
 
 SOURCE = (
-    "the authors' CAE_train.m (Masuyama-lab/CAE) under Octave, the stated protocol, 8 seeds "
-    "(../shared/spec/paper-results/README.md)"
+    "CAE_train.m (Masuyama-lab/CAE) under Octave, the stated protocol, 8 seeds (../shared/spec/paper-results/README.md)"
 )
 
 NOT_EXPLAINED_NOTE = (
