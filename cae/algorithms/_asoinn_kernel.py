@@ -11,9 +11,15 @@ them, keeping the order, as MATLAB's row deletion does); undirected edges in the
 re-linked, +1 each time the winner's edges age). Distances are EUCLIDEAN (the square root of the sum of
 squares over the features in order), as the reference computes them; a node's similarity threshold
 ``th`` is STORED and only changes when the node is the winner or the runner-up.
+
+:func:`step` is one pass of the reference's loop, a named function for each of its parts
+(:func:`two_node_start`, :func:`find_winners`, :func:`link_winners`, :func:`age_winner_edges`,
+:func:`remove_old_edges`, :func:`winner_moves`, :func:`reset_thresholds`, :func:`denoise`); :func:`run`
+bundles the arrays into the named tuples :data:`Net`, :data:`Rec` and :data:`Buf`.
 """
 
 import math
+from collections import namedtuple
 
 from .._graph import compact_graph, compact_rows, components, connect, disconnect, find_slot, plan_compaction
 from .._jit import HAVE_NUMBA, jit  # noqa: F401
@@ -121,20 +127,30 @@ def threshold_of(Y, deg, nbr, who, s1, s2):
     return best
 
 
+# ------------------------------------------------------------------ the arrays a step works on
+#: The network: what the model file keeps.
+Net = namedtuple("Net", "Y M th ids deg nbr age iscal fscal")
+#: What one step did: the scalars ``ri``/``rf``, the deleted edges (neighbour id, age) and nodes.
+Rec = namedtuple("Rec", "ri rf del_ids del_ages swept_ids swept_pos")
+#: Scratch space.
+Buf = namedtuple("Buf", "dist dmask newrow labels")
+
+
 # ---------------------------------------------------------------- graph edits
 @jit
-def add_node(X, xi, Y, M, th, ids, deg, iscal, ri, threshold):
-    K = iscal[I_K]
+def add_node(X, xi, net, rec, threshold):
+    """x becomes a node: M = 1 and the given threshold (1e6, the reference's new-node value)."""
+    K = net.iscal[I_K]
     for j in range(X.shape[1]):
-        Y[K, j] = X[xi, j]
-    M[K] = 1
-    th[K] = threshold
-    ids[K] = iscal[I_NEXTID]
-    iscal[I_NEXTID] += 1
-    deg[K] = 0
-    iscal[I_K] = K + 1
-    ri[RI_NEWROW] = K
-    ri[RI_NEWID] = ids[K]
+        net.Y[K, j] = X[xi, j]
+    net.M[K] = 1
+    net.th[K] = threshold
+    net.ids[K] = net.iscal[I_NEXTID]
+    net.iscal[I_NEXTID] += 1
+    net.deg[K] = 0
+    net.iscal[I_K] = K + 1
+    rec.ri[RI_NEWROW] = K
+    rec.ri[RI_NEWID] = net.ids[K]
     return K
 
 
@@ -145,7 +161,8 @@ def denoise(Y, M, th, ids, deg, nbr, age, iscal, fscal, dmask, newrow, swept_ids
     With meanM the mean win count, the nodes with one neighbour and M < c·meanM and the nodes with no
     neighbour and M < meanM are deleted, all at once (degrees counted before any deletion); their
     edges go with them; the other nodes keep their rows' order. The ids and positions of the deleted
-    nodes go to ``swept_ids``/``swept_pos``.
+    nodes go to ``swept_ids``/``swept_pos``. (Called from :func:`step` and, for the pass at the end of
+    a batch, from Python: hence the arrays one by one.)
     """
     K = iscal[I_K]
     iscal[I_PASSES] += 1
@@ -182,41 +199,17 @@ def denoise(Y, M, th, ids, deg, nbr, age, iscal, fscal, dmask, newrow, swept_ids
     return n, mean_m
 
 
-# ------------------------------------------------------------------ one step
+# ------------------------------------------------------------------ the named steps
 @jit
-def step(
-    X,
-    xi,
-    Y,
-    M,
-    th,
-    ids,
-    deg,
-    nbr,
-    age,
-    iscal,
-    fscal,
-    ri,
-    rf,
-    dist,
-    del_ids,
-    del_ages,
-    swept_ids,
-    swept_pos,
-    dmask,
-    newrow,
-    labels,
-    track,
-):
-    """Learn ``X[xi]``: one pass of the reference's loop (see ``docs/baselines/asoinn.md``)."""
-    d = X.shape[1]
-    iscal[I_T] += 1
-    iscal[I_SETTLED] = 0
-    t = iscal[I_T]
-    K = iscal[I_K]
-    for i in range(N_RI):
+def begin_step(net, rec):
+    """i <- i + 1 and a clean record; returns i."""
+    ri, rf = rec.ri, rec.rf
+    t = net.iscal[I_T] + 1
+    net.iscal[I_T] = t
+    net.iscal[I_SETTLED] = 0
+    for i in range(ri.shape[0]):
         ri[i] = 0
-    for i in range(N_RF):
+    for i in range(rf.shape[0]):
         rf[i] = math.nan
     ri[RI_S1] = -1
     ri[RI_S2] = -1
@@ -225,102 +218,165 @@ def step(
     ri[RI_NEWROW] = -1
     ri[RI_NEWID] = -1
     ri[RI_NCLUSTERS] = -1
+    return t
 
-    # the two-node start: the first sample waits (a node with the new-node threshold), the second
-    # sets both thresholds to their distance [ref]; again after a denoising emptied the network [fix]
-    if K == 0:
-        ri[RI_CASE] = 0
-        add_node(X, xi, Y, M, th, ids, deg, iscal, ri, SENTINEL)
-        iscal[I_STARTING] = 1
-        if track:
-            ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
-        return 0
-    if iscal[I_STARTING] == 1:
-        ri[RI_CASE] = 0
-        add_node(X, xi, Y, M, th, ids, deg, iscal, ri, SENTINEL)
-        tem = node_distance(Y, 0, 1)
-        th[0] = tem
-        th[1] = tem
-        iscal[I_STARTING] = 0
-        if track:
-            ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
-        return 0
 
-    s1, s2, d2 = winners(X, xi, Y, K, dist)
-    d1 = dist[s1]
+@jit
+def two_node_start(X, xi, net, rec):
+    """The reference's first two rows: the first sample waits as a node (new-node threshold), the second
+    sets both thresholds to their distance [ref]; again after a denoising emptied the network [fix]."""
+    rec.ri[RI_CASE] = 0
+    add_node(X, xi, net, rec, SENTINEL)
+    if net.iscal[I_STARTING] == 0:
+        net.iscal[I_STARTING] = 1
+        return
+    tem = node_distance(net.Y, 0, 1)
+    net.th[0] = tem
+    net.th[1] = tem
+    net.iscal[I_STARTING] = 0
+
+
+@jit
+def find_winners(X, xi, net, rec, buf):
+    """s1, s2 and their distances (:func:`winners`), recorded with the stored thresholds they face."""
+    s1, s2, d2 = winners(X, xi, net.Y, net.iscal[I_K], buf.dist)
+    d1 = buf.dist[s1]
+    ri, rf = rec.ri, rec.rf
     ri[RI_S1] = s1
     ri[RI_S2] = s2
-    ri[RI_S1ID] = ids[s1]
-    ri[RI_S2ID] = ids[s2]
+    ri[RI_S1ID] = net.ids[s1]
+    ri[RI_S2ID] = net.ids[s2]
     rf[RF_D1] = d1
     rf[RF_D2] = d2
-    rf[RF_TH1] = th[s1]
-    rf[RF_TH2] = th[s2]
+    rf[RF_TH1] = net.th[s1]
+    rf[RF_TH2] = net.th[s2]
+    return s1, s2, d1, d2
 
-    # [fix] s2 == s1 (one node, or every other node SENTINEL away): the reference would link the
-    # node to itself when x passes both tests; x becomes a node instead
-    if d1 > th[s1] or d2 > th[s2] or s1 == s2:
-        ri[RI_CASE] = 1
-        add_node(X, xi, Y, M, th, ids, deg, iscal, ri, SENTINEL)
+
+@jit
+def link_winners(net, rec, s1, s2):
+    """The winners are always linked: a new edge, or the existing one back to age 1 [ref]."""
+    nbr, age, deg = net.nbr, net.age, net.deg
+    p = find_slot(nbr, deg, s1, s2)
+    if p >= 0:
+        age[s1, p] = 1
+        age[s2, find_slot(nbr, deg, s2, s1)] = 1
+        rec.ri[RI_EDGE] = 2
     else:
-        ri[RI_CASE] = 2
-        # the winners are always linked: a new edge, or the existing one back to age 1
-        p = find_slot(nbr, deg, s1, s2)
-        if p >= 0:
-            age[s1, p] = 1
-            age[s2, find_slot(nbr, deg, s2, s1)] = 1
-            ri[RI_EDGE] = 2
-        else:
-            iscal[I_MAXDEG] = max(iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
-            iscal[I_E] += 1
-            ri[RI_EDGE] = 1
-        # every edge of s1 ages by 1 (the one just made or reset included, which is then 2)
-        for p in range(deg[s1]):
+        net.iscal[I_MAXDEG] = max(net.iscal[I_MAXDEG], connect(nbr, age, deg, s1, s2, 1))
+        net.iscal[I_E] += 1
+        rec.ri[RI_EDGE] = 1
+
+
+@jit
+def age_winner_edges(net, s1):
+    """Every edge of s1 ages by 1 (the one just made or reset included, which is then 2)."""
+    nbr, age, deg = net.nbr, net.age, net.deg
+    for p in range(deg[s1]):
+        b = nbr[s1, p]
+        age[s1, p] += 1
+        age[b, find_slot(nbr, deg, b, s1)] += 1
+
+
+@jit
+def remove_old_edges(net, rec, s1):
+    """The edges of s1 older than a_max are removed, in ascending row order (the reference's ``find``);
+    no node is removed with them [ref]. The record gets the neighbours' ids and the ages."""
+    nbr, age, deg = net.nbr, net.age, net.deg
+    del_ids, del_ages = rec.del_ids, rec.del_ages
+    amax = net.fscal[F_AMAX]
+    nd = 0
+    for p in range(deg[s1]):
+        if age[s1, p] > amax:
             b = nbr[s1, p]
-            age[s1, p] += 1
-            age[b, find_slot(nbr, deg, b, s1)] += 1
-        # edges of s1 older than a_max are removed; no node is removed with them
-        amax = fscal[F_AMAX]
-        nd = 0
-        for p in range(deg[s1]):
-            if age[s1, p] > amax:
-                # kept in ascending row order (the reference's find)
-                b = nbr[s1, p]
-                a = age[s1, p]
-                q = nd
-                while q > 0 and del_ids[q - 1] > b:
-                    del_ids[q] = del_ids[q - 1]
-                    del_ages[q] = del_ages[q - 1]
-                    q -= 1
-                del_ids[q] = b
-                del_ages[q] = a
-                nd += 1
-        for q in range(nd):
-            disconnect(nbr, age, deg, s1, del_ids[q])
-            del_ids[q] = ids[del_ids[q]]  # rows -> ids for the record
-        iscal[I_E] -= nd
-        iscal[I_EDGEDEL] += nd
-        ri[RI_NDELETED] = nd
-        # only the winner moves, by 1/M with its incremented M
-        M[s1] += 1
-        inv = 1.0 / M[s1]
-        for j in range(d):
-            Y[s1, j] = Y[s1, j] + inv * (X[xi, j] - Y[s1, j])
+            a = age[s1, p]
+            q = nd
+            while q > 0 and del_ids[q - 1] > b:
+                del_ids[q] = del_ids[q - 1]
+                del_ages[q] = del_ages[q - 1]
+                q -= 1
+            del_ids[q] = b
+            del_ages[q] = a
+            nd += 1
+    for q in range(nd):
+        disconnect(nbr, age, deg, s1, del_ids[q])
+        del_ids[q] = net.ids[del_ids[q]]  # rows -> ids for the record
+    net.iscal[I_E] -= nd
+    net.iscal[I_EDGEDEL] += nd
+    rec.ri[RI_NDELETED] = nd
 
-    # both winners' thresholds are reset, after every input (a new node included)
-    th[s1] = threshold_of(Y, deg, nbr, s1, s1, s2)
-    th[s2] = threshold_of(Y, deg, nbr, s2, s1, s2)
-    rf[RF_NEWTH1] = th[s1]
-    rf[RF_NEWTH2] = th[s2]
 
-    # denoising every λ samples
-    if t % iscal[I_LAMBDA] == 0:
-        n, mean_m = denoise(Y, M, th, ids, deg, nbr, age, iscal, fscal, dmask, newrow, swept_ids, swept_pos)
-        ri[RI_DENOISED] = 1
-        ri[RI_NSWEPT] = n
-        rf[RF_MEANM] = mean_m
+@jit
+def winner_moves(X, xi, net, s1):
+    """Only the winner moves [ref]: M <- M + 1, w <- w + (1/M)(x - w), 1/M computed first."""
+    net.M[s1] += 1
+    inv = 1.0 / net.M[s1]
+    Y = net.Y
+    for j in range(X.shape[1]):
+        Y[s1, j] = Y[s1, j] + inv * (X[xi, j] - Y[s1, j])
+
+
+@jit
+def reset_thresholds(net, rec, s1, s2):
+    """Both winners' thresholds are reset after every input, a new node included [ref]."""
+    net.th[s1] = threshold_of(net.Y, net.deg, net.nbr, s1, s1, s2)
+    net.th[s2] = threshold_of(net.Y, net.deg, net.nbr, s2, s1, s2)
+    rec.rf[RF_NEWTH1] = net.th[s1]
+    rec.rf[RF_NEWTH2] = net.th[s2]
+
+
+@jit
+def periodic_denoise(net, rec, buf):
+    """The denoising of every λ samples, recorded."""
+    n, mean_m = denoise(
+        net.Y,
+        net.M,
+        net.th,
+        net.ids,
+        net.deg,
+        net.nbr,
+        net.age,
+        net.iscal,
+        net.fscal,
+        buf.dmask,
+        buf.newrow,
+        rec.swept_ids,
+        rec.swept_pos,
+    )
+    rec.ri[RI_DENOISED] = 1
+    rec.ri[RI_NSWEPT] = n
+    rec.rf[RF_MEANM] = mean_m
+
+
+# ------------------------------------------------------------------ the step
+@jit
+def step(X, xi, net, rec, buf, track):
+    """Learn ``X[xi]``: one pass of the reference's loop (see ``docs/baselines/asoinn.md``).
+
+    ``net``, ``rec`` and ``buf`` are the :data:`Net`, :data:`Rec` and :data:`Buf` tuples of arrays,
+    updated in place.
+    """
+    t = begin_step(net, rec)
+    if net.iscal[I_K] == 0 or net.iscal[I_STARTING] == 1:
+        two_node_start(X, xi, net, rec)  # no denoising on these steps, as in the reference
+    else:
+        s1, s2, d1, d2 = find_winners(X, xi, net, rec, buf)
+        # [fix] s2 == s1 (one node, or every other node SENTINEL away): the reference would link the
+        # node to itself when x passes both tests; x becomes a node instead
+        if d1 > net.th[s1] or d2 > net.th[s2] or s1 == s2:
+            rec.ri[RI_CASE] = 1
+            add_node(X, xi, net, rec, SENTINEL)
+        else:
+            rec.ri[RI_CASE] = 2
+            link_winners(net, rec, s1, s2)
+            age_winner_edges(net, s1)
+            remove_old_edges(net, rec, s1)
+            winner_moves(X, xi, net, s1)
+        reset_thresholds(net, rec, s1, s2)
+        if t % net.iscal[I_LAMBDA] == 0:
+            periodic_denoise(net, rec, buf)
     if track:
-        ri[RI_NCLUSTERS] = components(nbr, deg, iscal[I_K], labels)
+        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
     return 0
 
 
@@ -356,35 +412,15 @@ def run(
     caller grows the arrays and calls again from there. When ``trace`` has rows, row ``i`` receives
     the summary of step ``i`` (columns ``TRACE_COLUMNS``; needs ``track``).
     """
+    net = Net(Y, M, th, ids, deg, nbr, age, iscal, fscal)
+    rec = Rec(ri, rf, del_ids, del_ages, swept_ids, swept_pos)
+    buf = Buf(dist, dmask, newrow, labels)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
         if iscal[I_K] + 1 > cap or iscal[I_MAXDEG] + 1 > maxdeg:
             return i
-        step(
-            X,
-            i,
-            Y,
-            M,
-            th,
-            ids,
-            deg,
-            nbr,
-            age,
-            iscal,
-            fscal,
-            ri,
-            rf,
-            dist,
-            del_ids,
-            del_ages,
-            swept_ids,
-            swept_pos,
-            dmask,
-            newrow,
-            labels,
-            track,
-        )
+        step(X, i, net, rec, buf, track)
         if trace.shape[0] > 0:
             write_trace(trace, i, iscal, fscal, ri, rf)
     return DONE

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..evaluation import MERGE_DEFINITION
 from .protocol import synthetic_job
 from .runner import fmt_mean_std, markdown_table
 
@@ -41,12 +42,8 @@ __all__ = [
     "noise_markdown",
 ]
 
-#: what "merges" and "splits" mean, in the words of the Playground's *How often?*
-FAULT_DEFINITION = (
-    "A run merges when two true classes share their home cluster (the cluster holding most of each class's "
-    "points); it splits when a true class is the majority of two or more clusters that each hold at least 1 % of "
-    "the points. The uniform noise is never a class to find."
-)
+#: what "merges" and "splits" mean, in the words of the Playground's *How often?* (the same rule)
+FAULT_DEFINITION = MERGE_DEFINITION
 #: the study's noise levels (share of uniform noise points, relative to the 90,000 distribution points)
 NOISE_LEVELS = (0.0, 0.02, 0.05, 0.10, 0.20)
 #: ``paper --quick``: four levels

@@ -48,7 +48,7 @@ from ..data import (
     stationary_stream,
 )
 from ..data.csvio import scale
-from ..evaluation import ari, continual_run, nmi
+from ..evaluation import ari, continual_run, nmi, partition_outcome
 from ..presets import dataset_key
 from ..registry import ALGORITHMS
 
@@ -123,15 +123,14 @@ def _n_nodes(algorithm, model):
     return len(model.nodes_) if ALGORITHMS[algorithm].kind == "network" else np.nan
 
 
-def cluster_faults(y, pred, min_share=0.01):
+def cluster_faults(y, pred):
     """Whether a clustering ``pred`` merges or splits the classes ``y``: ``(merged, split)``.
 
-    The **home cluster** of a class is the cluster holding most of its points (the first on ties). The
-    clustering **merges** when two or more classes share a home cluster, and **splits** when a class is
-    the majority class of two or more *large* clusters, each holding at least ``min_share`` (1 %) of the
-    points; smaller fragments do not count. Points without a cluster (-1) count as one cluster. The same
-    rule as the Playground's *How often?* (``cae.evaluation.partition_outcome``), so that the two say
-    "merges" of the same thing.
+    The rule of the Playground's *How often?* (:func:`cae.evaluation.partition_outcome`): the **home
+    cluster** of a class is the cluster holding most of its points (the first on ties); the clustering
+    **merges** when two or more classes share a home cluster, and **splits** when a class is the majority
+    class of two or more *large* clusters, each holding at least 1 % of the points (smaller fragments do
+    not count). Points without a cluster (-1) count as one cluster.
 
     Examples
     --------
@@ -142,17 +141,8 @@ def cluster_faults(y, pred, min_share=0.01):
     >>> cluster_faults(np.array([0] * 200 + [1] * 200), np.array([0] * 199 + [7] + [1] * 200))  # a fragment
     (False, False)
     """
-    y, pred = np.asarray(y), np.asarray(pred)
-    classes, cls_idx = np.unique(y, return_inverse=True)
-    clusters, pred_idx = np.unique(pred, return_inverse=True)
-    table = np.zeros((len(classes), len(clusters)), dtype=np.int64)  # class x cluster counts
-    np.add.at(table, (cls_idx, pred_idx), 1)
-    home = table.argmax(axis=1)
-    merged = len(np.unique(home)) < len(home)
-    large = np.flatnonzero(table.sum(axis=0) >= min_share * len(y))
-    owners = table[:, large].argmax(axis=0)
-    split = len(np.unique(owners)) < len(owners)
-    return bool(merged), bool(split)
+    out = partition_outcome(y, pred)
+    return bool(out["merged"]), bool(out["split"])
 
 
 def _scores(algorithm, model, X, y, mask=None, faults=False):
