@@ -167,7 +167,7 @@ def test_the_cae_page_covers_every_step():
 
 BASELINE_REFS = {
     "soinn_plus": [("addEdge", "[ref]"), ("SUM OF THE 1-BASED ROW INDICES", "[ref]"), ("`prctile`", "[ref]")]
-    + [("max(obj.winningTimes(data))", "[fix]"), ("setBond", "[fix]"), ("1/(100·M_neighbour)", "[ref]")],
+    + [("max(obj.winningTimes(data))", "[fix]"), ("1/(100·M_neighbour)", "[ref]")],
     "tca": [("ErrCIM is computed after", "[ref]"), ("features 1 and 2", "[ref]"), ("cumulative sample", "[fix]")]
     + [("reads `orderCIM` past its end", "[fix]"), ("end of every call", "[ref]")],
     "autocloud": [("MATLAB's `max` ignores NaN", "[ref]"), ("restarts at the first pair", "[ref]")]

@@ -239,7 +239,7 @@ def test_tampered_model_files_are_refused():
         (plus, SOINNPlus, "fscal", lambda a: a.__setitem__(kernel.F_EDGE_AVG, np.nan), "running statistic"),
         (plus, SOINNPlus, "win_ts", lambda a: a.__setitem__(0, 10**6), "last-win"),
         (plus, SOINNPlus, "ids", lambda a: a.__setitem__(1, a[0]), "ids"),
-        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_MODE, kernel.MODE_LEGACY), "SOINN\\+ mode"),
+        (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_MODE, 1), "SOINN\\+ mode"),
         (plus, SOINNPlus, "iscal", lambda a: a.__setitem__(kernel.I_EDGEDEL, -3), "negative counter"),
         (plus, SOINNPlus, "age", lambda a: a.__setitem__((0, 0), 0), "inconsistent"),
         (plus, SOINNPlus, "Y", lambda a: a.__setitem__((0, 0), np.inf), "not finite"),

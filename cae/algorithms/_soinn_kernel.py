@@ -1,19 +1,15 @@
-"""The one implementation of SOINN+ and ASOINN's per-sample step (``SoinnPlus.m``).
+"""The one implementation of SOINN+'s per-sample step (``SoinnPlus.m`` with its SOINN+ handlers).
 
-Both estimators (:class:`cae.algorithms.soinn_plus.SOINNPlus` and
-:class:`cae.algorithms.asoinn.ASOINN`) run this kernel; the mode scalar
-``iscal[I_MODE]`` selects the deletion handlers exactly as the reference's
-``'node'``/``'edge'`` options do: ``MODE_PLUS`` (SOINN+: unutility-based node
-deletion after every sample, component-statistics edge deletion) or
-``MODE_LEGACY`` (``'node', 0, 'edge', 0``: isolated nodes deleted every λ
-samples, edges older than a_max deleted). Linking (the trust-based SOINN+
-rule) is the same in both modes, as in the reference. What the step does, and
-every place it differs from the reference, is in docs/baselines/soinn_plus.md. :func:`step` is the reference's
-``inputSignal``, with a function for each of the methods it calls
-(:func:`find_winners`, :func:`edge_flag`, :func:`add_edge`,
-:func:`increment_edge_ages`, the ``deleteOldEdges_*`` and ``deleteNoiseNodes_*``
-handlers, :func:`update_winner_and_adjacent`); :func:`run` bundles the arrays
-into the named tuples :data:`Net`, :data:`Rec` and :data:`Buf`.
+:class:`cae.algorithms.soinn_plus.SOINNPlus` runs this kernel: unutility-based node deletion after every
+sample and component-statistics edge deletion (the reference's ``'node', 1, 'edge', 1``). The class's
+legacy mode (``'node', 0, 'edge', 0``) was this project's ASOINN until that turned out to be Shen's
+``fastSOINN.m`` (``docs/baselines/asoinn.md``); it is retired, and its scalar slots (``I_MODE``,
+``I_LAMBDA``, ``F_AMAX``) stay at their SOINN+ values so that SOINN+ model files keep their layout.
+What the step does, and every place it differs from the reference, is in docs/baselines/soinn_plus.md.
+:func:`step` is the reference's ``inputSignal``, with a function for each of the methods it calls
+(:func:`find_winners`, :func:`edge_flag`, :func:`add_edge`, :func:`increment_edge_ages`,
+:func:`delete_old_edges_plus`, :func:`delete_noise_nodes_plus`, :func:`update_winner_and_adjacent`);
+:func:`run` bundles the arrays into the named tuples :data:`Net`, :data:`Rec` and :data:`Buf`.
 
 Conventions: plain loops over preallocated arrays (numba-compiled through
 :func:`cae._jit.jit`, or plain Python, bit-identically); nodes in rows
@@ -47,8 +43,7 @@ OUTLIER_FACTOR = 3.0  # isoutlier's default ThresholdFactor
 #: isoutlier's scaled-MAD factor -1/(sqrt(2) * erfcinv(3/2)), with erfcinv(1.5) = -0.4769362762044699
 MAD_FACTOR = -1.0 / (math.sqrt(2.0) * -0.4769362762044699)
 
-MODE_PLUS = 0
-MODE_LEGACY = 1
+MODE_PLUS = 0  # the only mode (the legacy mode, 1, is retired)
 
 # ---- integer scalars (iscal) -------------------------------------------------
 I_K = 0  # number of nodes
@@ -56,15 +51,15 @@ I_T = 1  # samples seen (signalNum, cumulative)
 I_E = 2  # number of edges
 I_MAXDEG = 3  # an upper bound on every node's degree (never decreases)
 I_NEXTID = 4  # next stable node id
-I_MODE = 5  # MODE_PLUS or MODE_LEGACY
-I_LAMBDA = 6  # node-deletion period (deleteNodePeriod: 1 in SOINN+, lambda in ASOINN)
+I_MODE = 5  # MODE_PLUS (kept for the model file's layout)
+I_LAMBDA = 6  # deleteNodePeriod: 1 in SOINN+ (kept for the model file's layout)
 I_LINKS = 7  # linkCreated (see the [ref] on addEdge)
 I_EDGEDEL = 8  # edgeDeleted
 I_NODEDEL = 9  # nodeDeleted (see the [ref] on deleteNodes)
 N_ISCAL = 10
 
 # ---- float scalars (fscal) ---------------------------------------------------
-F_AMAX = 0  # maxEdgeAge (legacy mode; NaN in SOINN+)
+F_AMAX = 0  # maxEdgeAge of the retired legacy mode: NaN (kept for the model file's layout)
 F_MEAN1 = 1  # runThMean, the winner's component
 F_MEAN2 = 2  # runThMean, the second winner's component
 F_VAR1 = 3  # runThVariance (a Welford sum of squared deviations), winner
@@ -467,21 +462,6 @@ def delete_old_edges_plus(net, rec, buf, s1):
 
 
 @jit
-def delete_old_edges_original(net, rec, buf, s1):
-    """deleteOldEdges_Original: s1's edges whose value exceeds a_max + 1 ("1 expresses an edge")."""
-    limit = net.fscal[F_AMAX] + 1.0
-    nd = 0
-    for p in range(net.deg[s1]):
-        if net.age[s1, p] > limit:
-            queue_deletion(buf.del_rows, buf.del_ages, nd, net.nbr[s1, p], net.age[s1, p])
-            nd += 1
-    if nd == 0:
-        return s1
-    net.iscal[I_EDGEDEL] += nd
-    return remove_winner_edges(net, rec, buf, s1, nd)
-
-
-@jit
 def unutility_threshold(net, rec, buf, t, track):
     """deleteNoiseNodes_Plus's threshold on the unutility UT = (t - winTS) / winningTimes: the
     median of the non-isolated nodes' UT plus 2/3 of isoutlier's reach above it, blended with the
@@ -566,23 +546,6 @@ def delete_noise_nodes_plus(net, rec, buf, t, track):
     fscal[F_NODE_TH] = (nd * fscal[F_NODE_TH] + sum_ut) / (nd + cnt)
     delete_marked(net, rec, buf)
     iscal[I_NODEDEL] = nd + cnt
-
-
-@jit
-def delete_noise_nodes_original(net, rec, buf):
-    """deleteNoiseNodes_Original: every node without an edge (all of them, if need be)."""
-    K = net.iscal[I_K]
-    dmask = buf.dmask
-    cnt = 0
-    for k in range(K):
-        dmask[k] = net.deg[k] < 1
-        if dmask[k]:
-            cnt += 1
-    rec.ri[RI_NODE_DEL] = 1
-    rec.ri[RI_NISO] = cnt
-    if cnt > 0:
-        delete_marked(net, rec, buf)
-        net.iscal[I_NODEDEL] += cnt
 
 
 # ------------------------------------------------------------------ the step's parts
@@ -744,16 +707,10 @@ def step(X, xi, net, rec, buf, track):
             if link:
                 add_edge(net, rec, s1, s2, th1, th2)
             increment_edge_ages(net, s1)
-            if net.iscal[I_MODE] == MODE_PLUS:  # deleteEdgeHandler
-                s1 = delete_old_edges_plus(net, rec, buf, s1)
-            else:
-                s1 = delete_old_edges_original(net, rec, buf, s1)
+            s1 = delete_old_edges_plus(net, rec, buf, s1)  # deleteEdgeHandler
             update_winner_and_adjacent(X, xi, net, s1, t)
-        # deleteNoiseHandler every deleteNodePeriod samples (every sample in SOINN+)
-        if net.iscal[I_MODE] == MODE_PLUS:
-            delete_noise_nodes_plus(net, rec, buf, t, track)
-        elif t % net.iscal[I_LAMBDA] == 0:
-            delete_noise_nodes_original(net, rec, buf)
+        # deleteNoiseHandler every deleteNodePeriod = 1 samples
+        delete_noise_nodes_plus(net, rec, buf, t, track)
     if track:
         rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
     return 0

@@ -1,4 +1,4 @@
-"""SOINN+ (and the state and step record it shares with ASOINN), from its author's MATLAB code.
+"""SOINN+, from its author's MATLAB code.
 
 SOINN+ is C. Wiwatcharakoses and D. Berrar, *SOINN+, a self-organizing
 incremental neural network for unsupervised learning from noisy data
@@ -8,8 +8,9 @@ and useless nodes by thresholds learned from what it deleted before. The
 reference is its author's MATLAB class: repository ``ChayutDev/SOINNPlus``,
 file ``SoinnPlus.m`` (ver. 1.0.1, MIT licence, commit
 ``0911eb434f5150741c6e8425597194ab0fa96182``). The one implementation is
-:mod:`cae.algorithms._soinn_kernel`; ASOINN (:mod:`cae.algorithms.asoinn`)
-runs the same class in its legacy mode.
+:mod:`cae.algorithms._soinn_kernel`. (The class's legacy mode, once this
+project's ASOINN, is retired: ASOINN is Shen's ``fastSOINN.m``,
+:mod:`cae.algorithms.asoinn`.)
 
 What one step does, every point where we follow a quirk of the reference
 (**[ref]**) or depart from it (**[fix]**), and how the repository's Python
@@ -44,7 +45,7 @@ CASE_NAMES = {0: "initial node", 1: "new node", 2: "winner update"}
 
 
 class SoinnNetwork(ArrayState):
-    """The learned state of SOINN+ and ASOINN (see :mod:`cae.algorithms._soinn_kernel`).
+    """The learned state of SOINN+ (see :mod:`cae.algorithms._soinn_kernel`).
 
     Rows ``[:K]`` of the node arrays are the live nodes in creation order:
     positions ``Y``, win counts ``M``, the step of the last win ``win_ts``
@@ -98,21 +99,13 @@ class SoinnNetwork(ArrayState):
     def __init__(
         self,
         d: int,
-        legacy: bool = False,
-        deletion_interval: int = 300,
-        max_edge_age: float = 50.0,
         cap: int = 64,
         maxdeg: int = 8,
     ) -> None:
         super().__init__(d, cap=cap, maxdeg=maxdeg)
-        if legacy:
-            self.iscal[kernel.I_MODE] = kernel.MODE_LEGACY
-            self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
-            self.fscal[kernel.F_AMAX] = float(max_edge_age)
-        else:
-            self.iscal[kernel.I_MODE] = kernel.MODE_PLUS
-            self.iscal[kernel.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
-            self.fscal[kernel.F_AMAX] = math.nan
+        self.iscal[kernel.I_MODE] = kernel.MODE_PLUS
+        self.iscal[kernel.I_LAMBDA] = 1  # deleteNodePeriod = 1 in SOINN+
+        self.fscal[kernel.F_AMAX] = math.nan
 
     def _init_other(self) -> None:
         for i in (
@@ -149,13 +142,7 @@ class SoinnNetwork(ArrayState):
         K = a["Y"].shape[0]
         t = int(i[kernel.I_T])
         mode, lam = int(i[kernel.I_MODE]), int(i[kernel.I_LAMBDA])
-        params = meta.get("params") or {}
-        if meta.get("algorithm") == "ASOINN":
-            if mode != kernel.MODE_LEGACY:
-                return "an ASOINN model whose state is not in the legacy mode"
-            if lam != params.get("deletion_interval") or f[kernel.F_AMAX] != params.get("max_edge_age"):
-                return "the state's lambda or a_max disagree with the model's parameters"
-        elif mode != kernel.MODE_PLUS or lam != 1 or not math.isnan(f[kernel.F_AMAX]):
+        if mode != kernel.MODE_PLUS or lam != 1 or not math.isnan(f[kernel.F_AMAX]):
             return "a SOINN+ model whose state is not in the SOINN+ mode"
         if K and np.any(a["M"] < 1):
             return "a win count below 1"
@@ -188,7 +175,7 @@ class SoinnNetwork(ArrayState):
 
 @dataclass(frozen=True)
 class SoinnStepRecord:
-    """What one call of ``learn_one`` did in SOINN+ or ASOINN, with every quantity involved.
+    """What one call of ``learn_one`` did in SOINN+, with every quantity involved.
 
     ``s1``/``s2``/``new_node_row`` are rows of ``nodes_`` as the sample
     arrived (-1 when not applicable); every other node reference is a stable
@@ -239,8 +226,7 @@ class SoinnStepRecord:
     deleted_positions : ndarray of shape (n_deleted, n_features)
         Where those nodes were.
     node_deletion_ran : bool
-        True when a node deletion ran (every step past the first 3 in SOINN+,
-        every λ samples in ASOINN).
+        True when a node deletion ran (every step past the first 3).
     n_isolated : int
         Nodes without edges seen by the node deletion (-1 if it did not run).
     unutility_median, unutility_upper, node_deletion_ratio, noise_level, node_deletion_threshold : float
@@ -317,7 +303,7 @@ class SoinnStepRecord:
 
 
 class _SoinnBase(StreamingClusterer[SoinnStepRecord]):
-    """What SOINN+ and ASOINN share: the state, the record, prediction and fitted attributes."""
+    """SOINN+'s state, record, prediction and fitted attributes (the estimator below adds its API)."""
 
     _State = SoinnNetwork
 
@@ -541,4 +527,4 @@ class SOINNPlus(_SoinnBase):
         pass
 
     def _state_kwargs(self) -> dict[str, Any]:
-        return {"legacy": False}
+        return {}
