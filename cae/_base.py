@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _graph, _jit
-from ._params import Interval, check_parameters
+from ._params import Choice, Interval, check_parameters
 from ._storage import ArrayState, ModelFileError, read_npz, save_npz
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     _State: ClassVar[type[ArrayState]]
     #: every constructor argument's valid values, declared once (see :mod:`cae._params`); the
     #: registry's widgets read their bounds from here
-    _parameter_ranges: ClassVar[dict[str, Interval]] = {}
+    _parameter_ranges: ClassVar[dict[str, Interval | Choice]] = {}
     #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
     _edge_ages: ClassVar[bool] = True
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any, Literal
 
-__all__ = ["Interval", "check_parameters"]
+__all__ = ["Interval", "Choice", "check_parameters"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,35 @@ class Interval:
             raise ValueError(f"{name}{symbol} must be {self.describe()}, got {value!r}")
 
 
-def check_parameters(ranges: Mapping[str, Interval], params: Mapping[str, Any]) -> None:
+@dataclass(frozen=True)
+class Choice:
+    """The valid values of a constructor argument that picks one of a few named options.
+
+    >>> count = Choice(("stream", "batch"))
+    >>> "batch" in count, "Batch" in count, 1 in count
+    (True, False, False)
+    >>> count.check("sweep_count", "call")
+    Traceback (most recent call last):
+    ...
+    ValueError: sweep_count must be one of 'stream', 'batch', got 'call'
+    """
+
+    values: tuple[str, ...]
+    symbol: str = ""
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+    def check(self, name: str, value: object) -> None:
+        if value not in self:
+            symbol = f" ({self.symbol})" if self.symbol and self.symbol != name else ""
+            raise ValueError(f"{name}{symbol} must be {self.describe()}, got {value!r}")
+
+
+def check_parameters(ranges: Mapping[str, Interval | Choice], params: Mapping[str, Any]) -> None:
     """Check every declared parameter of ``params`` (a ``get_params()`` dict) against its range."""
     for name, valid in ranges.items():
         valid.check(name, params[name])

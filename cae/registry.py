@@ -54,9 +54,10 @@ class Param:
 
     @property
     def valid(self) -> Interval:
-        """The estimator's declaration of this argument's valid values."""
-        ranges: dict[str, Interval] = _estimator_class(self.owner)._parameter_ranges
-        return ranges[self.name]
+        """The estimator's declaration of this argument's valid values (a widget's argument is a number)."""
+        valid = _estimator_class(self.owner)._parameter_ranges[self.name]
+        assert isinstance(valid, Interval), f"{self.name} is no number: it has no widget"
+        return valid
 
     @property
     def symbol(self) -> str:

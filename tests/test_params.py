@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cae import ASOINN, CAE, TCA, AutoCloud, SOINNPlus
-from cae._params import Interval
+from cae._params import Choice, Interval
 from cae.app.lesson_links import CAEA_SLIDERS, parse_playground
 from cae.registry import ALGORITHMS
 
@@ -56,6 +56,11 @@ def _just_outside(valid, bound, direction):
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_validation_rejects_just_outside_the_declared_bounds(cls):
     for name, valid in cls._parameter_ranges.items():
+        if isinstance(valid, Choice):  # named options: each is valid, anything else is not
+            assert all(_valid(cls, **{name: v}) for v in valid.values)
+            for bad in (None, True, 1, valid.values[0].upper(), [valid.values[0]]):
+                assert not _valid(cls, **{name: bad}), (name, bad)
+            continue
         closed_low = not valid.low_open
         assert _valid(cls, **{name: valid.low}) == closed_low
         assert not _valid(cls, **{name: _just_outside(valid, valid.low, -1)})

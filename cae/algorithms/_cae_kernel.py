@@ -63,7 +63,9 @@ I_MAXDEG = 9  # an upper bound on every node's degree (never decreases)
 I_E = 10  # number of edges
 I_FIXED_LAMBDA = 11  # 1 when lambda was given by the user (CAEA)
 I_SIG_STALE = 12  # 1 when the cached mean bandwidth must be recomputed
-N_ISCAL = 13
+I_SWEEP_PER_BATCH = 13  # 1 when the sweep counts the samples of the current batch (CAE_train.m's call) [ref]
+I_BATCH_T = 14  # samples since the last end of a batch (the reference's index within one call)
+N_ISCAL = 15
 
 # ---- float scalars (fscal) ---------------------------------------------------
 F_V = 0  # similarity threshold V (NaN until set)
@@ -740,9 +742,11 @@ def delete_old_edges(net, rec, buf, s1):
 # ------------------------------------------------------------------ after every sample
 @jit
 def sweep_due(net, t):
-    """t is a multiple of lambda and K > 1 (spec: After every sample)."""
+    """t is a multiple of lambda and K > 1 (spec: After every sample); with the per-batch count, the
+    number of samples of the current batch instead of t, as ``CAE_train.m`` counts within one call [ref]."""
     lam = net.iscal[I_LAMBDA]
-    return lam > 0 and t % lam == 0 and net.iscal[I_K] > 1
+    n = net.iscal[I_BATCH_T] if net.iscal[I_SWEEP_PER_BATCH] else t
+    return lam > 0 and n % lam == 0 and net.iscal[I_K] > 1
 
 
 @jit
@@ -786,6 +790,7 @@ def begin_step(net, rec):
     ri, rf = rec.ri, rec.rf
     t = net.iscal[I_T] + 1
     net.iscal[I_T] = t
+    net.iscal[I_BATCH_T] += 1
     for i in range(ri.shape[0]):
         ri[i] = 0
     for i in range(rf.shape[0]):

@@ -66,8 +66,9 @@ class CAENetwork(ArrayState):
         "sortbuf",
     )
 
-    def __init__(self, d, deletion_interval=None, max_edge_age=None, cap=64, maxdeg=8):
+    def __init__(self, d, deletion_interval=None, max_edge_age=None, sweep_per_batch=False, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
+        self.iscal[kernel.I_SWEEP_PER_BATCH] = int(bool(sweep_per_batch))
         if deletion_interval is not None:
             self.iscal[kernel.I_FIXED_LAMBDA] = 1
             self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
@@ -118,7 +119,23 @@ class CAENetwork(ArrayState):
             self.iscal[kernel.I_LAMBDA] = int(deletion_interval)
             self.iscal[kernel.I_NACTIVE] = int(deletion_interval) // 2
 
+    def end_batch(self):
+        """A batch ended: the per-batch sample count starts again (``CAE_train.m`` returns)."""
+        self.iscal[kernel.I_BATCH_T] = 0
+
     # -- save / load -----------------------------------------------------------
+    #: the integer scalars before the per-batch sweep count (files written until then have 13)
+    _ISCAL_BEFORE_BATCH_COUNT = 13
+
+    @classmethod
+    def validate(cls, a, meta):
+        """Files written before the per-batch sweep count have two integer scalars fewer: they count the
+        sweep over the stream (0), and their batch count is their sample count (nothing else reads it)."""
+        i = a.get("iscal")
+        if isinstance(i, np.ndarray) and i.ndim == 1 and i.shape[0] == cls._ISCAL_BEFORE_BATCH_COUNT:
+            a["iscal"] = np.concatenate([i, [0, i[kernel.I_T]]]).astype(i.dtype)
+        super().validate(a, meta)
+
     def _other_to_arrays(self):
         nr = int(self.iscal[kernel.I_NR]) if self.iscal[kernel.I_VSET] == 0 else 0
         return {"R": self.R[:nr, :nr].copy(), "first": self.first.copy()}
@@ -165,4 +182,7 @@ class CAENetwork(ArrayState):
             return "more nodes than samples seen"
         if a["R"].shape[0] != (i[kernel.I_NR] if i[kernel.I_VSET] == 0 else 0):
             return "the diversity state does not match the node count"
+        per_batch = (meta.get("params") or {}).get("sweep_count", "stream") == "batch"
+        if i[kernel.I_SWEEP_PER_BATCH] != int(per_batch) or not 0 <= i[kernel.I_BATCH_T] <= i[kernel.I_T]:
+            return "the sweep count disagrees with the model's parameters, or counts more samples than seen"
         return None

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._base import StreamingClusterer, _check_magnitude
-from .._params import Interval
+from .._params import Choice, Interval
 from .._storage import ModelFileError
 from . import _cae_kernel as kernel
 from ._cae_network import CAENetwork
@@ -198,6 +198,13 @@ class CAE(StreamingClusterer[CAEStepRecord]):
     max_edge_age : float or None, default=None
         Fix the edge-age limit a_max instead of estimating it: an edge of the
         winner is deleted when its age exceeds it. Must be >= 1.
+    sweep_count : {"stream", "batch"}, default="stream"
+        What the isolated-node sweep counts: "stream", the samples seen over
+        the whole stream (t, the specification); "batch", the samples of the
+        current batch, started again by :meth:`end_batch` — as the authors'
+        ``CAE_train.m`` counts the sample index within one training call
+        [ref]. The two agree when the stream is one batch; in a staged run
+        (one batch per stage) "batch" is the reference's schedule.
 
     Attributes
     ----------
@@ -268,17 +275,32 @@ class CAE(StreamingClusterer[CAEStepRecord]):
     _parameter_ranges = {
         "deletion_interval": Interval("int", 4, none=True, symbol="λ"),
         "max_edge_age": Interval("float", 1, none=True, symbol="a_max"),
+        "sweep_count": Choice(("stream", "batch")),
     }
 
-    def __init__(self, deletion_interval: int | None = None, max_edge_age: float | None = None) -> None:
+    def __init__(
+        self, deletion_interval: int | None = None, max_edge_age: float | None = None, sweep_count: str = "stream"
+    ) -> None:
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
+        self.sweep_count = sweep_count
 
     def _state_kwargs(self) -> dict[str, Any]:
         return {
             "deletion_interval": None if self.deletion_interval is None else int(self.deletion_interval),
             "max_edge_age": None if self.max_edge_age is None else float(self.max_edge_age),
+            "sweep_per_batch": self.sweep_count == "batch",
         }
+
+    def end_batch(self) -> Self:
+        """A batch (one call of ``CAE_train.m``) ended: the per-batch sample count starts again.
+
+        Only ``sweep_count="batch"`` reads that count; the learned state does not change.
+        """
+        net = self.__dict__.get("network_")
+        if net is not None:
+            net.end_batch()
+        return self
 
     def _record(self) -> CAEStepRecord:
         net = self.network_

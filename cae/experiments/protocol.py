@@ -14,7 +14,9 @@ what these jobs do:
   paper's (a single-class stage scores 1; BWT = M_C − mean of the earlier M_i), which reproduces
   its tables, and the text's.
 * Each stage (or the whole stream) is one batch: ``end_batch()`` after it, as when one call of a
-  reference implementation returns.
+  reference implementation returns. CAE counts its sweep over the stream (``sweep_count="stream"``, the
+  specification), not within each batch as ``CAE_train.m`` does: the same when the stream is one batch,
+  a few nodes apart in staged runs, the statistics unchanged (``docs/cae-algorithm.md``, step 8).
 
 Run ``r`` of a study uses seed ``seed + r``. Jobs are module-level functions (picklable for
 joblib and dask) that return a list of rows (dicts).
