@@ -363,7 +363,7 @@ def test_compare_cli_writes_the_comparison_and_figures(tmp_path):
 
 
 def test_paper_quick_end_to_end(tmp_path, folder):
-    paper = shared_path("spec", "paper-results")
+    """The paper's tables come with the package: no --paper needed."""
     out = tmp_path / "results"
     assert (
         ex.main(
@@ -372,8 +372,6 @@ def test_paper_quick_end_to_end(tmp_path, folder):
                 "--quick",
                 "--datasets",
                 str(folder),
-                "--paper",
-                str(paper),
                 "--out",
                 str(out),
                 "--algorithms",
@@ -394,7 +392,7 @@ def test_paper_quick_end_to_end(tmp_path, folder):
     ):
         assert (out / f"{name}.csv").exists(), name
     info = json.loads((out / "paper_run.json").read_text())
-    assert info["quick"] and info["wall_seconds"] > 0
+    assert info["quick"] and info["wall_seconds"] > 0 and info["compared_with_paper"]
     df = pd.read_csv(out / "paper_comparison.csv")
     assert {"real-world stationary", "continual (AI, BWT)", "synthetic stationary"} <= set(df["table"])
     assert set(df.loc[df["table"] == "real-world stationary", "dataset"]) == {"Iris"}  # wine is not the paper's
@@ -419,8 +417,8 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
     assert not at.exception and any("critical difference" in c.value for c in at.caption)
 
 
-def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
-    """No ../shared: the quick reproduction still runs every study; the comparison is skipped, and said so."""
+def test_paper_quick_without_the_papers_tables(tmp_path, folder):
+    """--paper naming a folder that is not there: every study still runs; the comparison is skipped, and said so."""
     out = tmp_path / "results"
     assert (
         ex.main(
@@ -445,3 +443,39 @@ def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
     rw = pd.read_csv(out / "realworld_stationary.csv")
     assert set(rw["algorithm"]) == {"CAE", "SOINN+", "TCA"} and rw["run"].nunique() == 2
     assert not (out / "paper_comparison.md").exists()
+
+
+def test_the_packaged_tables_are_the_papers():
+    """The tables shipped in cae/experiments/paper_tables are byte for byte the project's reference copy."""
+    from cae.experiments.cli import DEFAULT_PAPER
+
+    ref = shared_path("spec", "paper-results")
+    names = sorted(p.name for p in ref.glob("*.csv"))
+    assert names == sorted(p.name for p in DEFAULT_PAPER.glob("*.csv")) and len(names) == 6
+    for name in names:
+        assert (DEFAULT_PAPER / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+def test_the_datasets_default_to_the_fetched_folder(tmp_path, monkeypatch, capsys):
+    """realworld, lambda-sweep and runtime read the per-user data folder unless told otherwise; absent, they say
+    how to fill it. ``--data authors`` is the fetched 2-D file."""
+    import importlib
+
+    from cae.experiments import cli
+
+    monkeypatch.setenv("CAE_EXPLORER_DATA", str(tmp_path / "data"))
+    cli = importlib.reload(cli)
+    try:
+        assert cli.DEFAULT_DATASETS == tmp_path / "data"
+        with pytest.raises(SystemExit, match=r"python -m cae.data fetch"):
+            cli.main(["realworld", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"])
+        with pytest.raises(SystemExit, match=r"fetch --names paper2d"):
+            cli.main(["synthetic", "--data", "authors", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"])
+        from cae.data.fetch import fetch
+
+        fetch(["iris"], log=None)
+        assert cli.main(["realworld", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"]) == 0
+        assert set(pd.read_csv(tmp_path / "o" / "realworld_stationary.csv")["dataset"]) == {"Iris"}
+    finally:
+        monkeypatch.delenv("CAE_EXPLORER_DATA")
+        importlib.reload(cli)
