@@ -70,7 +70,9 @@ def test_the_readme_tells_nobody_to_type_shared():
     import re
 
     text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```(?:bash|sh|console)?\n(.*?)```", text, re.S)
+    blocks = re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M)
     inline = re.findall(r"`(python [^`]*|pip [^`]*)`", text)
-    for cmd in [line for b in blocks for line in b.splitlines()] + inline:
+    lines = [line for b in blocks for line in b.splitlines()] + inline
+    assert any("python -m cae.data fetch" in line for line in lines)
+    for cmd in lines:
         assert "../shared" not in cmd and "/shared/" not in cmd, cmd

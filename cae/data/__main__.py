@@ -17,7 +17,9 @@ def _parser():
     from .fetch import AUTHORS_2D, PAPER_DATASETS
 
     stems = ", ".join([*PAPER_DATASETS, AUTHORS_2D.stem])
-    ap = argparse.ArgumentParser(prog="python -m cae.data", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m cae.data", description="Fetch and check the paper's datasets, or rewrite sample_data/."
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser(
         "fetch",
