@@ -8,12 +8,12 @@ it, and scores NMI (geometric mean, as the paper) on the same samples:
 
 * **CAE**, parameter-free, two ways: ``learn_many`` over the array, and one dict at a time through
   :mod:`cae.integrations.river` (River's API: the per-call cost is visible);
-* River's **DBSTREAM**, **DenStream** and **CluStream** with River's defaults, one dict at a time
-  (``learn_one``/``predict_one``), CluStream told the true number of classes (``n_macro_clusters``);
+* River's **DBSTREAM**, **DenStream** and **CluStream** with River's defaults (CluStream's: 5 macro-clusters),
+  one dict at a time (``learn_one``/``predict_one``);
 * scikit-learn's **Birch** and **MiniBatchKMeans** (``partial_fit`` over chunks of 1,000 rows), told the true
   number of classes, with their defaults otherwise.
 
-CAE, DBSTREAM and DenStream are not told the number of classes. The defaults of the distance thresholds
+CAE and River's clusterers are not told the number of classes. The defaults of the distance thresholds
 (DBSTREAM's ``clustering_threshold`` = 1, Birch's ``threshold`` = 0.5) exceed the spread of data scaled to
 [0, 1], so those two find one cluster: a threshold has to be chosen per dataset, which is what a
 parameter-free CAE spares its user.
