@@ -13,7 +13,7 @@ import argparse
 import sys
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     from .fetch import AUTHORS_2D, PAPER_DATASETS
 
     stems = ", ".join([*PAPER_DATASETS, AUTHORS_2D.stem])
@@ -51,7 +51,7 @@ def _parser():
     return ap
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     a = _parser().parse_args(argv)
     if a.cmd == "sample_data":
         from .builtin import write_sample_data

@@ -56,11 +56,13 @@ import time
 import urllib.error
 import urllib.request
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._paths import user_data_dir
 
@@ -85,6 +87,9 @@ __all__ = [
     "authors_2d_path",
 ]
 
+#: what a source gives: the bytes of the file to write as they are, or ``(X, y)`` to write
+_Content = bytes | tuple[np.ndarray, np.ndarray]
+
 PAPER2D_FILE = "paper_2d_6class_90000.csv"
 PAPER2D_DIR = "paper2d"
 MANIFEST = "MANIFEST.json"
@@ -95,7 +100,7 @@ class FetchError(Exception):
     """A dataset could not be obtained; ``kind`` is ``"no network"``, ``"moved"``, ``"checksum"`` or
     ``"content"`` (the source's data do not match the paper), ``"missing"`` (not in a local folder)."""
 
-    def __init__(self, kind, message):
+    def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 
@@ -107,9 +112,9 @@ class OpenMLSource:
 
     data_id: int
     name: str
-    classes: tuple
+    classes: tuple[str, ...]
 
-    def describe(self):
+    def describe(self) -> str:
         return f"OpenML dataset {self.data_id} ('{self.name}')"
 
     host = "www.openml.org"
@@ -121,7 +126,7 @@ class BundledSource:
 
     loader: str
 
-    def describe(self):
+    def describe(self) -> str:
         return f"scikit-learn's bundled copy (sklearn.datasets.{self.loader})"
 
     host = None
@@ -132,17 +137,17 @@ class FileSource:
     """A file downloaded from the first of ``urls`` that answers, checked against ``md5`` when known,
     and converted by the parser named ``parser`` (a key of :data:`PARSERS`)."""
 
-    urls: tuple
+    urls: tuple[str, ...]
     filename: str
     parser: str
     md5: str | None = None
     page: str = ""
 
-    def describe(self):
+    def describe(self) -> str:
         return f"{self.urls[0]}" + (f" (md5 {self.md5})" if self.md5 else "")
 
     @property
-    def host(self):
+    def host(self) -> str | None:
         return urlparse(self.urls[0]).hostname
 
 
@@ -160,22 +165,22 @@ class PaperDataset:
     rows: int
     features: int
     classes: int
-    class_sizes: tuple
+    class_sizes: tuple[int, ...]
     md5: str
     rows_sha256: str
-    source: object
-    class_names: tuple = field(default=())
+    source: OpenMLSource | BundledSource | FileSource
+    class_names: tuple[str, ...] = field(default=())
 
     @property
-    def filename(self):
+    def filename(self) -> str:
         return f"{self.stem}.csv"
 
 
-def _letters():
+def _letters() -> tuple[str, ...]:
     return tuple(chr(ord("A") + i) for i in range(26))
 
 
-def _digits():
+def _digits() -> tuple[str, ...]:
     return tuple(str(i) for i in range(10))
 
 
@@ -358,18 +363,20 @@ AUTHORS_2D = PaperDataset(
 )
 
 
-def default_folder():
+def default_folder() -> Path:
     """Where ``fetch`` writes and the experiments read by default (nothing is created here)."""
     return Path(user_data_dir(create=False))
 
 
-def authors_2d_path(folder=None):
+def authors_2d_path(folder: str | os.PathLike[str] | None = None) -> Path:
     """The fetched authors' 2-D file in ``folder`` (default :func:`default_folder`)."""
     return Path(folder or default_folder()) / PAPER2D_DIR / PAPER2D_FILE
 
 
 # ------------------------------------------------------------------ the file layout
-def write_labelled_csv(path, X, y, header=None):
+def write_labelled_csv(
+    path: str | os.PathLike[str], X: ArrayLike, y: ArrayLike, header: list[str] | None = None
+) -> None:
     """Write features and integer labels in the experiments' layout (atomically: a temporary file, then a rename).
 
     Every value is written as Python's ``repr`` of the float, so the numbers are exactly the source's.
@@ -396,13 +403,13 @@ def write_labelled_csv(path, X, y, header=None):
     _atomic_write(Path(path), buf.getvalue().encode())
 
 
-def _umask_mode():
+def _umask_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
 
 
-def _atomic_write(path, data):
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
@@ -415,7 +422,7 @@ def _atomic_write(path, data):
         raise
 
 
-def read_labelled_csv(path):
+def read_labelled_csv(path: str | os.PathLike[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``(X, y, header)`` of a file in the experiments' layout; ValueError when it is not in that layout."""
     import pandas as pd
 
@@ -436,7 +443,7 @@ def read_labelled_csv(path):
     return X, labels.astype(np.int64), header
 
 
-def rows_fingerprint(X, y):
+def rows_fingerprint(X: ArrayLike, y: ArrayLike) -> str:
     """An order-free fingerprint of a labelled dataset: SHA-256 (first 32 hex digits) of its rows
     ``[features, label]`` sorted lexicographically, as little-endian float64.
 
@@ -451,11 +458,11 @@ def rows_fingerprint(X, y):
     return hashlib.sha256(np.ascontiguousarray(A[order], dtype="<f8").tobytes()).hexdigest()[:32]
 
 
-def _md5_bytes(data):
+def _md5_bytes(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
 
 
-def _md5_file(path):
+def _md5_file(path: str | os.PathLike[str]) -> str:
     h = hashlib.md5()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -474,12 +481,12 @@ class Check:
     """
 
     ok: bool
-    problems: list
+    problems: list[str]
     identity: str
     summary: str
 
 
-def check_file(path, spec):
+def check_file(path: str | os.PathLike[str], spec: PaperDataset) -> Check:
     """Check a file against the paper's table and this project's copy of the dataset ``spec``.
 
     Examples
@@ -541,11 +548,13 @@ def check_file(path, spec):
     )
 
 
-def _summary(spec, what):
+def _summary(spec: PaperDataset, what: str) -> str:
     return f"{spec.rows:,} × {spec.features}, {spec.classes} classes; {what}"
 
 
-def check_folder(folder=None, names=None):
+def check_folder(
+    folder: str | os.PathLike[str] | None = None, names: str | Sequence[str] | None = None
+) -> dict[str, Check]:
     """:func:`check_file` for every dataset (or the stems in ``names``) in ``folder``: ``{stem: Check}``."""
     folder = Path(folder or default_folder())
     out = {}
@@ -555,7 +564,9 @@ def check_folder(folder=None, names=None):
     return out
 
 
-def _selected(names, datasets=None):
+def _selected(
+    names: str | Sequence[str] | None, datasets: Mapping[str, PaperDataset] | None = None
+) -> list[PaperDataset]:
     table = dict(datasets or PAPER_DATASETS)
     table.setdefault(AUTHORS_2D.stem, AUTHORS_2D)
     if not names:
@@ -568,7 +579,7 @@ def _selected(names, datasets=None):
 
 
 # ------------------------------------------------------------------ downloads
-def _network_reason(exc):
+def _network_reason(exc: BaseException) -> str:
     """The reason of a connection failure, in words."""
     reason = getattr(exc, "reason", exc)
     if isinstance(reason, socket.gaierror):
@@ -580,7 +591,7 @@ def _network_reason(exc):
     return str(reason)
 
 
-def download(urls, dest, md5=None, timeout=60):
+def download(urls: Sequence[str], dest: str | os.PathLike[str], md5: str | None = None, timeout: float = 60) -> str:
     """Download the first of ``urls`` that answers to ``dest``; returns the URL used.
 
     The file is written under a temporary name and renamed only once complete and, if ``md5`` is
@@ -623,10 +634,11 @@ def download(urls, dest, md5=None, timeout=60):
 
 
 # ------------------------------------------------------------------ converters
-def _from_openml(spec, sources, timeout):
+def _from_openml(spec: PaperDataset, sources: Path, timeout: float) -> tuple[np.ndarray, np.ndarray]:
     from sklearn.datasets import fetch_openml
 
     src = spec.source
+    assert isinstance(src, OpenMLSource)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # sklearn's "retrying" warnings: our message says what failed
@@ -656,7 +668,7 @@ def _from_openml(spec, sources, timeout):
     return X, _encode(names, src.classes, src.describe())
 
 
-def _class_name(v):
+def _class_name(v: object) -> str:
     """A class value as text: numbers that are whole written without a decimal point (2.0 -> '2')."""
     s = str(v).strip()
     try:
@@ -666,7 +678,7 @@ def _class_name(v):
     return str(int(f)) if f.is_integer() else s
 
 
-def _encode(names, classes, where):
+def _encode(names: list[str], classes: Sequence[str], where: str) -> np.ndarray:
     index = {c: k for k, c in enumerate(classes)}
     unknown = sorted(set(names) - set(index))
     if unknown:
@@ -677,14 +689,15 @@ def _encode(names, classes, where):
     return np.array([index[n] for n in names], dtype=np.int64)
 
 
-def _from_bundle(spec):
+def _from_bundle(spec: PaperDataset) -> tuple[np.ndarray, np.ndarray]:
     from sklearn import datasets as skd
 
+    assert isinstance(spec.source, BundledSource)
     b = getattr(skd, spec.source.loader)()
     return np.asarray(b.data, np.float64), np.asarray(b.target, np.int64)
 
 
-def _parse_roweis_binalpha(path, spec):
+def _parse_roweis_binalpha(path: Path, spec: PaperDataset | None) -> tuple[np.ndarray, np.ndarray]:
     """Roweis' ``binaryalphadigs.mat``: ``dat`` is a 36 × 39 cell array of 20 × 16 images, one row per class
     ('0' … '9', 'A' … 'Z'); row ``c * 39 + k`` is image ``k`` of class ``c``, pixels in column-major order."""
     from scipy.io import loadmat
@@ -707,11 +720,12 @@ def _parse_roweis_binalpha(path, spec):
 PARSERS = {"roweis_binalpha": _parse_roweis_binalpha}
 
 
-def _convert_file(spec, raw):
-    """The content of a downloaded (or local) source file ``raw``: ``("csv", bytes)`` or ``("arrays", (X, y))``."""
+def _convert_file(spec: PaperDataset, raw: Path) -> _Content:
+    """The content of a downloaded (or local) source file ``raw``: the bytes to write, or ``(X, y)``."""
+    assert isinstance(spec.source, FileSource)
     if spec.source.parser == "authors_2d":  # the authors' bytes unchanged, under our header
-        return ("csv", b"x0,x1,label\n" + Path(raw).read_bytes())
-    return ("arrays", PARSERS[spec.source.parser](Path(raw), spec))
+        return b"x0,x1,label\n" + Path(raw).read_bytes()
+    return PARSERS[spec.source.parser](Path(raw), spec)
 
 
 # ------------------------------------------------------------------ fetch
@@ -729,7 +743,15 @@ class Outcome:
     identity: str = ""
 
 
-def fetch(names=None, to=None, force=False, from_folder=None, datasets=None, timeout=60, log=print):
+def fetch(
+    names: str | Sequence[str] | None = None,
+    to: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    from_folder: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    datasets: Mapping[str, PaperDataset] | None = None,
+    timeout: float = 60,
+    log: Callable[[str], object] | None = print,
+) -> list[Outcome]:
     """Fetch, convert, check and write the paper's datasets; returns one :class:`Outcome` per dataset.
 
     Parameters
@@ -756,7 +778,7 @@ def fetch(names=None, to=None, force=False, from_folder=None, datasets=None, tim
     folder = Path(to) if to else Path(user_data_dir())
     folder.mkdir(parents=True, exist_ok=True)
     sources = folder / SOURCES_DIR
-    unreachable = {}
+    unreachable: dict[str, str] = {}
     outcomes = []
     manifest = _read_manifest(folder)
     for spec in _selected(names, datasets):
@@ -787,41 +809,47 @@ def fetch(names=None, to=None, force=False, from_folder=None, datasets=None, tim
     return outcomes
 
 
-def _obtain(spec, sources, from_folder, timeout):
-    """The dataset's content: ``("csv", bytes)`` to write as it is, or ``("arrays", (X, y))`` to write."""
+def _obtain(
+    spec: PaperDataset,
+    sources: Path,
+    from_folder: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None,
+    timeout: float,
+) -> _Content:
+    """The dataset's content: the bytes of the file to write as they are, or ``(X, y)`` to write."""
     src = spec.source
     if from_folder is not None:
         bases = [Path(from_folder)] if isinstance(from_folder, (str, os.PathLike)) else [Path(f) for f in from_folder]
         names = [spec.filename]
         if spec.stem == AUTHORS_2D.stem:
+            assert isinstance(src, FileSource)
             names = [f"{PAPER2D_DIR}/{PAPER2D_FILE}", PAPER2D_FILE, src.filename]
         candidates = [b / n for b in bases for n in names]
         for p in candidates:
             if p.is_file():
-                if p.name == getattr(src, "filename", None):  # the source's own file (the authors' raw 2-D file)
+                if isinstance(src, FileSource) and p.name == src.filename:  # the source's own (raw) file
                     if src.md5 and _md5_file(p) != src.md5:
                         raise FetchError("checksum", f"{p}: checksum mismatch (MD5 {_md5_file(p)}, expected {src.md5})")
                     return _convert_file(spec, p)
-                return ("csv", p.read_bytes())
+                return p.read_bytes()
         raise FetchError("missing", f"not in {', '.join(map(str, bases))} (looked for {', '.join(names)})")
     if isinstance(src, BundledSource):
-        return ("arrays", _from_bundle(spec))
+        return _from_bundle(spec)
     if isinstance(src, OpenMLSource):
-        return ("arrays", _from_openml(spec, sources, timeout))
+        return _from_openml(spec, sources, timeout)
     raw = sources / src.filename
     if not (raw.is_file() and (src.md5 is None or _md5_file(raw) == src.md5)):
         download(src.urls, raw, md5=src.md5, timeout=timeout)
     return _convert_file(spec, raw)
 
 
-def _write_checked(spec, data, dest):
+def _write_checked(spec: PaperDataset, data: _Content, dest: Path) -> Check:
     """Write the content under a temporary name, check it, and rename it into place only if it passes."""
     tmp = dest.with_name(f".{dest.name}.checking")
     try:
-        if data[0] == "csv":
-            _atomic_write(tmp, data[1])
+        if isinstance(data, bytes):
+            _atomic_write(tmp, data)
         else:
-            write_labelled_csv(tmp, *data[1])
+            write_labelled_csv(tmp, *data)
         c = check_file(tmp, spec)
         if not c.ok:
             raise FetchError("content", "does not match the paper: " + "; ".join(c.problems) + "; not kept")
@@ -831,7 +859,7 @@ def _write_checked(spec, data, dest):
         tmp.unlink(missing_ok=True)
 
 
-def _manifest_entry(spec, dest, check, from_folder):
+def _manifest_entry(spec: PaperDataset, dest: Path, check: Check, from_folder: object) -> dict[str, object]:
     return {
         "dataset": spec.name,
         "file": str(dest.name),
@@ -846,24 +874,24 @@ def _manifest_entry(spec, dest, check, from_folder):
     }
 
 
-def _read_manifest(folder):
+def _read_manifest(folder: Path) -> dict[str, object]:
     try:
         return json.loads((folder / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
 
 
-def _write_manifest(folder, manifest):
+def _write_manifest(folder: Path, manifest: dict[str, object]) -> None:
     if manifest:
         _atomic_write(folder / MANIFEST, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
 
 
-def _line(o, seconds):
+def _line(o: Outcome, seconds: float) -> str:
     mark = {"fetched": "✓", "present": "✓", "failed": "✗"}[o.status]
     what = {"fetched": "fetched", "present": "already there", "failed": f"FAILED ({o.kind})"}[o.status]
     return f"{mark} {o.name:<22s} {what}: {o.message}" + (f"  [{seconds:.1f} s]" if o.status == "fetched" else "")
 
 
-def remove_sources(folder):
+def remove_sources(folder: str | os.PathLike[str]) -> None:
     """Delete the raw downloads kept in ``folder/sources`` (the converted files stay)."""
     shutil.rmtree(Path(folder) / SOURCES_DIR, ignore_errors=True)
