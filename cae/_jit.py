@@ -36,9 +36,10 @@ import importlib.util
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+from . import _paths
 
 __all__ = ["jit", "HAVE_NUMBA", "MODE", "ensure", "prepare", "status", "wait", "compiled", "cache_dir"]
 
@@ -72,28 +73,12 @@ _next_check = 0.0
 
 
 def _cache_candidates():
-    for var in ("CAE_EXPLORER_CACHE", "NUMBA_CACHE_DIR"):
-        if os.environ.get(var):
-            yield os.environ[var]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    yield os.path.join(base, "cae-explorer", "numba")
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    yield os.path.join(tempfile.gettempdir(), f"cae-explorer-numba-{uid}")
+    return _paths.cache_candidates("numba", env=("CAE_EXPLORER_CACHE", "NUMBA_CACHE_DIR"))
 
 
 def cache_dir():
     """The first writable cache folder of the list in the module docstring (created if needed)."""
-    for d in _cache_candidates():
-        try:
-            os.makedirs(d, exist_ok=True)
-            probe = os.path.join(d, f".write-test-{os.getpid()}")
-            with open(probe, "w"):
-                pass
-            os.remove(probe)
-            return d
-        except OSError:
-            continue
-    return tempfile.mkdtemp(prefix="cae-explorer-numba-")
+    return _paths.first_writable(_cache_candidates(), "cae-explorer-numba-")
 
 
 _CACHE = None

@@ -9,8 +9,10 @@ of ``--repeat`` runs after a warm-up (numba compiles once, then caches).
 
 ``--algorithms`` also times every registered algorithm (CAE, CAEA, SOINN+,
 ASOINN, TCA, AutoCloud) with the paper's parameters on the 2-D paper stream
-(20,000 samples) and, when ``../shared/datasets`` is there, on Letter
-(20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
+(20,000 samples) and, when the paper's datasets are fetched (``python -m cae.data fetch``), on
+Letter (20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
+
+``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
 """
 
 import argparse
@@ -59,7 +61,16 @@ def best_of(fn, repeat):
 
 
 def main(argv=None):
-    default_skin = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "skin.csv"
+    import sys
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--peers" in argv:
+        from .bench_peers import main as peers
+
+        return peers([a for a in argv if a != "--peers"])
+    from .data.fetch import default_folder
+
+    default_skin = default_folder() / "skin.csv"
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")

@@ -3,7 +3,7 @@
 Source: Masuyama et al., Neural Computing and Applications 38 (2026), the tables
 "Parameter specifications by grid search" for the synthetic data and for the
 real-world datasets in the stationary and the non-stationary environment
-(also in ``../shared/spec/paper-results/baseline_parameters.csv``; a test
+(also in ``cae/experiments/paper_tables/baseline_parameters.csv``; a test
 checks that the two agree). The grid: AutoCloud m in {1, 2, 3}; ASOINN and TCA
 λ in {50, 100, ..., 500}; ASOINN and CAEA a_max in {10, 20, ..., 100}; TCA
 σ_init in {0.1, ..., 0.5}; CAEA λ in {50, ..., 500}. SOINN+ and CAE have no
@@ -61,7 +61,7 @@ PAPER_GRID = {
     ("Skin", "nonstationary"): (None, 50, 20, 200, 0.1, 50, 60),
 }
 
-#: the paper's dataset names, in its table order, with the file stems of ../shared/datasets
+#: the paper's dataset names, in its table order, with the file stems ``python -m cae.data fetch`` writes
 DATASETS = {
     "Iris": "iris",
     "Ionosphere": "ionosphere",

@@ -83,7 +83,7 @@ def test_no_import_cycles():
 
 def test_the_shared_layer_does_not_import_the_algorithms_or_the_app():
     graph = import_graph()
-    shared = ["cae._base", "cae._storage", "cae._graph", "cae._jit"]
+    shared = ["cae._base", "cae._storage", "cae._graph", "cae._jit", "cae._paths"]
     for m in shared:
         assert not {d for d in graph[m] if d.startswith(("cae.algorithms", "cae.app", "cae.experiments"))}, m
 
@@ -111,6 +111,14 @@ def test_public_names_still_import_from_cae():
     for name in cae.__all__:
         assert getattr(cae, name) is not None
     assert cae.StepRecord is cae.CAEStepRecord
+
+
+def test_integrations_are_leaves():
+    """Adapters to other libraries (optional extras) are imported by nothing else in the package."""
+    graph = import_graph()
+    for m, deps in graph.items():
+        if not m.startswith(("cae.integrations", "cae.bench_peers")):
+            assert not {d for d in deps if d.startswith("cae.integrations")}, m
 
 
 # ------------------------------------------------------------ kernels that read like their specs

@@ -374,7 +374,7 @@ def test_compare_cli_writes_the_comparison_and_figures(tmp_path):
 
 
 def test_paper_quick_end_to_end(tmp_path, folder):
-    paper = shared_path("spec", "paper-results")
+    """The paper's tables come with the package: no --paper needed."""
     out = tmp_path / "results"
     assert (
         ex.main(
@@ -383,8 +383,6 @@ def test_paper_quick_end_to_end(tmp_path, folder):
                 "--quick",
                 "--datasets",
                 str(folder),
-                "--paper",
-                str(paper),
                 "--out",
                 str(out),
                 "--algorithms",
@@ -406,7 +404,7 @@ def test_paper_quick_end_to_end(tmp_path, folder):
     ):
         assert (out / f"{name}.csv").exists(), name
     info = json.loads((out / "paper_run.json").read_text())
-    assert info["quick"] and info["wall_seconds"] > 0 and info["noise_runs"] == 2
+    assert info["quick"] and info["wall_seconds"] > 0 and info["noise_runs"] == 2 and info["compared_with_paper"]
     noise = pd.read_csv(out / "noise.csv")  # the quick noise study: four levels, two seeds
     assert sorted(set(noise["noise"])) == [0.0, 0.05, 0.1, 0.2] and set(noise["run"]) == {0, 1}
     assert set(noise["environment"]) == {"stationary", "nonstationary"}
@@ -435,8 +433,8 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
     assert not at.exception and any("critical difference" in c.value for c in at.caption)
 
 
-def test_paper_quick_on_a_fresh_machine_without_shared(tmp_path, folder):
-    """No ../shared: the quick reproduction still runs every study; the comparison is skipped, and said so."""
+def test_paper_quick_without_the_papers_tables(tmp_path, folder):
+    """--paper naming a folder that is not there: every study still runs; the comparison is skipped, and said so."""
     out = tmp_path / "results"
     assert (
         ex.main(
@@ -630,3 +628,39 @@ def test_update_replaces_one_algorithms_rows_as_a_whole_run_would(tmp_path, fold
     assert ex.main([*syn, "--algorithms", "ASOINN", "--out", str(part), "--update"]) == 0
     a, b = (pd.read_csv(d / "synthetic_stationary.csv").drop(columns="seconds") for d in (whole, part))
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_the_packaged_tables_are_the_papers():
+    """The tables shipped in cae/experiments/paper_tables are byte for byte the project's reference copy."""
+    from cae.experiments.cli import DEFAULT_PAPER
+
+    ref = shared_path("spec", "paper-results")
+    names = sorted(p.name for p in ref.glob("*.csv"))
+    assert names == sorted(p.name for p in DEFAULT_PAPER.glob("*.csv")) and len(names) == 6
+    for name in names:
+        assert (DEFAULT_PAPER / name).read_bytes() == (ref / name).read_bytes(), name
+
+
+def test_the_datasets_default_to_the_fetched_folder(tmp_path, monkeypatch, capsys):
+    """realworld, lambda-sweep and runtime read the per-user data folder unless told otherwise; absent, they say
+    how to fill it. ``--data authors`` is the fetched 2-D file."""
+    import importlib
+
+    from cae.experiments import cli
+
+    monkeypatch.setenv("CAE_EXPLORER_DATA", str(tmp_path / "data"))
+    cli = importlib.reload(cli)
+    try:
+        assert cli.DEFAULT_DATASETS == tmp_path / "data"
+        with pytest.raises(SystemExit, match=r"python -m cae.data fetch"):
+            cli.main(["realworld", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"])
+        with pytest.raises(SystemExit, match=r"fetch --names paper2d"):
+            cli.main(["synthetic", "--data", "authors", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"])
+        from cae.data.fetch import fetch
+
+        fetch(["iris"], log=None)
+        assert cli.main(["realworld", "--runs", "1", "--out", str(tmp_path / "o"), "--quiet"]) == 0
+        assert set(pd.read_csv(tmp_path / "o" / "realworld_stationary.csv")["dataset"]) == {"Iris"}
+    finally:
+        monkeypatch.delenv("CAE_EXPLORER_DATA")
+        importlib.reload(cli)

@@ -41,3 +41,20 @@ def test_readme_comparison_is_generated_from_results():
     assert begin in text and end in text
     block = text.split(begin, 1)[1].split(end, 1)[0]
     assert block.strip() == readme_text(ROOT / "results").strip()
+
+
+def test_readme_peer_table_is_generated():
+    """The README's table of CAE beside River and scikit-learn is generated from results/peers.csv, never typed."""
+    import pytest
+
+    from cae.bench_peers import markdown
+
+    csv = ROOT / "results" / "peers.csv"
+    if not csv.exists():
+        pytest.skip("results/peers.csv is not there")
+    text = (ROOT / "README.md").read_text()
+    begin = "<!-- generated: python -m cae.bench --peers --markdown -->\n"
+    end = "<!-- end of generated -->"
+    assert begin in text
+    block = text.split(begin, 1)[1].split(end, 1)[0]
+    assert block.strip() == markdown(csv).strip()

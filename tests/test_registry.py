@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import shared_path
+from conftest import ROOT
 
 from cae.presets import DATASETS, PAPER_GRID, dataset_key, paper_parameters
 from cae.registry import ALGORITHMS, make_algorithm
@@ -13,7 +13,7 @@ COLUMNS = ["autocloud_m", "asoinn_lambda", "asoinn_a_max", "tca_lambda", "tca_si
 
 
 def test_presets_agree_with_the_papers_tables():
-    df = pd.read_csv(shared_path("spec", "paper-results", "baseline_parameters.csv"), na_values=["N/A"])
+    df = pd.read_csv(ROOT / "cae" / "experiments" / "paper_tables" / "baseline_parameters.csv", na_values=["N/A"])
     rows = df[df["dataset"] != "mean of the 12"]
     assert len(rows) == len(PAPER_GRID) == 26
     for r in rows.itertuples(index=False):

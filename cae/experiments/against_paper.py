@@ -1,7 +1,7 @@
 """Our results beside the paper's, table by table: generated, never typed.
 
 :func:`build_comparison` reads our study CSVs (``synthetic_*.csv``, ``realworld_*.csv``,
-``runtime.csv``) and the paper's tables (``../shared/spec/paper-results``) and lays, for every
+``runtime.csv``) and the paper's tables (``cae/experiments/paper_tables``) and lays, for every
 table, dataset (or stage), metric and algorithm, the paper's mean (std) beside ours, the
 difference in units of the paper's std and the absolute difference, and a mark:
 

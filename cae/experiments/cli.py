@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data.fetch import authors_2d_path, default_folder
 from . import against_paper as cmp
 from . import figures
 from . import noise as noise_study
@@ -28,10 +29,10 @@ from .protocol import (
 from .runner import run_jobs, summary_table, write_study
 from .stats import summary_frame
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared"
-DEFAULT_DATASETS = SHARED / "datasets"
-DEFAULT_PAPER = SHARED / "spec" / "paper-results"
+#: the paper's datasets: where ``python -m cae.data fetch`` writes them (the per-user data folder)
+DEFAULT_DATASETS = default_folder()
+#: the paper's published tables, shipped with the package (see paper_tables/README.md)
+DEFAULT_PAPER = Path(__file__).resolve().parent / "paper_tables"
 #: every algorithm and variant in the paper's real-world tables, in their column order
 PAPER_VARIANTS = "AutoCloud,ASOINN,ASOINN(mean),SOINN+,TCA,TCA(mean),CAEA,CAEA(mean),CAE"
 PAPER_SYNTHETIC = "AutoCloud,ASOINN,SOINN+,TCA,CAEA,CAE"
@@ -220,7 +221,7 @@ def do_compare(results, paper, out_md=None, figures_dir=None, quiet=False):
     results = Path(results)
     paper = Path(paper)
     if not paper.is_dir():
-        raise SystemExit(f"no paper results at {paper}: give --paper (../shared/spec/paper-results)")
+        raise SystemExit(f"no paper results at {paper}: give --paper (a folder of the paper's tables)")
     df = cmp.build_comparison(results, paper)
     rt = cmp.runtime_comparison(results, paper)
     stat, stat_paper = cmp.statistics(df, "ours"), cmp.statistics(df, "paper")
@@ -287,13 +288,17 @@ def do_paper(a):
         files = dataset_files(folder, a.names)
         if quick:  # a few small datasets: the paper's quick ones where present, else the two smallest files
             files = [f for f in files if f.stem in QUICK_NAMES] or sorted(files, key=lambda f: f.stat().st_size)[:2]
-    elif quick:  # a fresh machine without ../shared: the built-in Iris is the paper's Iris
+    elif quick:  # nothing fetched yet: the built-in Iris is the paper's Iris
         from ..data import load_builtin
 
         files = [load_builtin("iris")]
-        print(f"{folder} is absent: the quick run uses the built-in Iris only", file=sys.stderr)
+        print(
+            f"{folder} is absent: the quick run uses the built-in Iris only (`python -m cae.data fetch` "
+            "downloads the paper's datasets)",
+            file=sys.stderr,
+        )
     else:
-        raise SystemExit(f"no datasets at {folder}: give --datasets (a folder of the paper's CSVs)")
+        raise SystemExit(_no_datasets(folder))
     syn = parse_algorithms(a.algorithms or PAPER_SYNTHETIC)
     real = parse_algorithms(a.algorithms or PAPER_VARIANTS)
     for env in ("stationary", "nonstationary"):
@@ -361,6 +366,23 @@ def do_paper(a):
     return 0
 
 
+def _no_datasets(folder):
+    return (
+        f"no datasets at {folder}: run `python -m cae.data fetch` (it downloads the paper's datasets there), "
+        "or give --datasets (a folder of the paper's CSVs)"
+    )
+
+
+def _authors_data(value):
+    """``--data authors`` is the fetched authors' 2-D file; anything else is a path (or None: our generator)."""
+    if value != "authors":
+        return value
+    path = authors_2d_path()
+    if not path.is_file():
+        raise SystemExit(f"the authors' 2-D file is not at {path}: run `python -m cae.data fetch --names paper2d`")
+    return str(path)
+
+
 def _cpus():
     import os
 
@@ -409,7 +431,11 @@ def _parser():
 
     p = sub.add_parser("synthetic", help="the paper's 2-D protocol")
     p.add_argument("--environment", choices=["stationary", "nonstationary", "both"], default="stationary")
-    p.add_argument("--data", default=None, help="the authors' CSV (x0, x1, label) instead of our generator")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="the authors' CSV (x0, x1, label) instead of our generator; 'authors' for the fetched one",
+    )
     p.add_argument("--n-per-class", type=int, default=15000)
     p.add_argument("--score-noise", action="store_true", help="score the uniform noise as a seventh class")
     algos(p)
@@ -434,7 +460,11 @@ def _parser():
     }
     for name in ("realworld", "lambda-sweep", "runtime"):
         p = sub.add_parser(name, help=helps[name])
-        p.add_argument("--datasets", required=True, help="a folder of CSVs (features, then label)")
+        p.add_argument(
+            "--datasets",
+            default=str(DEFAULT_DATASETS),
+            help="a folder of CSVs (features, then label); default: the fetched datasets (%(default)s)",
+        )
         p.add_argument("--names", default=None, help="comma-separated dataset names (file stems)")
         p.add_argument("--scaling", choices=["minmax", "zscore", "none"], default="minmax")
         p.add_argument(
@@ -454,7 +484,9 @@ def _parser():
     p.add_argument("--datasets", default=None, help=f"the paper's datasets (default {DEFAULT_DATASETS})")
     p.add_argument("--names", default=None, help="comma-separated dataset names (default: all 12)")
     p.add_argument("--paper", default=None, help=f"the paper's tables (default {DEFAULT_PAPER})")
-    p.add_argument("--data", default=None, help="the authors' 2-D CSV instead of our generator")
+    p.add_argument(
+        "--data", default=None, help="the authors' 2-D CSV instead of our generator; 'authors' for the fetched one"
+    )
     p.add_argument("--algorithms", default=None, help="override the algorithms (default: every variant)")
     p.add_argument("--runs", type=int, default=None, help="real-world runs (default 20; quick 2)")
     p.add_argument("--synthetic-runs", type=int, default=None, help="synthetic runs (default 15; quick 2)")
@@ -479,6 +511,8 @@ def _parser():
 
 def main(argv=None):
     a = _parser().parse_args(argv)
+    if getattr(a, "data", None):
+        a.data = _authors_data(a.data)
     if a.cmd == "compare":
         do_compare(a.results, a.paper, a.out, quiet=a.quiet)
         return 0
@@ -511,6 +545,8 @@ def main(argv=None):
                 env, algorithms, a.runs, a.seed, a.n_per_class, a.data, a.score_noise, jobs, a.out, a.quiet, a.update
             )
         return 0
+    if not Path(a.datasets).is_dir():
+        raise SystemExit(_no_datasets(a.datasets))
     files = dataset_files(a.datasets, a.names)
     if a.cmd == "realworld":
         try:

@@ -1,6 +1,6 @@
 """The paper's protocol, one run at a time: data, streams, models and scores.
 
-What the published numbers imply (measured; see ``../shared/spec/paper-results/README.md``) and
+What the published numbers imply (measured; see ``cae/experiments/paper_tables/README.md``) and
 what these jobs do:
 
 * **Real-world data** are min–max scaled per feature (the paper's "no pre-processing" means the

@@ -1,0 +1,320 @@
+"""Every registered algorithm as a `River <https://riverml.xyz>`_ clusterer.
+
+``pip install "cae-explorer[river]"`` installs River. :class:`CAE`, :class:`CAEA`, :class:`SOINNPlus`,
+:class:`ASOINN`, :class:`TCA` and :class:`AutoCloud` take the registry's parameters with its defaults
+(:data:`cae.registry.ALGORITHMS`); :class:`Clusterer` takes any registered name. Each is a
+``river.base.Clusterer``: ``learn_one(x)`` learns one sample (a dict of numbers), ``predict_one(x)`` returns
+the cluster of the node it is assigned to (``-1`` while the model has no node), and it composes with River's
+transformers into a pipeline.
+
+Features are named. The first sample learned fixes them and their order (``feature_names_in_``); later
+samples may list them in any order, but a sample with a feature the model has not seen, or without one it
+has, is refused with a :class:`FeatureMismatch` that says which: the network lives in a space of fixed
+dimension. Select the features first (``compose.Select("a", "b") | CAE()``) or impute missing values
+(``preprocessing.StatImputer()``) where a stream's features come and go.
+
+The learning is the same kernel as :meth:`cae.CAE.learn_many` (the same nodes, edges and clusters for the
+same stream: tested); the fitted model is ``.model`` (a :class:`cae.CAE` or its peer: ``nodes_``, ``edges_``,
+``to_networkx()``, ``save()``). One call per sample costs the numba dispatch on top of the learning itself,
+so a River loop runs several times slower per sample than :meth:`~cae.CAE.learn_many` over an array
+(``python -m cae.bench --peers`` prints both).
+
+Examples
+--------
+CAE in a River pipeline after River's running min–max scaler, and alone, over the paper's 2-D stream
+(six distributions, 1,000 points each, in random order):
+
+>>> from river import metrics, preprocessing, stream
+>>> from cae.data import make_paper2d, stationary_stream
+>>> from cae.integrations.river import CAE
+>>> s = stationary_stream(make_paper2d(n_per_class=1000, noise_fraction=0.0, seed=0), seed=0)
+>>> scaled, plain = preprocessing.MinMaxScaler() | CAE(), CAE()
+>>> for x, _ in stream.iter_array(s.X, s.y, feature_names=["x", "y"]):
+...     scaled.learn_one(x)
+...     plain.learn_one(x)
+>>> def nmi(model):
+...     score = metrics.NormalizedMutualInfo()
+...     for x, y in stream.iter_array(s.X, s.y, feature_names=["x", "y"]):
+...         score.update(y, model.predict_one(x))
+...     return round(float(score.get()), 3)
+>>> nmi(plain), plain.n_clusters, nmi(scaled), scaled["CAE"].n_clusters
+(0.997, 6, 0.398, 2)
+>>> plain.feature_names_in_, plain.model.n_samples_seen_
+(('x', 'y'), 6000)
+
+The paper's data already lie in [0, 1], and CAE alone finds the six distributions. The running scaler
+hurts here: it maps the first sample to 0 and the next ones to the ends of the range seen so far, and CAE
+takes its initial bandwidth σ_init from its first 10 samples (Silverman's rule) — 0.21 instead of 0.14
+here — so its threshold V is too wide and clusters merge. Where features need scaling, scale with
+known bounds, or with statistics from a first batch, rather than on the fly.
+
+New features are refused, and the message says what to do:
+
+>>> plain.learn_one({"x": 0.5, "y": 0.5, "z": 1.0})
+Traceback (most recent call last):
+    ...
+cae.integrations.river.FeatureMismatch: CAE learned the features ['x', 'y'] (in this order); this sample has a new feature ['z']. A network has a fixed dimension: select the features first (compose.Select(...) | model) or start a new model.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+try:
+    from river import base
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "cae.integrations.river needs River: pip install 'cae-explorer[river]' (or pip install river)"
+    ) from exc
+
+from ..registry import ALGORITHMS
+
+__all__ = ["Clusterer", "CAE", "CAEA", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "FeatureMismatch", "RIVER_CLASSES"]
+
+
+class FeatureMismatch(ValueError):
+    """A sample's features are not the ones the model learned (new ones, or some missing)."""
+
+
+class Clusterer(base.Clusterer):
+    """Any registered algorithm (:data:`cae.registry.ALGORITHMS`) as a River clusterer.
+
+    Parameters
+    ----------
+    algorithm : str
+        A registry name: ``"CAE"``, ``"CAEA"``, ``"SOINN+"``, ``"ASOINN"``, ``"TCA"`` or ``"AutoCloud"``.
+    **params
+        The algorithm's parameters (the registry's names; defaults where not given). Checked when the
+        model is built, at the first ``learn_one``.
+
+    Attributes
+    ----------
+    feature_names_in_ : tuple of str or None
+        The features, in the order the first sample listed them (None before it).
+    model : cae._base.StreamingClusterer or None
+        The fitted model (None before the first sample).
+
+    Examples
+    --------
+    >>> from cae.integrations.river import Clusterer
+    >>> m = Clusterer("TCA", reconstruction_interval=50, sigma_init=0.2)
+    >>> for x in ({"a": 0.1, "b": 0.2}, {"b": 0.25, "a": 0.12}, {"a": 0.9, "b": 0.8}):
+    ...     m.learn_one(x)
+    >>> m.feature_names_in_, m.model.n_samples_seen_, m.predict_one({"a": 0.11, "b": 0.21})
+    (('a', 'b'), 3, 0)
+    >>> m.clone().model is None, m.clone()._get_params()
+    (True, {'algorithm': 'TCA', 'reconstruction_interval': 50, 'sigma_init': 0.2})
+    """
+
+    def __init__(self, algorithm: str = "CAE", **params):
+        self.algorithm = algorithm
+        self.params = params
+        self._model = None
+        self.feature_names_in_ = None
+
+    # ----------------------------------------------------------------- helpers
+    def _registry_name(self):
+        return self.algorithm
+
+    def _algorithm_params(self):
+        out = self._get_params()
+        out.pop("algorithm", None)
+        out.pop("_POSITIONAL_ARGS", None)
+        return out
+
+    def _build(self, names):
+        name = self._registry_name()
+        if name not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
+        model = ALGORITHMS[name].make(**self._algorithm_params())
+        model._check_sample_width(len(names))  # starts the network (the estimator shell's own check)
+        model.feature_names_in_ = np.array(names, dtype=object)  # kept in the model file by save()
+        return model
+
+    def _row(self, x, names):
+        """The sample's values in the order of ``names``; FeatureMismatch or ValueError when it cannot be."""
+        if len(x) != len(names) or any(k not in x for k in names):
+            known = set(names)
+            new = [k for k in x if k not in known]
+            missing = [k for k in names if k not in x]
+            what = []
+            if new:
+                what.append(f"a new feature {new}" if len(new) == 1 else f"new features {new}")
+            if missing:
+                what.append(f"no {missing}")
+            hint = (
+                "select the features first (compose.Select(...) | model) or start a new model"
+                if new
+                else "impute missing values first (e.g. preprocessing.StatImputer() | model)"
+            )
+            raise FeatureMismatch(
+                f"{self._registry_name()} learned the features {list(names)} (in this order); this sample has "
+                f"{' and '.join(what)}. A network has a fixed dimension: {hint}."
+            )
+        row = np.empty(len(names))
+        for i, k in enumerate(names):
+            v = x[k]
+            if not isinstance(v, numbers.Real):  # numbers (bool and NumPy's included), never text
+                raise ValueError(f"feature {k!r} must be a number, got {v!r}")
+            row[i] = v
+            if not math.isfinite(row[i]):
+                raise ValueError(f"feature {k!r} is {v!r}: missing or infinite values cannot be learned")
+        return row
+
+    # ------------------------------------------------------------ River's API
+    @property
+    def model(self):
+        return self._model
+
+    def learn_one(self, x: dict) -> None:
+        """Learn one sample (a dict of numbers); the first one fixes the features and their order."""
+        names = self.feature_names_in_
+        first = names is None
+        if first:
+            names = tuple(x)
+            if not names:
+                raise ValueError("a sample needs at least one feature")
+        row = self._row(x, names)
+        if first:
+            self._model = self._build(names)
+            self.feature_names_in_ = names
+        self._model._learn(row[None, :])
+
+    def predict_one(self, x: dict) -> int:
+        """The cluster of the node ``x`` is assigned to (the algorithm's own similarity); -1 while there is none."""
+        if self._model is None:
+            return -1
+        row = self._row(x, self.feature_names_in_)
+        return int(self._model._predict_array(row[None, :])[0])
+
+    @property
+    def n_clusters(self) -> int:
+        """The number of clusters (connected components of the network; AutoCloud: its clouds)."""
+        return 0 if self._model is None else int(self._model.n_clusters_)
+
+
+class CAE(Clusterer):
+    """CAE, parameter-free (V, λ and a_max estimated from the stream), as a River clusterer.
+
+    Examples
+    --------
+    >>> from river import preprocessing
+    >>> from cae.integrations.river import CAE
+    >>> model = preprocessing.MinMaxScaler() | CAE()
+    >>> for x in ({"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 1.0}, {"a": 2.0, "b": 2.0}):
+    ...     model.learn_one(x)
+    >>> model.predict_one({"a": 1.1, "b": 2.0}) in range(model["CAE"].n_clusters), model["CAE"].model.n_samples_seen_
+    (True, 3)
+    """
+
+    def __init__(self):
+        super().__init__("CAE")
+
+    def _registry_name(self):
+        return "CAE"
+
+
+class CAEA(Clusterer):
+    """CAEA — CAE with λ (deletion interval; n_active = λ/2) and a_max given — as a River clusterer.
+
+    Examples
+    --------
+    >>> from cae.integrations.river import CAEA
+    >>> CAEA(deletion_interval=100, max_edge_age=20).clone().deletion_interval
+    100
+    """
+
+    def __init__(self, deletion_interval: int = 80, max_edge_age: float = 40):
+        super().__init__("CAEA")
+        self.deletion_interval = deletion_interval
+        self.max_edge_age = max_edge_age
+
+    def _registry_name(self):
+        return "CAEA"
+
+
+class SOINNPlus(Clusterer):
+    """SOINN+ (parameter-free; Wiwatcharakoses & Berrar 2020) as a River clusterer.
+
+    Examples
+    --------
+    >>> from cae.integrations.river import SOINNPlus
+    >>> m = SOINNPlus()
+    >>> m.learn_one({"a": 0.0}); m.predict_one({"a": 0.0})
+    0
+    """
+
+    def __init__(self):
+        super().__init__("SOINN+")
+
+    def _registry_name(self):
+        return "SOINN+"
+
+
+class ASOINN(Clusterer):
+    """ASOINN (adjusted SOINN: fixed node-deletion cycle λ and edge-age limit a_max) as a River clusterer.
+
+    Examples
+    --------
+    >>> from cae.integrations.river import ASOINN
+    >>> ASOINN(deletion_interval=50)
+    ASOINN (
+      deletion_interval=50
+      max_edge_age=50
+    )
+    """
+
+    def __init__(self, deletion_interval: int = 300, max_edge_age: float = 50):
+        super().__init__("ASOINN")
+        self.deletion_interval = deletion_interval
+        self.max_edge_age = max_edge_age
+
+    def _registry_name(self):
+        return "ASOINN"
+
+
+class TCA(Clusterer):
+    """TCA (topological CIM-based ART; Masuyama et al. 2019) as a River clusterer.
+
+    Examples
+    --------
+    >>> from cae.integrations.river import TCA
+    >>> TCA(sigma_init=0.3).sigma_init
+    0.3
+    """
+
+    def __init__(self, reconstruction_interval: int = 200, sigma_init: float = 0.12):
+        super().__init__("TCA")
+        self.reconstruction_interval = reconstruction_interval
+        self.sigma_init = sigma_init
+
+    def _registry_name(self):
+        return "TCA"
+
+
+class AutoCloud(Clusterer):
+    """AutoCloud (evolving fuzzy data clouds; Bezerra et al. 2020) as a River clusterer; its clusters are clouds.
+
+    Examples
+    --------
+    >>> from cae.integrations.river import AutoCloud
+    >>> m = AutoCloud(m=2.0)
+    >>> for v in (0.0, 0.1, 0.05):
+    ...     m.learn_one({"a": v})
+    >>> m.n_clusters
+    1
+    """
+
+    def __init__(self, m: float = 1.0):
+        super().__init__("AutoCloud")
+        self.m = m
+
+    def _registry_name(self):
+        return "AutoCloud"
+
+
+#: registry name → the River class with that algorithm's parameters
+RIVER_CLASSES = {"CAE": CAE, "CAEA": CAEA, "SOINN+": SOINNPlus, "ASOINN": ASOINN, "TCA": TCA, "AutoCloud": AutoCloud}
