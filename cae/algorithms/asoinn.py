@@ -2,7 +2,7 @@
 
 The CAE paper's ASOINN (Shen and Hasegawa, 2008) points at Shen's lab; that lab's public MATLAB
 function ``fastSOINN(data, agemax, lambda, c)`` with c = 1 and one more denoising pass after the
-last sample reproduces the paper's ASOINN column (measured: ``../shared/spec/paper-results/README.md``).
+last sample reproduces the paper's ASOINN column (measured: ``cae/experiments/paper_tables/README.md``).
 The one implementation is :mod:`cae.algorithms._asoinn_kernel`. What one step does, why this is the
 paper's ASOINN, every place where we follow a quirk of the reference (**[ref]**) or fix it
 (**[fix]**), and where the final pass goes in each protocol: ``docs/baselines/asoinn.md``.

@@ -2,7 +2,7 @@
 
 A single run is one draw: at the paper's size (15,000 points per distribution, 10 % noise) CAE's seed 0 bridges
 the blobs and the rings (4 clusters, NMI 0.70) while seeds 1, 2 and 4 reach 0.997–0.998; the authors' own code
-merges as often (``../shared/spec/paper-results/README.md``). This module runs a setting to the end for seeds
+merges as often (``cae/experiments/paper_tables/README.md``). This module runs a setting to the end for seeds
 0 … N−1 and says what is typical and how often it fails, so that noise level and chance become part of the
 lesson. No Streamlit here: the page starts a :class:`HowOften` job (a background thread; the kernels release
 the GIL) and draws what it reports.

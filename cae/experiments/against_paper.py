@@ -12,7 +12,7 @@ difference in units of the paper's std and the absolute difference, and a mark:
   paper's std of AI and BWT is often 0.001–0.01, far below the run-to-run noise of a class order.
 * Where the paper's own protocol cannot explain a number the row says so (mark ``n/e``) instead of a
   mark: the synthetic non-stationary table, stream #1 … #6, which the authors' own code does not
-  reproduce under the stated protocol either (``paper-results/README.md``); the numbers measured with
+  reproduce under the stated protocol either (``cae/experiments/paper_tables/README.md``); the numbers measured with
   the authors' code (:mod:`cae.experiments.reference_runs`) stand beside ours there.
 
 Runtime (CAE only in the paper) is laid beside the paper's MATLAB figures as ratios.
@@ -61,7 +61,7 @@ NOT_EXPLAINED = {
         "stream 1",
     ): "not explained by the paper's stated protocol: stream #1 holds one class; scikit-learn scores it 0 and the "
     "continual convention 1, and the paper's 0.987 (CAE), 1.000 (CAEA), 0.067 (AutoCloud) fit neither "
-    "(paper-results/README.md)",
+    "(cae/experiments/paper_tables/README.md)",
 }
 ABS_TOLERANCE = 0.03
 TABLE_ORDER = [

@@ -1,6 +1,6 @@
 """Numbers measured with the authors' own code, laid beside ours where the paper's cannot be reproduced.
 
-Source: ``../shared/spec/paper-results/README.md``, section *What the published synthetic numbers
+Source: ``cae/experiments/paper_tables/README.md``, section *What the published synthetic numbers
 imply*: the authors' MATLAB ``CAE_train.m`` (``Masuyama-lab/CAE``) run under Octave with the paper's
 stated non-stationary protocol (one class per stream in the file's order, 1,500 uniform [0, 1]² noise
 points added to each stream and shuffled in, each stream one training call, scored on the distribution
@@ -24,13 +24,13 @@ import pandas as pd
 __all__ = ["AUTHORS_CODE", "SOURCE", "NOT_EXPLAINED_NOTE", "reference_frame"]
 
 SOURCE = (
-    "CAE_train.m (Masuyama-lab/CAE) under Octave, the stated protocol, 8 seeds (../shared/spec/paper-results/README.md)"
+    "CAE_train.m (Masuyama-lab/CAE) under Octave, the stated protocol, 8 seeds (cae/experiments/paper_tables/README.md)"
 )
 
 NOT_EXPLAINED_NOTE = (
     "not explained by the paper's stated protocol: under it the authors' own CAE_train.m merges clusters "
     "as often as ours (6 of 8 seeds; NMI after streams #2–#6 0.857 (0.347), 0.965, 0.964, 0.924, 0.894 against "
-    "the paper's 0.99); only much less noise gives the paper's level (paper-results/README.md; results/noise.md)"
+    "the paper's 0.99); only much less noise gives the paper's level (cae/experiments/paper_tables/README.md; results/noise.md)"
 )
 
 AUTHORS_CODE = [
