@@ -127,6 +127,7 @@ pages = [
     st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
     st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
     st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
+    st.Page("pages/classroom.py", title="Classroom", icon=":material/groups:"),
 ]
 st.navigation(pages).run()
 
