@@ -29,7 +29,7 @@ TOUCH_SECONDS = 10.0
 
 @st.cache_resource(show_spinner=False)
 def _open(url):
-    from cae.classroom.store import open_store
+    from cae.classroom import open_store
 
     return open_store(url or None)
 
@@ -102,10 +102,16 @@ def publish(state):
     return True
 
 
-def publish_step(query):
-    """The Playground's hook: called with its lesson-link query each time it writes it. Never raises."""
+def publish_step(cfg, pg):
+    """The Playground's hook: the teacher's step to the class (when this session teaches one). Never raises.
+
+    The Playground calls it as soon as a frame has stepped (before it draws) and once more at the end of
+    its run (for everything else that changes the lesson state); only a changed state is written.
+    """
     if role() == "teacher":
-        publish(query)
+        from pages._playground_session import lesson_query
+
+        publish(lesson_query(cfg, pg))
 
 
 def touch():

@@ -58,14 +58,16 @@ def view_of(state):
 
 
 # ------------------------------------------------------------------ what every screen of the class draws
-def draw_step(view, toggles, key, record="step", height=520):
-    """The network at a shared step: the figure (built once for every screen) and its numbers."""
+def step_figure(view, toggles, record="step", height=520):
+    """The network at a shared step, built once for every screen that draws it with these toggles.
+
+    ``record="next"`` draws what the class predicts: the next sample, its s1 and s2, the vigilance region.
+    """
     vig, bw, win = toggles["vig"], toggles["bw"], toggles["win"]
-    left, right = st.columns([3, 1.1])
-    if record == "next":  # what the class predicts: the next sample, its s1 and s2, the vigilance region
+    if record == "next":
         probe = view.probe
-        fig = view.cached(
-            ("fig-next", vig, bw, win),
+        return view.cached(
+            ("fig-next", vig, bw, win, height),
             lambda: network_view(
                 view,
                 record=probe if probe is not None else False,
@@ -77,33 +79,41 @@ def draw_step(view, toggles, key, record="step", height=520):
                 height=height,
             ),
         )
-    else:
-        fig = view.cached(
-            ("fig", vig, bw, win),
-            lambda: network_view(
-                view,
-                record=view.record if view.record is not None else False,
-                vigilance=vig,
-                bandwidth=bw,
-                window=win,
-                height=height,
-            ),
-        )
-    left.plotly_chart(fig, key=key, config={"displaylogo": False})
+    return view.cached(
+        ("fig", vig, bw, win, height),
+        lambda: network_view(
+            view,
+            record=view.record if view.record is not None else False,
+            vigilance=vig,
+            bandwidth=bw,
+            window=win,
+            height=height,
+        ),
+    )
+
+
+def step_numbers(view, toggles, last_step=True):
+    """The Playground's numbers beside the figure: samples seen, stream, counts, NMI/ARI, λ and V."""
     m = view.live_metrics(score_noise=toggles["sn"])
+    st.metric("Samples seen", f"{m['samples seen']:,} / {len(view.stream):,}")
+    st.metric("Current stream", m["stage"])
+    a, b = st.columns(2)
+    a.metric("#nodes", m["nodes"])
+    b.metric("#clusters", m["clusters"])
+    a.metric("NMI", _fmt(m["NMI"]))
+    b.metric("ARI", _fmt(m["ARI"]))
+    a.metric("λ", _fmt(view.model.deletion_interval_ if view.t else None))
+    b.metric("V", _fmt(view.model.threshold_ if view.t else float("nan")))
+    if last_step and view.record is not None:
+        st.markdown(f"**Last step** · {headline(view.record)}")
+
+
+def draw_step(view, toggles, key, record="step", height=520):
+    """The figure and its numbers side by side, as on the Playground."""
+    left, right = st.columns([3, 1.1])
+    left.plotly_chart(step_figure(view, toggles, record, height), key=key, config={"displaylogo": False})
     with right:
-        st.metric("Samples seen", f"{m['samples seen']:,} / {len(view.stream):,}")
-        st.metric("Current stream", m["stage"])
-        a, b = st.columns(2)
-        a.metric("#nodes", m["nodes"])
-        b.metric("#clusters", m["clusters"])
-        a.metric("NMI", _fmt(m["NMI"]))
-        b.metric("ARI", _fmt(m["ARI"]))
-        a.metric("λ", _fmt(view.model.deletion_interval_ if view.t else None))
-        b.metric("V", _fmt(view.model.threshold_ if view.t else float("nan")))
-        if record != "next" and view.record is not None:
-            st.markdown(f"**Last step** · {headline(view.record)}")
-    return m
+        step_numbers(view, toggles, last_step=record != "next")
 
 
 def explanation(view):
@@ -238,23 +248,23 @@ def teacher_page():
     pg = get_playground(cfg)
     base = app_base()
     join = roomlib.join_url(base, code)
-    st.title(f"Classroom · class {code}")
-    top = st.columns([1.1, 2.2, 1.4])
+    top = st.columns([2.7, 1.1, 0.8])
     with top[0]:
-        st.image(qr_svg(join, size=220), width=220)
-    with top[1]:
-        st.markdown(f"### Class code: `{code}`")
-        st.caption("Students open this link (or the Classroom page and type the code):")
+        st.markdown(f"# Class `{code}`")
+        st.caption("Students open this link, scan the code, or type the class code on the Classroom page:")
         st.code(join, language=None)
         host = base.split("//")[-1].split(":")[0].split("/")[0]
         if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
-            st.warning(
-                "This address is this computer's own: students' devices cannot open it. Start the app with "
-                "`--server.address 0.0.0.0` and give the address they can reach:"
-            )
-            st.text_input("The address students open", value=base, key="w_room_base")
-    with top[2]:
+            with st.popover(":material/warning: Students cannot open this address", width="content"):
+                st.markdown(
+                    "It is this computer's own address. Start the app with `--server.address 0.0.0.0` and give "
+                    "the address students' devices can reach (this machine's name or IP address):"
+                )
+                st.text_input("The address students open", value=base, key="w_room_base")
+    with top[1]:
         present_panel(code)
+    with top[2]:
+        st.image(qr_svg(join, size=160), width=160)
     if problem_words():
         st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
 
@@ -303,15 +313,25 @@ def teacher_page():
     if asking:
         st.subheader(f"Question {q.qid}: what will CAE do with sample {q.step:,}?")
         run, _ = SHARED.for_state(q.state)
-        live_answers_chart(code, q, None)
-        draw_step(run.view(q.step - 1), view_of(q.state), key="room_teacher_fig", record="next")
+        left, right = st.columns([1.25, 1])
+        left.plotly_chart(
+            step_figure(run.view(q.step - 1), view_of(q.state), "next", height=470),
+            key="room_teacher_fig",
+            config={"displaylogo": False},
+        )
+        with right:
+            live_answers_chart(code, q, None)
     else:
         run, t = SHARED.for_state(state)
         if q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
             st.subheader(f"Question {q.qid}, revealed: {QUIZ_CHOICES[q.truth[0]]}")
-            answers_chart(code, q, q.truth)
             view = run.view(t)
-            draw_step(view, view_of(state), key="room_teacher_fig")
+            left, right = st.columns([1.25, 1])
+            left.plotly_chart(
+                step_figure(view, view_of(state), height=470), key="room_teacher_fig", config={"displaylogo": False}
+            )
+            with right:
+                answers_chart(code, q, q.truth)
             explanation(view)
         else:
             st.caption("What the class sees now:")
@@ -357,14 +377,18 @@ def present_panel(code):
             st.markdown(", ".join(escape_markdown(s.nickname) for s in here))
 
 
-def answers_chart(code, q, truth):
+def answers_chart(code, q, truth, height=430):
     answers = safely(store().answers, code, q.qid)
     students = safely(store().present, code)
     if answers is None or students is None:
         st.caption(problem_words() or "")
         return
     fig = roomlib.answers_figure(
-        answers, n_students=len(students), names=st.session_state.get("w_room_names", False), truth=truth
+        answers,
+        n_students=len(students),
+        names=st.session_state.get("w_room_names", False),
+        truth=truth,
+        height=height,
     )
     st.plotly_chart(fig, key="room_answers_chart", config={"displaylogo": False, "displayModeBar": False})
 

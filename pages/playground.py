@@ -254,6 +254,7 @@ def live():
         if pg.t < pg.t_max:  # playing from a rewound view continues the recorded run
             pg.fork(deletion_interval=pg.deletion_interval, max_edge_age=pg.max_edge_age)
         pg.step(int(st.session_state.get("w_speed", 20)))
+    publish_step(cfg, pg)  # a live class sees this step now, before this page has drawn it
     left, right = st.columns([3, 1.1])
     with left:
         fig = network_view(
@@ -318,7 +319,7 @@ def live():
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(f"{pg.t_max:,} steps recorded")
     if playing:
-        publish_step(lesson_out("playground", cfg, pg))
+        lesson_out("playground", cfg, pg)
 
 
 if quiz:
@@ -459,7 +460,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
         )
 
 q = lesson_out("playground", cfg, pg)
-publish_step(q)
+publish_step(cfg, pg)
 with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
     st.caption(

@@ -14,6 +14,7 @@ import pytest
 from classroom_servers import RedisServer, redis_binary
 from conftest import ROOT
 
+from cae.classroom import open_store
 from cae.classroom import room as roomlib
 from cae.classroom.sqlite import SQLiteStore
 from cae.classroom.store import (
@@ -27,7 +28,6 @@ from cae.classroom.store import (
     StoreUnavailable,
     clean_nickname,
     normalize_code,
-    open_store,
 )
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
@@ -374,7 +374,8 @@ def test_classroom_closing_a_room(make_store):
 # ------------------------------------------------------------------ several processes
 WORKER = """
 import sys, json
-from cae.classroom.store import open_store, AnswerRefused
+from cae.classroom import open_store
+from cae.classroom.store import AnswerRefused
 url, prefix, code, qid, n, name = sys.argv[1:7]
 store = open_store(url, prefix=prefix)
 out = []
@@ -392,7 +393,7 @@ print(json.dumps(out))
 
 PUBLISHER = """
 import sys
-from cae.classroom.store import open_store
+from cae.classroom import open_store
 url, prefix, code, token, n = sys.argv[1:6]
 store = open_store(url, prefix=prefix)
 for k in range(int(n)):

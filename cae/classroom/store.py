@@ -16,13 +16,14 @@ random bits; the store keeps only its SHA-256). Every write is atomic (one SQLit
 script): a store that fails half-way leaves the room as it was. A store that cannot be reached, or that
 cannot be written (a read-only file), raises :class:`StoreUnavailable` with the reason in words.
 
-:func:`open_store` picks the backend from a URL (``CAE_CLASSROOM_URL``): ``redis://…`` or ``rediss://…``
+:func:`cae.classroom.open_store` picks the backend from a URL (``CAE_CLASSROOM_URL``): ``redis://…`` or ``rediss://…``
 (redis-py), ``sqlite:///path/to/file``, or nothing — SQLite in WAL mode in the per-user data folder
 (:func:`default_sqlite_path`).
 
 Examples
 --------
 >>> import tempfile, os
+>>> from cae.classroom import open_store
 >>> store = open_store("sqlite:///" + os.path.join(tempfile.mkdtemp(), "class.sqlite3"))
 >>> code, token = store.create_room()
 >>> len(code), len(token) >= 43
@@ -50,12 +51,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from pathlib import Path
 
 __all__ = [
     "ClassroomStore",
@@ -72,9 +71,6 @@ __all__ = [
     "LimitReached",
     "AnswerRefused",
     "BadInput",
-    "open_store",
-    "default_sqlite_path",
-    "store_url",
     "ROOM_ALPHABET",
     "new_room_code",
     "normalize_code",
@@ -377,58 +373,3 @@ class ClassroomStore(ABC):
         """The students whose page asked for news in the last ``window`` seconds."""
         now = time.time() if now is None else now
         return [s for s in self.students(code) if s.seen >= now - window]
-
-
-# ---------------------------------------------------------------- configuration
-def default_sqlite_path():
-    """The per-user data folder's classroom file: ``$CAE_EXPLORER_DATA`` if set, else
-    ``$XDG_DATA_HOME/cae-explorer`` (``~/.local/share/cae-explorer``; ``%LOCALAPPDATA%`` on Windows),
-    else a folder in the temporary directory; the first one that can be created and written."""
-    import tempfile
-
-    cands = []
-    if os.environ.get("CAE_EXPLORER_DATA"):
-        cands.append(Path(os.environ["CAE_EXPLORER_DATA"]))
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        cands.append(Path(os.environ["LOCALAPPDATA"]) / "cae-explorer")
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    cands.append(Path(base) / "cae-explorer")
-    cands.append(Path(tempfile.gettempdir()) / f"cae-explorer-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
-    for d in cands:
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            probe = d / ".write-test"
-            probe.write_bytes(b"")
-            probe.unlink()
-            return d / "classroom.sqlite3"
-        except OSError:
-            continue
-    return cands[-1] / "classroom.sqlite3"
-
-
-def store_url(url=None):
-    """The store's URL: ``url``, else ``$CAE_CLASSROOM_URL``, else the default SQLite file."""
-    url = url if url is not None else os.environ.get("CAE_CLASSROOM_URL", "")
-    return url.strip() or "sqlite:///" + str(default_sqlite_path())
-
-
-def open_store(url=None, limits=None, prefix="cae"):
-    """The store a URL names (see the module docstring); ``limits`` default to :class:`Limits`.
-
-    Opening checks nothing over the network: an unreachable Redis shows on the first call
-    (:class:`StoreUnavailable`). An unknown scheme raises ValueError.
-    """
-    url = store_url(url)
-    limits = limits or Limits()
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from .redis import RedisStore
-
-        return RedisStore(url, limits=limits, prefix=prefix)
-    if url.startswith("sqlite:///"):
-        from .sqlite import SQLiteStore
-
-        return SQLiteStore(url[len("sqlite:///") :], limits=limits)
-    raise ValueError(
-        "CAE_CLASSROOM_URL must start with redis://, rediss://, unix:// or sqlite:/// "
-        f"(got {url.split(':', 1)[0][:20]!r}:…)"
-    )
