@@ -149,7 +149,14 @@ def _student_bar():
     code = st.session_state.room_code
     with st.container(border=True):
         c = st.columns([5, 1.4])
-        p = safely(store().poll, code)
+        try:
+            p = safely(store().poll, code)
+        except StoreError:  # ended or expired
+            c[0].info(f"Class {code} has ended. You can keep exploring on your own.")
+            if c[1].button("Leave the class", key="b_room_leave_bar", width="stretch"):
+                leave()
+                st.rerun()
+            return
         touch()
         nick = escape_markdown(st.session_state.room_nick)
         if p is None:

@@ -7,7 +7,7 @@ from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
 from cae.app.streams import SOURCES
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
-from cae.classroom.store import BadInput, StoreError, normalize_code
+from cae.classroom.store import BadInput, RoomNotFound, StoreError, normalize_code
 from cae.classroom.views import SHARED
 from cae.data.csvio import escape_markdown
 from pages._classroom_session import (
@@ -135,7 +135,10 @@ def verdict(choice, truth):
 @st.fragment(run_every=POLL_SECONDS)
 def watch(code, drawn_version):
     """Every POLL_SECONDS: has the class moved on since this screen was drawn? Then draw it again."""
-    p = safely(store().poll, code)
+    try:
+        p = safely(store().poll, code)
+    except StoreError:  # the class ended or expired: the whole page says so
+        st.rerun()
     touch()
     if p is None:
         st.caption(":material/cloud_off: " + (problem_words() or "") + " — trying again every second.")
@@ -248,23 +251,30 @@ def teacher_page():
     pg = get_playground(cfg)
     base = app_base()
     join = roomlib.join_url(base, code)
-    top = st.columns([2.7, 1.1, 0.8])
-    with top[0]:
-        st.markdown(f"# Class `{code}`")
-        st.caption("Students open this link, scan the code, or type the class code on the Classroom page:")
-        st.code(join, language=None)
-        host = base.split("//")[-1].split(":")[0].split("/")[0]
-        if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
-            with st.popover(":material/warning: Students cannot open this address", width="content"):
-                st.markdown(
-                    "It is this computer's own address. Start the app with `--server.address 0.0.0.0` and give "
-                    "the address students' devices can reach (this machine's name or IP address):"
-                )
-                st.text_input("The address students open", value=base, key="w_room_base")
-    with top[1]:
-        present_panel(code)
-    with top[2]:
-        st.image(qr_svg(join, size=160), width=160)
+    gathering = not (safely(store().present, code) or [])
+    host = base.split("//")[-1].split(":")[0].split("/")[0]
+    if gathering:  # nobody here yet: everything to join, large
+        top = st.columns([2.7, 1.1, 0.8])
+        with top[0]:
+            st.markdown(f"# Class `{code}`")
+            st.caption("Students open this link, scan the code, or type the class code on the Classroom page:")
+            st.code(join, language=None)
+            if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
+                address_popover(base)
+        with top[1]:
+            present_panel(code)
+        with top[2]:
+            st.image(qr_svg(join, size=160), width=160)
+    else:  # the class has started: one line, the QR code a click away for latecomers
+        top = st.columns([2.1, 3, 1.2, 1], vertical_alignment="center")
+        top[0].markdown(f"## Class `{code}`")
+        top[1].code(join, language=None)
+        with top[2]:
+            present_panel(code)
+        with top[3].popover("QR code", icon=":material/qr_code_2:"):
+            st.image(qr_svg(join, size=320), width=320)
+            if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
+                address_popover(base)
     if problem_words():
         st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
 
@@ -281,13 +291,18 @@ def teacher_page():
         st.stop()
     q = p.question
     state = p.state
-    st.divider()
-    c = st.columns([1.2, 2.4, 1.3, 2])
-    if c[0].button("Step 1 ▶", key="b_room_step", width="stretch", disabled=pg.finished):
+    c = st.columns([1.2, 2.6, 1, 2.1])
+    asking = q is not None and not q.revealed
+    if c[0].button(
+        "Step 1 ▶",
+        key="b_room_step",
+        width="stretch",
+        disabled=pg.finished or asking,
+        help="Reveal first: the class is answering about the next step." if asking else None,
+    ):
         pg.step(1)
         publish(teacher_state(cfg, pg))
         st.rerun()
-    asking = q is not None and not q.revealed
     if not asking:
         if c[1].button(
             f"Ask the class: what will CAE do with sample {pg.t + 1:,}?",
@@ -307,7 +322,7 @@ def teacher_page():
     else:
         if c[1].button("Reveal", type="primary", key="b_room_reveal", width="stretch"):
             reveal(code, token, q, cfg, pg)
-    c[2].toggle("Names in the chart", value=False, key="w_room_names", help="Who answered what, on hover.")
+    c[2].toggle("Names", value=False, key="w_room_names", help="Who answered what, on hover over the chart's bars.")
     c[3].page_link("pages/playground.py", label="Step, play, rewind on the Playground", icon=":material/play_circle:")
 
     if asking:
@@ -352,13 +367,27 @@ def reveal(code, token, q, cfg, pg):
         return
     if done is None:
         return  # the problem shows at the top
-    # the teacher's own run moves to the revealed step, and the class with it
-    if SHARED.for_state(teacher_state(cfg, pg))[0] is run and pg.t == q.step - 1:
-        pg.step(1)
+    # the teacher's own run goes to the revealed step, and the class with it
+    if SHARED.for_state(teacher_state(cfg, pg))[0] is run:
+        if q.step <= pg.t_max:
+            pg.go_to(q.step)
+        else:
+            if pg.t < pg.t_max:
+                pg.go_to(pg.t_max)
+            pg.step(q.step - pg.t)
         publish(teacher_state(cfg, pg))
-    else:
+    else:  # the teacher has changed the stream since: the class still sees the step it was asked about
         publish({**q.state, "t": str(q.step)})
     st.rerun()
+
+
+def address_popover(base):
+    with st.popover(":material/warning: Students cannot open this address", width="content"):
+        st.markdown(
+            "It is this computer's own address. Start the app with `--server.address 0.0.0.0` and give "
+            "the address students' devices can reach (this machine's name or IP address):"
+        )
+        st.text_input("The address students open", value=base, key="w_room_base")
 
 
 @st.fragment(run_every=2.0)
@@ -466,11 +495,7 @@ def student_page():
     nick = escape_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
-    try:
-        p = safely(store().poll, code)
-    except StoreError:
-        p = None
-        st.session_state.room_problem = f"class {code} has ended"
+    p = safely(store().poll, code)  # RoomNotFound: the page says the class has ended
     if p is None:
         st.title(f"Class {code}")
         st.error((problem_words() or "The class cannot be reached.") + ". This page tries again every second.")
@@ -508,7 +533,7 @@ def student_page():
     if q is not None and not q.revealed:
         qrun, _ = SHARED.for_state(q.state)
         view = qrun.view(q.step - 1)
-        left, right = st.columns([2.2, 1])
+        left, right = st.columns([1.7, 1])
         with right:
             st.markdown(f"### Question {q.qid}: what will CAE do with sample {q.step:,}?")
             st.caption(
@@ -523,8 +548,16 @@ def student_page():
                 )
             else:
                 answer_form(code, sid, q)
-        with left:
-            draw_step(view, view_of(q.state), key="room_student_fig", record="next", height=480)
+        left.plotly_chart(
+            step_figure(view, view_of(q.state), "next", height=500),
+            key="room_student_fig",
+            config={"displaylogo": False},
+        )
+        m = view.live_metrics(score_noise=view_of(q.state)["sn"])
+        right.caption(
+            f"{m['samples seen']:,} of {len(view.stream):,} samples seen · {m['stage']} · {m['nodes']} nodes · "
+            f"{m['clusters']} clusters · V = {_fmt(view.model.threshold_ if view.t else float('nan'))}"
+        )
     elif q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
         view = run.view(t)
         c = mine.get(q.qid)
@@ -537,6 +570,14 @@ def student_page():
         draw_step(view, view_of(state), key="room_student_fig")
         explanation(view)
     else:
+        if q is not None and q.revealed:  # the class has moved on since the reveal: the result in a line
+            c = mine.get(q.qid)
+            said = (
+                "you did not answer"
+                if c is None
+                else ("you were right" if roomlib.is_right(c, q.truth) else "not quite")
+            )
+            st.caption(f"Question {q.qid} ({QUIZ_CHOICES[q.truth[0]].split(':')[0]}): {said}.")
         draw_step(run.view(t), view_of(state), key="room_student_fig")
         st.caption("You see the teacher's step. It follows the teacher by itself.")
     watch(code, p.version)
@@ -589,11 +630,19 @@ def answer_form(code, sid, q):
 # ------------------------------------------------------------------ the page
 code = arrive()
 r = role()
-if r == "teacher":
-    teacher_page()
-elif r == "student":
-    student_page()
-else:
+try:
+    if r == "teacher":
+        teacher_page()
+    elif r == "student":
+        student_page()
+except RoomNotFound:
+    st.info(f"Class {st.session_state.get('room_code', '')} has ended or expired. Thank you!")
+    if st.button("Back to the Classroom page", key="b_room_gone"):
+        leave()
+        st.query_params.clear()
+        st.rerun()
+    st.stop()
+if r not in ("teacher", "student"):
     if r == "ended":
         st.info("The class you were teaching has ended or expired.")
         leave()

@@ -42,10 +42,10 @@ def _join(code, nickname):
 
 
 def _chart_counts(at):
-    """The bars of the teacher's answers chart: {subplot title: counts}."""
+    """The bars of the teacher's answers chart: the counts of each part (case; edge; node)."""
     spec = json.loads(next(c for c in at.get("plotly_chart") if "answer" in c.proto.spec).proto.spec)
     bars = [d for d in spec["data"] if d["type"] == "bar"]
-    return [b["y"] for b in bars]
+    return [b["x"] for b in bars]
 
 
 @pytest.fixture
@@ -204,3 +204,17 @@ def test_classroom_csv_and_lesson_links_from_a_real_store(classroom):
     assert lines[0] == "question,step,kind,student,answer,answered_at,seconds,correct_answer,right,lesson_link"
     assert len(lines) == 4 and all(line.startswith("1,1,") for line in lines[1:])
     assert "'=cmd" in lines[1] and "Initial phase,yes" in lines[1] and "http://h:1/playground?" in lines[1]
+
+
+def test_classroom_ended_by_the_teacher_and_expired(classroom, tmp_path):
+    teacher, code = classroom
+    s = _join(code, "Ann")
+    teacher.checkbox(key="w_room_sure").check().run()
+    teacher.button(key="b_room_close").click().run()
+    assert not teacher.exception and "room_role" not in teacher.session_state
+    s.run()
+    assert not s.exception and any("ended this class" in i.value for i in s.info)
+    # once purged (or expired), a page that still holds the class says so, in words
+    open_store().purge(now=__import__("time").time() + 10**6)
+    s.run()
+    assert not s.exception and any("has ended or expired" in i.value for i in s.info)

@@ -488,7 +488,12 @@ def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10,
 
 
 def main(n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10):
+    import signal
+
     from .. import _jit
+
+    # a terminated benchmark still stops the servers it started (the finally blocks run)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     if _jit.MODE == "auto":
         _jit.prepare(wait_seconds=1800)  # the server uses the same compiled kernels

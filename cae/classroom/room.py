@@ -32,6 +32,7 @@ __all__ = [
     "Score",
     "answers_csv",
     "CASE_SHORT",
+    "CASE_LABELS",
     "answers_figure",
 ]
 
@@ -167,11 +168,20 @@ def answers_csv(questions, answers, students, base):
     return to_safe_csv(pd.DataFrame(rows, columns=cols))
 
 
-def answers_figure(answers, n_students=None, names=False, truth=None, height=330):
-    """The class's answers as bars: how many chose each case; an edge / a node deleted, yes and no.
+#: the four cases as the chart labels them
+CASE_LABELS = {
+    0: "Initial phase: becomes a node",
+    1: "Case I: a new node",
+    2: "Case II: s1 learns",
+    3: "Case III: s1 and neighbours, s1–s2 linked",
+}
+
+
+def answers_figure(answers, n_students=None, names=False, truth=None, height=430):
+    """The class's answers as horizontal bars: how many chose each case; an edge / a node deleted, yes and no.
 
     ``names`` lists who chose what in each bar's hover text (escaped: nicknames are never markup);
-    ``truth`` (after the reveal) colours the right bars green.
+    ``truth`` (after the reveal) colours the right bars green and the others grey.
     """
     from html import escape
 
@@ -187,52 +197,56 @@ def answers_figure(answers, n_students=None, names=False, truth=None, height=330
         who["edge"][0 if edge else 1].append(nick)
         who["node"][0 if node else 1].append(nick)
     fig = make_subplots(
-        rows=1,
-        cols=3,
-        column_widths=[0.6, 0.2, 0.2],
-        subplot_titles=("What will CAE do?", "An edge deleted?", "A node deleted?"),
-        horizontal_spacing=0.06,
+        rows=3,
+        cols=1,
+        row_heights=[0.56, 0.22, 0.22],
+        vertical_spacing=0.12,
+        subplot_titles=("What will CAE do?", "Will an edge be deleted?", "Will a node be deleted?"),
     )
-    right_case = truth[0] if truth else None
-    right_edge = (0 if truth[1] else 1) if truth else None
-    right_node = (0 if truth[2] else 1) if truth else None
+    right = {
+        "case": truth[0] if truth else None,
+        "edge": (0 if truth[1] else 1) if truth else None,
+        "node": (0 if truth[2] else 1) if truth else None,
+    }
 
-    def colours(n, right):
-        return ["#2ca02c" if k == right else ("#c7c7c7" if right is not None else "#4c78a8") for k in range(n)]
+    def colours(n, ok):
+        return ["#2ca02c" if k == ok else ("#c7c7c7" if ok is not None else "#4c78a8") for k in range(n)]
 
     def hover(lists):
-        if not names:
-            return None
         return ["<br>".join(x[:40]) + ("<br>…" if len(x) > 40 else "") if x else "nobody" for x in lists]
 
-    for col, (part, labels, right) in enumerate(
-        (
-            ("case", [CASE_SHORT[k] for k in range(4)], right_case),
-            ("edge", ["yes", "no"], right_edge),
-            ("node", ["yes", "no"], right_node),
-        ),
-        start=1,
-    ):
+    parts = (
+        ("case", [CASE_LABELS[k] for k in range(4)]),
+        ("edge", ["yes", "no"]),
+        ("node", ["yes", "no"]),
+    )
+    for row, (part, labels) in enumerate(parts, start=1):
         fig.add_trace(
             go.Bar(
-                x=labels,
-                y=c[part],
+                y=labels,
+                x=c[part],
+                orientation="h",
                 text=c[part],
                 textposition="outside",
-                marker_color=colours(len(labels), right),
-                hovertext=hover(who[part]),
+                marker_color=colours(len(labels), right[part]),
+                hovertext=hover(who[part]) if names else None,
                 hoverinfo="text" if names else "x+y",
                 showlegend=False,
                 cliponaxis=False,
             ),
-            row=1,
-            col=col,
+            row=row,
+            col=1,
         )
+        fig.update_yaxes(autorange="reversed", row=row, col=1)
     top = max([1, *c["case"], *c["edge"], *c["node"]])
-    fig.update_yaxes(range=[0, top * 1.25 + 0.5], dtick=max(1, round(top / 5)), rangemode="tozero")
+    fig.update_xaxes(range=[0, top * 1.18 + 0.3], dtick=max(1, round(top / 5)), showgrid=True)
     n = len(answers)
     title = f"{n} answer{'s' if n != 1 else ''}" + (f" from {n_students} student(s) present" if n_students else "")
     fig.update_layout(
-        height=height, margin=dict(l=30, r=10, t=70, b=30), title=dict(text=title, x=0, font=dict(size=15))
+        height=height,
+        margin=dict(l=10, r=20, t=60, b=20),
+        title=dict(text=title, x=0, font=dict(size=16)),
+        bargap=0.25,
     )
+    fig.update_annotations(font_size=13, x=0, xanchor="left")
     return fig
