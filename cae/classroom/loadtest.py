@@ -203,8 +203,8 @@ class StudentSession:
                 fm = ForwardMsg()
                 fm.ParseFromString(raw)
                 kind = fm.WhichOneof("type")
-                if kind == "new_session":
-                    self.page_hash = fm.new_session.page_script_hash
+                if kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
+                    self.page_hash = fm.navigation.page_script_hash
                 elif kind == "script_finished":
                     self.runs_finished += 1
                 elif kind == "page_info_changed":
