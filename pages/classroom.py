@@ -22,6 +22,9 @@ from pages._classroom_session import (
     store,
     touch,
 )
+from pages._classroom_session import (
+    poll as student_poll,
+)
 from pages._common import ensure_entrypoint, message, render_blocks
 from pages._playground_session import DEFAULT_CFG, get_playground, lesson_query, network_view
 
@@ -136,7 +139,7 @@ def verdict(choice, truth):
 def watch(code, drawn_version):
     """Every POLL_SECONDS: has the class moved on since this screen was drawn? Then draw it again."""
     try:
-        p = safely(store().poll, code)
+        p = student_poll(code)
     except StoreError:  # the class ended or expired: the whole page says so
         st.rerun()
     touch()
@@ -495,7 +498,7 @@ def student_page():
     nick = escape_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
-    p = safely(store().poll, code)  # RoomNotFound: the page says the class has ended
+    p = student_poll(code)  # RoomNotFound: the page says the class has ended
     if p is None:
         st.title(f"Class {code}")
         st.error((problem_words() or "The class cannot be reached.") + ". This page tries again every second.")

@@ -51,6 +51,7 @@ def _chart_counts(at):
 @pytest.fixture
 def classroom(tmp_path, monkeypatch):
     monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")  # each page reads the store: no 0.25 s to wait for
     teacher = _session()
     teacher.button(key="b_room_start").click().run()
     assert not teacher.exception
@@ -166,6 +167,7 @@ def test_classroom_store_down_the_playground_keeps_working(tmp_path, monkeypatch
         pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
     server = RedisServer(tmp_path / "redis")
     monkeypatch.setenv("CAE_CLASSROOM_URL", server.url)
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
     try:
         teacher = _session()
         teacher.button(key="b_room_start").click().run()

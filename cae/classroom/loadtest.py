@@ -337,7 +337,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     out(f"  {real} real session(s) following at t = {t0:,}; {len(pollers)} student(s) polling the store")
 
     # the teacher steps; every student's page must show each step
-    delays_real, delays_store, missed = [], [], 0
+    delays_real, delays_store, missed = [], [], []
     t = t0
     for _ in range(steps):
         t += step_size
@@ -345,18 +345,16 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
         store.publish(code, token, dict(state, t=str(t)))
         everyone = sessions + pollers
         await _wait_until(lambda t=t: all(t in s.seen_at for s in everyone), 60)
-        for s in sessions:
+        for s in everyone:
             if t in s.seen_at:
-                delays_real.append(s.seen_at[t] - sent)
+                (delays_real if s in sessions else delays_store).append(s.seen_at[t] - sent)
             else:
-                missed += 1
-        for p in pollers:
-            if t in p.seen_at:
-                delays_store.append(p.seen_at[t] - sent)
-            else:
-                missed += 1
+                missed.append((s, t))
         await asyncio.sleep(1.0 + random.random())
     rss_steps = server.rss_mb()
+    # a step not shown within 60 s: did that page show a later one (it skipped), or stop following?
+    stalled = sum(1 for s, t_ in missed if max(s.seen_at, default=0) <= t_)
+    missed = (len(missed), stalled)
 
     # a question: every student answers once (the real sessions through the page's form)
     q = store.ask(code, token, t + 1, dict(state, t=str(t)))
@@ -458,7 +456,11 @@ def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10,
         f"  step propagation (teacher publishes -> the student's page shows the step), {steps} steps x {n} students: "
         f"median {statistics.median(d) if d else float('nan'):.2f} s, p95 {_pct(d, 0.95):.2f} s, "
         f"max {max(d) if d else float('nan'):.2f} s"
-        + (f"; not shown within 60 s: {res['missed']}" if res["missed"] else "")
+        + (
+            f"; not shown within 60 s: {res['missed'][0]} (by pages that stopped following: {res['missed'][1]})"
+            if res["missed"][0]
+            else ""
+        )
     )
     if res["delays_real"] and res["delays_store"]:
         r, s = res["delays_real"], res["delays_store"]
@@ -492,8 +494,13 @@ def main(n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10
 
     from .. import _jit
 
-    # a terminated benchmark still stops the servers it started (the finally blocks run)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # a terminated benchmark still stops the servers it started (the finally blocks run, undisturbed)
+    def _terminate(*_):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        sys.exit(143)
+
+    signal.signal(signal.SIGTERM, _terminate)
 
     if _jit.MODE == "auto":
         _jit.prepare(wait_seconds=1800)  # the server uses the same compiled kernels
