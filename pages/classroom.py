@@ -67,10 +67,11 @@ def step_figure(view, toggles, record="step", height=520):
     ``record="next"`` draws what the class predicts: the next sample, its s1 and s2, the vigilance region.
     """
     vig, bw, win = toggles["vig"], toggles["bw"], toggles["win"]
+    focus, regions = bool(toggles.get("focus")), bool(toggles.get("regions"))
     if record == "next":
         probe = view.probe
         return view.cached(
-            ("fig-next", vig, bw, win, height),
+            ("fig-next", vig, bw, win, focus, regions, height),
             lambda: network_view(
                 view,
                 record=probe if probe is not None else False,
@@ -80,10 +81,12 @@ def step_figure(view, toggles, record="step", height=520):
                 current=view.stream.X[view.t] if not view.finished else None,
                 current_name="next sample",
                 height=height,
+                focus=focus,
+                all_regions=regions,
             ),
         )
     return view.cached(
-        ("fig", vig, bw, win, height),
+        ("fig", vig, bw, win, focus, regions, height),
         lambda: network_view(
             view,
             record=view.record if view.record is not None else False,
@@ -91,6 +94,8 @@ def step_figure(view, toggles, record="step", height=520):
             bandwidth=bw,
             window=win,
             height=height,
+            focus=focus,
+            all_regions=regions,
         ),
     )
 
