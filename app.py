@@ -89,6 +89,8 @@ def home():
             "SOINN+, ASOINN, TCA, AutoCloud), side by side, with the paper's parameter settings.\n"
             "6. **Experiments** — our reproduction of the paper's tables beside the published numbers (marks, "
             "critical-difference diagrams, λ validity), and small studies to run here.\n"
+            "7. **Classroom** — a live class: your steps on every student's screen, their predictions back as a "
+            "chart before you reveal.\n"
         )
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
             st.session_state.pg_cfg = dict(PRESET_PAPER)
@@ -127,6 +129,7 @@ pages = [
     st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
     st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
     st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
+    st.Page("pages/classroom.py", title="Classroom", icon=":material/groups:"),
 ]
 st.navigation(pages).run()
 

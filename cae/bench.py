@@ -13,6 +13,9 @@ ASOINN, TCA, AutoCloud) with the paper's parameters on the 2-D paper stream
 Letter (20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
 
 ``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
+
+``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
+against one app server, on the SQLite and the Redis store.
 """
 
 import argparse
@@ -82,7 +85,30 @@ def main(argv=None):
         help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache",
     )
     ap.add_argument("--datasets", default=str(default_skin.parent), help="the paper's datasets (Letter, Skin)")
+    ap.add_argument(
+        "--classroom",
+        type=int,
+        metavar="N",
+        help="only the live classroom: N students against one app server (cae/classroom/loadtest.py)",
+    )
+    ap.add_argument("--backend", choices=["sqlite", "redis", "both"], default="both", help="the classroom's store")
+    ap.add_argument(
+        "--real",
+        type=int,
+        metavar="K",
+        help="classroom: K of the N students as real Streamlit sessions, the rest polling the store (default: all N)",
+    )
+    ap.add_argument("--classroom-n", type=int, default=15000, help="classroom: points per distribution (paper: 15000)")
+    ap.add_argument("--classroom-steps", type=int, default=10, help="classroom: the teacher's steps timed")
     args = ap.parse_args(argv)
+    if args.classroom:
+        from .classroom import loadtest
+
+        backends = ("sqlite", "redis") if args.backend == "both" else (args.backend,)
+        loadtest.main(
+            args.classroom, backends, real=args.real, n_per_class=args.classroom_n, steps=args.classroom_steps
+        )
+        return
     if args.cold:
         cold()
         return

@@ -108,11 +108,26 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
     return algo, params
 
 
-def show_notices(notices):
-    """The notices of a lesson link (their fragments of the URL escaped: shown as text, never rendered)."""
+def message(kind, template, *quoted, where=None):
+    """Show a message that quotes input — a person's text, a file's, a link's, or an exception about them.
+
+    The one rule for every such message on every page: each quoted value is escaped
+    (:func:`cae.data.csvio.escape_markdown`), so Markdown and HTML in it show as typed and are never
+    rendered (no image fetched, no link, no formatting). ``template`` is our own text, with ``{}`` for each
+    quoted value; ``kind`` is ``error``, ``warning``, ``info``, ``success``, ``caption`` or ``markdown``;
+    ``where`` is a container (default: the page).
+    """
     from cae.data.csvio import escape_markdown
 
+    if kind not in ("error", "warning", "info", "success", "caption", "markdown"):
+        raise ValueError(f"unknown message kind {kind!r}")
+    text = template.format(*(escape_markdown(q) for q in quoted))
+    return getattr(where if where is not None else st, kind)(text)
+
+
+def show_notices(notices):
+    """The notices of a lesson link (their fragments of the URL escaped: shown as text, never rendered)."""
     if notices:
-        st.warning(
-            "Some values in this link could not be used:\n" + "\n".join(f"- {escape_markdown(n)}" for n in notices)
+        message(
+            "warning", "Some values in this link could not be used:\n" + "\n".join("- {}" for _ in notices), *notices
         )

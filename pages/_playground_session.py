@@ -271,10 +271,15 @@ def view_state():
     return {name: st.session_state.get(key, VIEW_DEFAULTS[name]) for name, key in VIEW_KEYS.items()}
 
 
+def lesson_query(cfg, pg, t=None):
+    """The Playground's state as lesson-link query parameters (step ``t``, default the run's)."""
+    placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
+    return playground_query(cfg, view_state(), pg.t if t is None else t, placed)
+
+
 def lesson_out(page, cfg, pg, t=None):
     """Write the page's state into the URL (and remember it, so it is not applied back)."""
-    placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
-    q = playground_query(cfg, view_state(), pg.t if t is None else t, placed)
+    q = lesson_query(cfg, pg, t)
     if _query() != q:
         st.query_params.from_dict(q)
     remember_link(page, q)

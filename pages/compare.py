@@ -6,7 +6,7 @@ from cae.app import figures
 from cae.app.lockstep import Lockstep, display_table
 from cae.app.streams import SOURCES, make_stream
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint, slow_hint
+from pages._common import ensure_entrypoint, message, slow_hint
 from pages._playground_session import network_view
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -87,7 +87,7 @@ if st.session_state.get("cmp_key") != key:
     try:
         st.session_state.cmp = Lockstep(make_stream(cfg), {labels[a]: (a, runs[a]) for a in chosen})
     except ValueError as exc:
-        st.error(f"These settings cannot be used: {exc}")
+        message("error", "These settings cannot be used: {}", exc)
         st.stop()
     st.session_state.cmp_key = key
 ls = st.session_state.cmp

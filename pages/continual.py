@@ -17,7 +17,7 @@ from cae.data import (
 from cae.data.csvio import scale
 from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
-from pages._common import algorithm_picker, ensure_entrypoint, show_notices, slow_hint
+from pages._common import algorithm_picker, ensure_entrypoint, message, show_notices, slow_hint
 from pages._playground_session import lesson_link, link_is_new, remember_link
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -104,7 +104,9 @@ if src == "drift":  # its stages are the stream's own: the order is part of the 
         noise_label=stream.noise_label,
     )
     order = list(range(len(stream.stage_starts)))
-    st.caption(f"{len(stream):,} samples in {len(stream.stage_names)} stages: " + " → ".join(stream.stage_names))
+    message(
+        "caption", f"{len(stream):,} samples in {len(stream.stage_names)} stages: {{}}", " → ".join(stream.stage_names)
+    )
 else:
     classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
     names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
@@ -312,5 +314,5 @@ for k, (snap, name) in enumerate(zip(res.snapshots, res.stage_names)):
     fig.update_yaxes(range=[lo[1], hi[1]])
     fig.update_layout(showlegend=False)
     with cols[k % per_row]:
-        st.caption(f"after stage {k + 1}: {name} · {len(snap.nodes_)} nodes, {snap.n_clusters_} clusters")
+        message("caption", f"after stage {k + 1}: {{}} · {len(snap.nodes_)} nodes, {snap.n_clusters_} clusters", name)
         st.plotly_chart(fig, key=f"cl_small_{k}")

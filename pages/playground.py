@@ -12,7 +12,8 @@ from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
-from pages._common import ensure_entrypoint, render_blocks, show_notices, slow_hint
+from pages._classroom_session import classroom_bar, publish_step
+from pages._common import ensure_entrypoint, message, render_blocks, show_notices, slow_hint
 from pages._playground_session import (
     get_playground,
     lesson_apply,
@@ -71,6 +72,7 @@ teacher = st.sidebar.toggle(
 )
 
 st.title("Playground")
+classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
 show_notices(notices)
 s = pg.stream
 _algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else f"CAEA (λ = {cfg['lam']:d}, a_max = {cfg['amax']:d})"
@@ -274,6 +276,7 @@ def live():
         if pg.t < pg.t_max:  # playing from a rewound view continues the recorded run
             pg.fork(deletion_interval=pg.deletion_interval, max_edge_age=pg.max_edge_age)
         pg.step(int(st.session_state.get("w_speed", 20)))
+    publish_step(cfg, pg)  # a live class sees this step now, before this page has drawn it
     left, right = st.columns([3, 1.1])
     with left:
         fig = network_view(
@@ -459,7 +462,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
                 with st.spinner(f"drawing {frames} frames…" + slow_hint()):
                     st.session_state.export_html = (lo_hi, frames, export_playground(pg, lo_hi[0], lo_hi[1], frames))
             except ValueError as exc:
-                st.error(f"The animation cannot be built: {exc}")
+                message("error", "The animation cannot be built: {}", exc)
         got = st.session_state.get("export_html")
         if got and got[0] == lo_hi and got[1] == frames:
             st.download_button(
@@ -487,6 +490,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
         )
 
 q = lesson_out("playground", cfg, pg)
+publish_step(cfg, pg)
 with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
     st.caption(

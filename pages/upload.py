@@ -12,7 +12,7 @@ from cae.app import figures, your_data
 from cae.data.csvio import SCALINGS, CSVLoadError, Limits, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 from cae.registry import make_algorithm
-from pages._common import algorithm_picker, ensure_entrypoint, slow_hint
+from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -58,14 +58,14 @@ try:
         unparsable="missing" if st.session_state.get("w_unparsable") else "text",
     )
 except CSVLoadError as exc:
-    st.error(f"This file cannot be used: {exc}")
+    message("error", "This file cannot be used: {}", exc)
     st.stop()
 
 st.subheader("What was read")
 st.text(f"File: {name}")
 st.dataframe(pd.DataFrame(report.summary_rows(), columns=["item", "value"]), hide_index=True)
 for w in report.warnings:
-    st.warning(escape_markdown(w))
+    message("warning", "{}", w)
 if report.unparsable_cells:  # a few cells that are not numbers in a column of numbers
     n_cells = sum(len(v) for v in report.unparsable_cells.values())
     rows = report.unparsable_rows
@@ -122,7 +122,7 @@ scaling = cc[2].radio(
 try:
     sel = table.select(features, label=label, scaling=scaling)
 except CSVLoadError as exc:
-    st.error(escape_markdown(str(exc)))
+    message("error", "{}", exc)
     st.stop()
 kept = f"{len(sel.X):,} rows × {len(sel.features)} features"
 if sel.rows_dropped:
@@ -131,7 +131,7 @@ if sel.rows_dropped:
     )
 st.text(kept)
 for w in sel.warnings:
-    st.warning(escape_markdown(w))
+    message("warning", "{}", w)
 
 st.subheader("Learn")
 source = st.radio(
@@ -164,7 +164,7 @@ else:
     try:
         loaded = load_model(io.BytesIO(mbytes))
     except ModelFileError as exc:
-        st.error(f"This model file cannot be used: {exc}")
+        message("error", "This model file cannot be used: {}", exc)
         st.stop()
     names = getattr(loaded, "feature_names_in_", None)
     if loaded.n_features_in_ != len(sel.features):
@@ -174,12 +174,11 @@ else:
         )
         st.stop()
     if names is not None and [str(n) for n in names] != [str(f) for f in sel.features]:
-        st.error(
-            "The model was trained on the columns "
-            + ", ".join(map(str, names))
-            + "; selected here: "
-            + ", ".join(map(str, sel.features))
-            + ". Choose the same columns, in the same order."
+        message(
+            "error",
+            "The model was trained on the columns {}; selected here: {}. Choose the same columns, in the same order.",
+            ", ".join(map(str, names)),
+            ", ".join(map(str, sel.features)),
         )
         st.stop()
     algo, params = loaded.algorithm, loaded.get_params()
@@ -309,7 +308,7 @@ if res.get("mode") != "label":
             )
     advice = res["advice"]
     if advice is not None:
-        st.warning(escape_markdown(advice.text()))
+        message("warning", "{}", advice.text())
 
         def _remedy(kind):
             if kind == "shuffle":
@@ -371,7 +370,7 @@ with tabs[3]:
             figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
             key="up_contingency",
         )
-        st.caption(f"Rows: the file's labels; columns: {algo}'s clusters.")
+        message("caption", "Rows: the file's labels; columns: {}'s clusters.", algo)
 with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]

@@ -95,6 +95,10 @@ def test_no_streamlit_in_the_package():
             if isinstance(node, ast.Import):
                 assert not any(a.name.split(".")[0] == "streamlit" for a in node.names), name
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                # the classroom's load benchmark speaks Streamlit's wire protocol to a server (its protobuf
+                # messages), the one exception; nothing in the package uses Streamlit's API
+                if name == "cae.classroom.loadtest" and node.module.startswith("streamlit.proto."):
+                    continue
                 assert node.module.split(".")[0] != "streamlit", name
 
 

@@ -1,0 +1,511 @@
+"""The classroom under load: ``python -m cae.bench --classroom N``.
+
+One app server (``streamlit run app.py``, started here, pointed at a fresh store) and one class:
+
+- **the students** are real Streamlit sessions — each a websocket to the server speaking Streamlit's own
+  protocol (``streamlit.proto``; no browser): the server runs the Classroom page for each of them exactly
+  as for a browser, its poll fragment every second included. With ``--real K`` below N, the first K are
+  such sessions and the other N − K poll the store directly (the load on the store is the same; the load
+  on the server is K sessions').
+- **the teacher** acts on the store (publishes steps, asks, reveals), as the Playground does.
+
+It prints the time from a teacher's step to each student's page showing it (median, p95), the answers
+submitted, counted and lost (``lost: N`` must be 0), and the server's memory per following student. The
+stream is the paper's at its size (15,000 points per distribution: 99,000 samples) unless told otherwise.
+
+Only the benchmark and its tests use this module (it imports Streamlit's protobuf messages, never its API).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+__all__ = ["RedisServer", "redis_binary", "free_port", "AppServer", "StudentSession", "bench", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_binary():
+    for cand in (shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/sbin/redis-server"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+class RedisServer:
+    """``redis-server`` on 127.0.0.1:PORT with its files in ``folder``, no persistence; ``stop()`` ends it."""
+
+    def __init__(self, folder, port=None):
+        binary = redis_binary()
+        if binary is None:
+            raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
+        self.port = port or free_port()
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
+        args += ["--save", "", "--appendonly", "no", "--logfile", str(self.folder / "redis.log")]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("redis-server did not start: " + (self.folder / "redis.log").read_text(errors="replace"))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def rss_mb(pid):
+    """Resident memory of a process in MB (Linux /proc), or None."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+class AppServer:
+    """``streamlit run app.py`` on a free port with ``env``; ``stop()`` ends it."""
+
+    def __init__(self, env):
+        app = ROOT / "app.py"
+        if not app.exists():
+            raise FileNotFoundError(f"{app} is not there: run the benchmark from a checkout of the repository")
+        self.port = free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
+        cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
+        cmd += ["--browser.gatherUsageStats", "false"]
+        fd, self.log = tempfile.mkstemp(prefix="cae-bench-server-", suffix=".log")
+        with os.fdopen(fd, "wb") as log:  # the child keeps its own copy of the file
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=2).read().strip() == b"ok":
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the app server did not start; its log: " + self.log)
+
+    def rss_mb(self):
+        return rss_mb(self.proc.pid)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class StudentSession:
+    """A real Streamlit session of the Classroom page over a websocket, without a browser.
+
+    It does what the browser does for this page: asks for the page with the student's link, runs the
+    fragments the server asks to rerun on their timers (the page's poll), keeps the query string the app
+    writes, and submits the answer form with the widget states a browser would send. It notes when each
+    step ``t`` first shows in the page's "Samples seen", and the alerts the page shows.
+    """
+
+    def __init__(self, base_url, query, page="classroom"):
+        self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.base_url = base_url
+        self.query = query
+        self.page = page
+        self.page_hash = ""
+        self.seen_at = {}
+        self.alerts = []
+        self.widget_ids = {}
+        self.timers = {}
+        self.errors = []
+        self.runs_finished = 0
+        self.ws = None
+        self._reader = None
+
+    async def start(self):
+        import websockets
+
+        self.ws = await websockets.connect(
+            self.ws_url, subprotocols=["streamlit"], max_size=None, ping_interval=None, open_timeout=60
+        )
+        self._reader = asyncio.create_task(self._read())
+        await self.rerun()
+
+    def _client_state(self, fragment_id=None, widgets=()):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = self.query
+        cs.page_name = self.page
+        cs.page_script_hash = self.page_hash
+        cs.context_info.url = f"{self.base_url}/{self.page}?{self.query}"
+        if fragment_id:
+            cs.fragment_id = fragment_id
+            cs.is_auto_rerun = True
+        cs.widget_states.widgets.extend(widgets)
+        return msg.SerializeToString()
+
+    async def rerun(self, fragment_id=None, widgets=()):
+        try:
+            await self.ws.send(self._client_state(fragment_id, widgets))
+        except Exception as exc:  # noqa: BLE001 - a closed socket is reported, not raised
+            self.errors.append(repr(exc))
+
+    async def _timer(self, fragment_id, interval):
+        while True:
+            await asyncio.sleep(interval)
+            await self.rerun(fragment_id)
+
+    async def _read(self):
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        try:
+            async for raw in self.ws:
+                now = time.time()
+                fm = ForwardMsg()
+                fm.ParseFromString(raw)
+                kind = fm.WhichOneof("type")
+                if kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
+                    self.page_hash = fm.navigation.page_script_hash
+                elif kind == "script_finished":
+                    self.runs_finished += 1
+                elif kind == "page_info_changed":
+                    self.query = fm.page_info_changed.query_string
+                elif kind == "auto_rerun":
+                    fid = fm.auto_rerun.fragment_id
+                    if fid in self.timers:
+                        self.timers[fid].cancel()
+                    self.timers[fid] = asyncio.create_task(self._timer(fid, fm.auto_rerun.interval))
+                elif kind == "stop_auto_rerun":
+                    for fid in fm.stop_auto_rerun.fragment_ids:
+                        task = self.timers.pop(fid, None)
+                        if task is not None:
+                            task.cancel()
+                elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                    self._element(fm.delta.new_element, now)
+        except Exception as exc:  # noqa: BLE001
+            self.errors.append(repr(exc))
+
+    def _element(self, el, now):
+        kind = el.WhichOneof("type")
+        if kind == "metric" and el.metric.label == "Samples seen":
+            try:
+                t = int(el.metric.body.split("/")[0].replace(",", "").strip())
+            except ValueError:
+                return
+            self.seen_at.setdefault(t, now)
+        elif kind == "alert":
+            self.alerts.append((now, el.alert.body))
+        elif kind in ("radio", "checkbox", "button"):
+            w = getattr(el, kind)
+            if kind == "button" and w.label == "Send my answer":
+                self.widget_ids["submit"] = w.id
+            else:
+                self.widget_ids[w.id.rsplit("-", 1)[-1]] = w.id
+
+    async def answer(self, qid, choice, choices_text):
+        """Submit the answer form of question ``qid`` as a browser would; False if the form is not there."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        keys = (f"w_room_case_{qid}", f"w_room_edge_{qid}", f"w_room_node_{qid}", "submit")
+        if not all(k in self.widget_ids for k in keys):
+            return False
+        case, edge, node = choice
+        states = [
+            WidgetState(id=self.widget_ids[keys[0]], string_value=choices_text[case]),
+            WidgetState(id=self.widget_ids[keys[1]], bool_value=bool(edge)),
+            WidgetState(id=self.widget_ids[keys[2]], bool_value=bool(node)),
+            WidgetState(id=self.widget_ids["submit"], trigger_value=True),
+        ]
+        await self.rerun(widgets=states)
+        return True
+
+    async def close(self):
+        for task in self.timers.values():
+            task.cancel()
+        if self._reader is not None:
+            self._reader.cancel()
+        if self.ws is not None:
+            try:
+                await self.ws.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+class StorePoller(threading.Thread):
+    """A student who only polls the store (every ``interval`` s), noting when each step ``t`` arrives."""
+
+    def __init__(self, store, code, interval=1.0):
+        super().__init__(daemon=True)
+        self.store, self.code, self.interval = store, code, interval
+        self.seen_at = {}
+        self.stop_event = threading.Event()
+
+    def run(self):
+        time.sleep(random.random() * self.interval)
+        while not self.stop_event.is_set():
+            try:
+                p = self.store.poll(self.code)
+                self.seen_at.setdefault(int(p.state.get("t", 0)), time.time())
+            except Exception:  # noqa: BLE001 - counted as not seen
+                pass
+            self.stop_event.wait(self.interval)
+
+
+def _pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
+    return xs[k]
+
+
+async def _run_class(server, store, code, token, state, n, real, steps, step_size, out):
+    from ..app.explanations import QUIZ_CHOICES, quiz_truth
+    from .views import SharedRuns
+
+    t0 = int(state["t"])
+    rss_idle = server.rss_mb()
+    # the app's own memory first: one session opens the Classroom page (no class) and leaves
+    lobby = StudentSession(server.url, "")
+    await lobby.start()
+    await _wait_until(lambda: lobby.runs_finished > 0, 300)
+    await lobby.close()
+    await asyncio.sleep(1.0)
+    rss_before = server.rss_mb()
+    # the first student: the room's shared run is built here (learned up to t0, its figure drawn)
+    students = [store.join(code, f"student {k + 1}") for k in range(n)]
+    sessions = []
+
+    async def open_session(s):
+        sess = StudentSession(server.url, f"room={code}&me={s.sid}")
+        await sess.start()
+        return sess
+
+    first = await open_session(students[0])
+    sessions.append(first)
+    await _wait_until(lambda: t0 in first.seen_at, 300)
+    rss_one = server.rss_mb()
+    batch = 20
+    for k in range(1, real, batch):
+        sessions += await asyncio.gather(*(open_session(s) for s in students[k : min(real, k + batch)]))
+        await asyncio.sleep(0.2)
+    await _wait_until(lambda: all(t0 in s.seen_at for s in sessions), 600)
+    pollers = [StorePoller(store, code) for _ in students[real:]]
+    for p in pollers:
+        p.start()
+    await asyncio.sleep(3.0)  # every poll fragment on its timer
+    rss_all = server.rss_mb()
+    out(f"  {real} real session(s) following at t = {t0:,}; {len(pollers)} student(s) polling the store")
+
+    # the teacher steps; every student's page must show each step
+    delays_real, delays_store, missed = [], [], []
+    t = t0
+    for _ in range(steps):
+        t += step_size
+        sent = time.time()
+        store.publish(code, token, dict(state, t=str(t)))
+        everyone = sessions + pollers
+        await _wait_until(lambda t=t: all(t in s.seen_at for s in everyone), 60)
+        for s in everyone:
+            if t in s.seen_at:
+                (delays_real if s in sessions else delays_store).append(s.seen_at[t] - sent)
+            else:
+                missed.append((s, t))
+        await asyncio.sleep(1.0 + random.random())
+    rss_steps = server.rss_mb()
+    # a step not shown within 60 s: did that page show a later one (it skipped), or stop following?
+    stalled = sum(1 for s, t_ in missed if max(s.seen_at, default=0) <= t_)
+    missed = (len(missed), stalled)
+
+    # a question: every student answers once (the real sessions through the page's form)
+    q = store.ask(code, token, t + 1, dict(state, t=str(t)))
+    truth = quiz_truth(SharedRuns(1).for_state(dict(state, t=str(t)))[0].view(t).probe)
+    await _wait_until(
+        lambda: all("submit" in s.widget_ids and f"w_room_case_{q.qid}" in s.widget_ids for s in sessions), 120
+    )
+    submitted = 0
+    choices = {}
+    for k, s in enumerate(sessions):
+        choice = (truth[0] if k % 2 == 0 else (truth[0] + 1) % 4, truth[1], truth[2])
+        if await s.answer(q.qid, choice, QUIZ_CHOICES):
+            submitted += 1
+            choices[students[k].sid] = choice
+    for k, st_ in enumerate(students[real:], start=real):
+        choice = (truth[0] if k % 2 == 0 else (truth[0] + 1) % 4, truth[1], truth[2])
+        try:
+            store.answer(code, st_.sid, q.qid, choice)
+            submitted += 1
+            choices[st_.sid] = choice
+        except Exception:  # noqa: BLE001 - an answer the store refused counts as not submitted
+            pass
+    await _wait_until(lambda: len(store.answers(code, q.qid)) >= submitted, 120)
+    got = store.answers(code, q.qid)
+    counted = sum(1 for a in got if choices.get(a.sid) == a.choice)
+    store.reveal(code, token, q.qid, truth)
+    store.publish(code, token, dict(state, t=str(t + 1)))
+    verdicts = ("Right!", "Not quite.")
+    await _wait_until(lambda: all(any(b in verdicts for _, b in s.alerts) for s in sessions), 120)
+    shown = sum(1 for s in sessions if any(b in verdicts for _, b in s.alerts))
+    for p in pollers:
+        p.stop_event.set()
+    errors = [e for s in sessions for e in s.errors]
+    await asyncio.gather(*(s.close() for s in sessions))
+    return dict(
+        delays_real=delays_real,
+        delays_store=delays_store,
+        missed=missed,
+        submitted=submitted,
+        counted=counted,
+        shown=shown,
+        rss=(rss_idle, rss_before, rss_one, rss_all, rss_steps),
+        errors=errors,
+    )
+
+
+async def _wait_until(cond, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+def _print(*args):
+    print(*args, flush=True)
+
+
+def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10, step_size=1, out=_print):
+    """One class of ``n`` students on one backend; prints the report and returns its numbers."""
+    from . import open_store
+    from .store import Limits
+
+    real = n if real is None else max(1, min(int(real), n))
+    with tempfile.TemporaryDirectory(prefix="cae-bench-classroom-") as tmp:
+        redis_server = None
+        if backend == "redis":
+            redis_server = RedisServer(Path(tmp) / "redis")
+            url = redis_server.url
+        else:
+            url = "sqlite:///" + str(Path(tmp) / "classroom.sqlite3")
+        env = dict(os.environ, CAE_CLASSROOM_URL=url)
+        server = AppServer(env)
+        try:
+            store = open_store(url, limits=Limits(students_per_room=max(500, n)))
+            code, token = store.create_room()
+            state = {"stream": "paper2d-ns", "n": str(n_per_class), "noise": "0.1", "seed": "0", "algo": "CAE"}
+            from ..app.lesson_links import PLAYGROUND_DEFAULTS
+            from ..app.streams import make_stream
+
+            length = len(make_stream({**PLAYGROUND_DEFAULTS, "n_per_class": n_per_class}))
+            t0 = min(int(t0), length // 2)
+            state["t"] = str(t0)
+            store.publish(code, token, state)
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+            out(
+                f"classroom, {n} students, {backend} store: {real} real Streamlit session(s) over websockets, "
+                f"{n - real} through the store alone; the paper's stream at n = {n_per_class:,} per distribution; "
+                f"load average at start {load:.1f} on {os.cpu_count()} cores"
+            )
+            res = asyncio.run(_run_class(server, store, code, token, state, n, real, steps, step_size, out))
+        finally:
+            server.stop()
+            if redis_server is not None:
+                redis_server.stop()
+    d = res["delays_real"] + res["delays_store"]
+    out(
+        f"  step propagation (teacher publishes -> the student's page shows the step), {steps} steps x {n} students: "
+        f"median {statistics.median(d) if d else float('nan'):.2f} s, p95 {_pct(d, 0.95):.2f} s, "
+        f"max {max(d) if d else float('nan'):.2f} s"
+        + (
+            f"; not shown within 60 s: {res['missed'][0]} (by pages that stopped following: {res['missed'][1]})"
+            if res["missed"][0]
+            else ""
+        )
+    )
+    if res["delays_real"] and res["delays_store"]:
+        r, s = res["delays_real"], res["delays_store"]
+        out(
+            f"    real sessions: median {statistics.median(r):.2f} s, p95 {_pct(r, 0.95):.2f} s; "
+            f"store pollers: median {statistics.median(s):.2f} s, p95 {_pct(s, 0.95):.2f} s"
+        )
+    out(f"  answers submitted: {res['submitted']}")
+    out(f"  answers counted: {res['counted']}")
+    out(f"lost: {res['submitted'] - res['counted']}")
+    out(f"  reveal shown on {res['shown']} of {real} real session(s)")
+    idle, before, one, everyone, after = res["rss"]
+    if before is not None:
+        per = (everyone - one) / max(real - 1, 1)
+        out(
+            f"  server memory (RSS): {idle:.0f} MB started, {before:.0f} MB once a page has loaded the app; "
+            f"{one:.0f} MB with the class's shared run and its first student (+{one - before:.0f} MB); "
+            f"{everyone:.0f} MB with {real} following, {after:.0f} MB after the steps"
+        )
+        out(
+            f"  per following student: {per:.2f} MB beyond the first; {(everyone - before) / real:.2f} MB with the "
+            "shared run divided among them"
+        )
+    if res["errors"]:
+        out(f"  session errors: {len(res['errors'])} (first: {res['errors'][0][:200]})")
+    return res
+
+
+def main(n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10):
+    import signal
+
+    from .. import _jit
+
+    # a terminated benchmark still stops the servers it started (the finally blocks run, undisturbed)
+    def _terminate(*_):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        sys.exit(143)
+
+    signal.signal(signal.SIGTERM, _terminate)
+
+    if _jit.MODE == "auto":
+        _jit.prepare(wait_seconds=1800)  # the server uses the same compiled kernels
+    for backend in backends:
+        if backend == "redis" and redis_binary() is None:
+            print("redis: skipped, redis-server is not installed (apt-get install redis-server)")
+            continue
+        bench(n, backend, real=real, n_per_class=n_per_class, steps=steps)

@@ -1,0 +1,505 @@
+"""The classroom store in Redis (redis-py): for a deployment with several app processes or machines.
+
+Point the app at it with ``CAE_CLASSROOM_URL=redis://host:6379/0`` (``rediss://`` for TLS, a password as
+``redis://:secret@host``). Each room is a handful of keys sharing the hash tag ``{CODE}``; each key
+expires with its room (``EXPIREAT``), and a sorted set ``PREFIX:rooms`` (code → expiry) counts the
+rooms for the limit and lists them for :meth:`purge`. Every write is one Lua script — checks (the
+teacher's token, a limit, an answer given already) and writes run atomically on the server, so two
+app processes can never both take the last seat, and a failure leaves the room as it was.
+
+Keys of room ``C`` (prefix ``P``)::
+
+    P:{C}:room       hash: token_hash created expires closed version state state_at nq ns
+    P:{C}:students   hash: sid -> {"nickname", "joined", "seq"}
+    P:{C}:seen       hash: sid -> last time the student's page asked for news
+    P:{C}:nicks      hash: nickname key -> sid (the uniqueness of nicknames)
+    P:{C}:q          hash: qid -> {"step", "state", "opened", "kind"}
+    P:{C}:revealed   hash: qid -> the truth (JSON)
+    P:{C}:a:QID      hash: sid -> {"choice", "at", "seq"}
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from .store import (
+    CLOSED_GRACE,
+    Answer,
+    AnswerRefused,
+    BadInput,
+    ClassroomStore,
+    LimitReached,
+    Limits,
+    NotTeacher,
+    Poll,
+    Question,
+    Room,
+    RoomNotFound,
+    StoreUnavailable,
+    Student,
+    check_choice,
+    clean_nickname,
+    new_room_code,
+    new_secret,
+    nickname_key,
+    normalize_code,
+    state_json,
+    token_hash,
+    token_matches,
+    unique_nickname,
+)
+
+__all__ = ["RedisStore"]
+
+# Lua: every script gets KEYS[1] = the room's hash and derives the room's other keys from it (same hash tag).
+_COMMON = """
+local room = KEYS[1]
+local base = string.sub(room, 1, -6)  -- strip ':room'
+local function err(kind) return {'err', kind} end
+local function open_room(now, allow_closed)
+  local f = redis.call('HMGET', room, 'expires', 'closed')
+  if not f[1] or tonumber(f[1]) <= now then return false end
+  if f[2] == '1' and not allow_closed then return false end
+  return true
+end
+local function keep(key)
+  redis.call('EXPIREAT', key, math.ceil(tonumber(redis.call('HGET', room, 'expires'))))
+end
+local function teacher(now, th)
+  if not open_room(now, false) then return 'notfound' end
+  if redis.call('HGET', room, 'token_hash') ~= th then return 'notteacher' end
+  return nil
+end
+"""
+
+_CREATE = """
+local rooms = KEYS[2]
+local now, code, th, expires, max_rooms = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', rooms, '-inf', now)
+if redis.call('ZCARD', rooms) >= max_rooms then return err('rooms') end
+if redis.call('EXISTS', room) == 1 then return err('taken') end
+redis.call('HSET', room, 'token_hash', th, 'created', ARGV[1], 'expires', expires, 'closed', '0',
+           'version', '0', 'state', '{}', 'state_at', ARGV[1], 'nq', '0', 'ns', '0')
+keep(room)
+redis.call('ZADD', rooms, expires, code)
+return {'ok'}
+"""
+
+_PUBLISH = """
+local e = teacher(tonumber(ARGV[1]), ARGV[2]); if e then return err(e) end
+redis.call('HSET', room, 'state', ARGV[3], 'state_at', ARGV[1])
+return {'ok', redis.call('HINCRBY', room, 'version', 1)}
+"""
+
+_CLOSE = """
+local rooms = KEYS[2]
+local now = tonumber(ARGV[1])
+local e = teacher(now, ARGV[2]); if e then return err(e) end
+local exp = math.min(tonumber(redis.call('HGET', room, 'expires')), now + tonumber(ARGV[3]))
+redis.call('HSET', room, 'closed', '1', 'expires', tostring(exp))
+redis.call('HINCRBY', room, 'version', 1)
+for _, k in ipairs({room, base .. ':students', base .. ':seen', base .. ':nicks', base .. ':q', base .. ':revealed'}) do
+  if redis.call('EXISTS', k) == 1 then keep(k) end
+end
+for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do
+  local k = base .. ':a:' .. qid
+  if redis.call('EXISTS', k) == 1 then keep(k) end
+end
+redis.call('ZADD', rooms, exp, ARGV[4])
+return {'ok'}
+"""
+
+_POLL = """
+local now = tonumber(ARGV[1])
+if not open_room(now, true) then return err('notfound') end
+local f = redis.call('HMGET', room, 'version', 'state', 'closed', 'nq')
+local q, truth = false, false
+if tonumber(f[4]) > 0 then
+  q = redis.call('HGET', base .. ':q', f[4])
+  truth = redis.call('HGET', base .. ':revealed', f[4])
+end
+return {'ok', f[1], f[2], f[3], f[4], q, truth}
+"""
+
+# ARGV: now, sid, max students, then nickname / key pairs to try in order
+_JOIN = """
+local now = tonumber(ARGV[1])
+if not open_room(now, false) then return err('notfound') end
+local sid, limit = ARGV[2], tonumber(ARGV[3])
+local n = tonumber(redis.call('HGET', room, 'ns'))
+if n >= limit then return err('full') end
+local nicks = base .. ':nicks'
+for i = 4, #ARGV, 2 do
+  if redis.call('HSETNX', nicks, ARGV[i + 1], sid) == 1 then
+    local students, seen = base .. ':students', base .. ':seen'
+    redis.call('HSET', students, sid, cjson.encode({nickname = ARGV[i], joined = ARGV[1], seq = n}))
+    redis.call('HSET', seen, sid, ARGV[1])
+    redis.call('HINCRBY', room, 'ns', 1)
+    keep(nicks); keep(students); keep(seen)
+    return {'ok', ARGV[i]}
+  end
+end
+return err('taken')
+"""
+
+_TOUCH = """
+if not open_room(tonumber(ARGV[1]), true) then return err('notfound') end
+if redis.call('HEXISTS', base .. ':students', ARGV[2]) == 1 then
+  redis.call('HSET', base .. ':seen', ARGV[2], ARGV[1])
+end
+return {'ok'}
+"""
+
+_ASK = """
+local now = tonumber(ARGV[1])
+local e = teacher(now, ARGV[2]); if e then return err(e) end
+local nq = tonumber(redis.call('HGET', room, 'nq'))
+if nq >= tonumber(ARGV[4]) then return err('questions') end
+local qid = nq + 1
+redis.call('HSET', base .. ':q', qid, ARGV[3])
+redis.call('HSET', room, 'nq', qid)
+redis.call('HINCRBY', room, 'version', 1)
+keep(base .. ':q')
+return {'ok', qid}
+"""
+
+_ANSWER = """
+local now = tonumber(ARGV[1])
+if not open_room(now, false) then return err('notfound') end
+local sid, qid = ARGV[2], ARGV[3]
+local st = redis.call('HGET', base .. ':students', sid)
+if not st then return err('notstudent') end
+if not redis.call('HGET', base .. ':q', qid) then return err('noquestion') end
+if redis.call('HGET', room, 'nq') ~= qid then return err('movedon') end
+if redis.call('HEXISTS', base .. ':revealed', qid) == 1 then return err('revealed') end
+local key = base .. ':a:' .. qid
+local n = redis.call('HLEN', key)
+if redis.call('HSETNX', key, sid, cjson.encode({choice = ARGV[4], at = ARGV[1], seq = n})) == 0 then
+  return err('already')
+end
+keep(key)
+return {'ok', cjson.decode(st)['nickname']}
+"""
+
+_REVEAL = """
+local now = tonumber(ARGV[1])
+local e = teacher(now, ARGV[2]); if e then return err(e) end
+local qid = ARGV[3]
+local q = redis.call('HGET', base .. ':q', qid)
+if not q then return err('noquestion') end
+local old = redis.call('HGET', base .. ':revealed', qid)
+if old then return {'ok', q, old} end
+redis.call('HSET', base .. ':revealed', qid, ARGV[4])
+redis.call('HINCRBY', room, 'version', 1)
+keep(base .. ':revealed')
+return {'ok', q, ARGV[4]}
+"""
+
+_ERRORS = {
+    "notfound": (RoomNotFound, "there is no open class with the code {code}"),
+    "notteacher": (NotTeacher, "only the teacher of this room can do that"),
+    "rooms": (LimitReached, "this server holds {rooms:,} classes already; try again later"),
+    "full": (LimitReached, "this class is full ({students:,} students)"),
+    "questions": (LimitReached, "a class can ask {questions:,} questions"),
+    "notstudent": (BadInput, "this page is not a student of the class: join it again with the code"),
+    "noquestion": (AnswerRefused, "there is no such question"),
+    "movedon": (AnswerRefused, "the teacher has moved on to another question"),
+    "revealed": (AnswerRefused, "the answer was revealed already"),
+    "already": (AnswerRefused, "you have answered this question already"),
+}
+
+
+class RedisStore(ClassroomStore):
+    """The store in the Redis server at ``url``; ``prefix`` starts every key (tests use their own)."""
+
+    def __init__(self, url, limits=None, prefix="cae", connect_timeout=2.0, timeout=5.0):
+        try:
+            import redis
+        except ImportError:  # pragma: no cover - redis-py is a dependency
+            raise StoreUnavailable("redis-py is not installed: pip install redis") from None
+        self._redis_mod = redis
+        self.url = url
+        self.limits = limits or Limits()
+        self.prefix = str(prefix)
+        self.client = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=timeout,
+            health_check_interval=30,
+        )
+        self._scripts = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        host = self.url.split("@")[-1]  # never show a password
+        return f"RedisStore({host!r}, prefix={self.prefix!r})"
+
+    # ------------------------------------------------------------ plumbing
+    def _key(self, code, part="room"):
+        return f"{self.prefix}:{{{code}}}:{part}"
+
+    @property
+    def _rooms_key(self):
+        return f"{self.prefix}:rooms"
+
+    def _run(self, name, body, keys, args, code=""):
+        with self._lock:
+            script = self._scripts.get(name)
+            if script is None:
+                script = self._scripts[name] = self.client.register_script(_COMMON + body)
+        try:
+            out = script(keys=keys, args=[str(a) for a in args])
+        except self._redis_mod.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"the classroom server (Redis) cannot be used: {_words(exc)}") from None
+        if out and out[0] == "err":
+            cls, text = _ERRORS[out[1]]
+            lim = self.limits
+            raise cls(
+                text.format(
+                    code=code, rooms=lim.rooms, students=lim.students_per_room, questions=lim.questions_per_room
+                )
+            )
+        return out
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except self._redis_mod.exceptions.RedisError as exc:
+            raise StoreUnavailable(f"the classroom server (Redis) cannot be used: {_words(exc)}") from None
+
+    @staticmethod
+    def _now(now):
+        return time.time() if now is None else float(now)
+
+    # ------------------------------------------------------------ rooms
+    def create_room(self, now=None):
+        now = self._now(now)
+        token = new_secret()
+        for _ in range(50):
+            code = new_room_code()
+            try:
+                self._run(
+                    "create",
+                    _CREATE,
+                    [self._key(code), self._rooms_key],
+                    [repr(now), code, token_hash(token), repr(now + self.limits.ttl_seconds), self.limits.rooms],
+                    code,
+                )
+                return code, token
+            except LimitReached:
+                raise
+            except _Taken:  # pragma: no cover - 64 million codes
+                continue
+        raise LimitReached("no free room code was found; try again")  # pragma: no cover
+
+    def _fields(self, code):
+        f = self._call(self.client.hgetall, self._key(code))
+        return f
+
+    def room(self, code, now=None):
+        code = normalize_code(code)
+        now = self._now(now)
+        f = self._fields(code)
+        if not f or float(f["expires"]) <= now or f["closed"] == "1":
+            raise RoomNotFound(f"there is no open class with the code {code}")
+        return Room(
+            code,
+            float(f["created"]),
+            float(f["expires"]),
+            f["closed"] == "1",
+            int(f["version"]),
+            json.loads(f["state"]),
+            float(f["state_at"]),
+            int(f["nq"]),
+        )
+
+    def is_teacher(self, code, token, now=None):
+        code = normalize_code(code)
+        self.room(code, now)
+        return token_matches(token, self._call(self.client.hget, self._key(code), "token_hash"))
+
+    def close(self, code, token, now=None):
+        code = normalize_code(code)
+        now = self._now(now)
+        self._run(
+            "close",
+            _CLOSE,
+            [self._key(code), self._rooms_key],
+            [repr(now), token_hash(token), CLOSED_GRACE, code],
+            code,
+        )
+
+    def purge(self, now=None):
+        now = self._now(now)
+        gone = self._call(self.client.zrangebyscore, self._rooms_key, "-inf", now)
+        for code in gone:
+            nq = self._call(self.client.hget, self._key(code), "nq")
+            parts = ["room", "students", "seen", "nicks", "q", "revealed"]
+            parts += [f"a:{q}" for q in range(1, int(nq or 0) + 1)]
+            pipe = self.client.pipeline(transaction=True)
+            pipe.delete(*[self._key(code, p) for p in parts])
+            pipe.zrem(self._rooms_key, code)
+            self._call(pipe.execute)
+        return len(gone)
+
+    # ------------------------------------------------------------ the teacher's view
+    def publish(self, code, token, state, now=None):
+        code = normalize_code(code)
+        text = state_json(state, self.limits)
+        out = self._run("publish", _PUBLISH, [self._key(code)], [repr(self._now(now)), token_hash(token), text], code)
+        return int(out[1])
+
+    def poll(self, code, now=None):
+        code = normalize_code(code)
+        out = self._run("poll", _POLL, [self._key(code)], [repr(self._now(now))], code)
+        _, version, state, closed, nq, q, truth = out
+        question = _question(int(nq), q, truth) if q else None
+        return Poll(int(version), json.loads(state), question, closed == "1")
+
+    # ------------------------------------------------------------ students
+    def join(self, code, nickname, now=None):
+        code = normalize_code(code)
+        now = self._now(now)
+        name = clean_nickname(nickname, self.limits.nickname_length)
+        sid = new_secret(16)
+        lim = self.limits.nickname_length
+        taken = set()
+        for _ in range(100):
+            # offer a batch of candidates (the name, then "name 2", "name 3"…); the script takes the first free one
+            cands = []
+            while len(cands) < 16:
+                c = unique_nickname(name, taken, lim)
+                taken.add(nickname_key(c))
+                cands.append(c)
+            args = [repr(now), sid, self.limits.students_per_room]
+            for c in cands:
+                args += [c, nickname_key(c)]
+            try:
+                out = self._run("join", _JOIN, [self._key(code)], args, code)
+            except _Taken:
+                continue
+            return Student(sid, out[1], now, now)
+        raise LimitReached("too many students share this nickname; choose another")  # pragma: no cover
+
+    def student(self, code, sid):
+        code = normalize_code(code)
+        raw = self._call(self.client.hget, self._key(code, "students"), str(sid))
+        if raw is None:
+            return None
+        d = json.loads(raw)
+        seen = self._call(self.client.hget, self._key(code, "seen"), str(sid))
+        return Student(str(sid), d["nickname"], float(d["joined"]), float(seen or d["joined"]))
+
+    def touch(self, code, sid, now=None):
+        code = normalize_code(code)
+        self._run("touch", _TOUCH, [self._key(code)], [repr(self._now(now)), str(sid)], code)
+
+    def students(self, code):
+        code = normalize_code(code)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self._key(code, "students"))
+        pipe.hgetall(self._key(code, "seen"))
+        raw, seen = self._call(pipe.execute)
+        rows = []
+        for sid, v in raw.items():
+            d = json.loads(v)
+            rows.append(
+                (int(d["seq"]), Student(sid, d["nickname"], float(d["joined"]), float(seen.get(sid, d["joined"]))))
+            )
+        return [s for _, s in sorted(rows, key=lambda r: r[0])]
+
+    # ------------------------------------------------------------ questions and answers
+    def ask(self, code, token, step, state, kind="predict", now=None):
+        code = normalize_code(code)
+        now = self._now(now)
+        text = state_json(state, self.limits)
+        step = int(step)
+        if step < 1:
+            raise BadInput("a question is about step 1 or later")
+        body = json.dumps({"step": step, "state": text, "opened": now, "kind": str(kind)})
+        out = self._run(
+            "ask", _ASK, [self._key(code)], [repr(now), token_hash(token), body, self.limits.questions_per_room], code
+        )
+        return Question(int(out[1]), step, json.loads(text), now, False, None, str(kind))
+
+    def answer(self, code, sid, qid, choice, now=None):
+        code = normalize_code(code)
+        now = self._now(now)
+        choice = check_choice(choice)
+        out = self._run("answer", _ANSWER, [self._key(code)], [repr(now), str(sid), int(qid), json.dumps(choice)], code)
+        return Answer(int(qid), str(sid), out[1], choice, now)
+
+    def reveal(self, code, token, qid, truth, now=None):
+        code = normalize_code(code)
+        truth = check_choice(truth)
+        try:
+            out = self._run(
+                "reveal",
+                _REVEAL,
+                [self._key(code)],
+                [repr(self._now(now)), token_hash(token), int(qid), json.dumps(truth)],
+                code,
+            )
+        except AnswerRefused:
+            raise BadInput("there is no such question") from None
+        return _question(int(qid), out[1], out[2])
+
+    def questions(self, code):
+        code = normalize_code(code)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self._key(code, "q"))
+        pipe.hgetall(self._key(code, "revealed"))
+        qs, rev = self._call(pipe.execute)
+        return [_question(int(k), v, rev.get(k)) for k, v in sorted(qs.items(), key=lambda kv: int(kv[0]))]
+
+    def answers(self, code, qid=None):
+        code = normalize_code(code)
+        if qid is None:
+            nq = int(self._call(self.client.hget, self._key(code), "nq") or 0)
+            qids = range(1, nq + 1)
+        else:
+            qids = [int(qid)]
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hgetall(self._key(code, "students"))
+        for q in qids:
+            pipe.hgetall(self._key(code, f"a:{q}"))
+        res = self._call(pipe.execute)
+        names = {sid: json.loads(v)["nickname"] for sid, v in res[0].items()}
+        out = []
+        for q, raw in zip(qids, res[1:]):
+            rows = []
+            for sid, v in raw.items():
+                d = json.loads(v)
+                rows.append(
+                    (int(d["seq"]), Answer(q, sid, names.get(sid, "?"), tuple(json.loads(d["choice"])), float(d["at"])))
+                )
+            out += [a for _, a in sorted(rows, key=lambda r: r[0])]
+        return out
+
+
+class _Taken(Exception):
+    pass
+
+
+_ERRORS["taken"] = (_Taken, "taken")
+
+
+def _question(qid, raw, truth):
+    d = json.loads(raw)
+    return Question(
+        qid=int(qid),
+        step=int(d["step"]),
+        state=json.loads(d["state"]),
+        opened=float(d["opened"]),
+        revealed=truth is not None and truth is not False,
+        truth=tuple(json.loads(truth)) if truth else None,
+        kind=d.get("kind", "predict"),
+    )
+
+
+def _words(exc):
+    text = str(exc) or type(exc).__name__
+    return text.split("\n")[0][:200]

@@ -1,0 +1,407 @@
+"""The classroom store: one interface, two backends (SQLite, the default; Redis for several app processes).
+
+A *room* holds what every browser session of a class shares, and nothing else:
+
+- the teacher's published Playground state (a lesson-link query, :func:`cae.app.lesson_links.playground_query`,
+  ``t`` included) and a ``version`` that grows with every change students must follow;
+- the students: an id (a secret of the student's session, at least 128 bits), a nickname (cleaned, capped,
+  unique in the room) and when they were last seen;
+- the questions (predict-then-reveal, asked at a step, with the lesson state they were asked in) and, once
+  revealed, the truth; one answer per student per question, refused once the question is revealed.
+
+Never figures or models: the lesson state plus ``t`` determines every view (the pages compute it).
+
+Only the teacher's session may publish, ask, reveal or close: it holds a token made with the room (256
+random bits; the store keeps only its SHA-256). Every write is atomic (one SQLite transaction, one Redis
+script): a store that fails half-way leaves the room as it was. A store that cannot be reached, or that
+cannot be written (a read-only file), raises :class:`StoreUnavailable` with the reason in words.
+
+:func:`cae.classroom.open_store` picks the backend from a URL (``CAE_CLASSROOM_URL``): ``redis://…`` or ``rediss://…``
+(redis-py), ``sqlite:///path/to/file``, or nothing — SQLite in WAL mode in the per-user data folder
+(:func:`default_sqlite_path`).
+
+Examples
+--------
+>>> import tempfile, os
+>>> from cae.classroom import open_store
+>>> store = open_store("sqlite:///" + os.path.join(tempfile.mkdtemp(), "class.sqlite3"))
+>>> code, token = store.create_room()
+>>> len(code), len(token) >= 43
+(6, True)
+>>> v = store.publish(code, token, {"stream": "moons", "t": "12"})
+>>> ann = store.join(code, "Ann")
+>>> also_ann = store.join(code, "ann")
+>>> ann.nickname, also_ann.nickname
+('Ann', 'ann 2')
+>>> q = store.ask(code, token, step=13, state={"stream": "moons", "t": "12"})
+>>> store.answer(code, ann.sid, q.qid, (2, False, False)).choice
+(2, False, False)
+>>> store.reveal(code, token, q.qid, (2, False, False)).truth
+(2, False, False)
+>>> store.poll(code).state["t"], store.poll(code).question.revealed
+('12', True)
+>>> store.publish(code, "not the token", {"t": "0"})
+Traceback (most recent call last):
+...
+cae.classroom.store.NotTeacher: only the teacher of this room can do that
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ClassroomStore",
+    "Limits",
+    "Room",
+    "Poll",
+    "Student",
+    "Question",
+    "Answer",
+    "StoreError",
+    "StoreUnavailable",
+    "RoomNotFound",
+    "NotTeacher",
+    "LimitReached",
+    "AnswerRefused",
+    "BadInput",
+    "ROOM_ALPHABET",
+    "new_room_code",
+    "normalize_code",
+    "clean_nickname",
+    "new_secret",
+    "token_hash",
+    "PRESENT_SECONDS",
+    "CLOSED_GRACE",
+]
+
+#: room codes use these 19 symbols: no 0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, U/V — nothing two people
+#: could read differently off a projector (19^6 = 47 million codes)
+ROOM_ALPHABET = "ACEFHJKMNPRTWXY3479"
+ROOM_CODE_LENGTH = 6
+#: a student counts as present when their page has asked for news in the last this many seconds
+PRESENT_SECONDS = 30.0
+#: a closed room is purged this many seconds after it closed (its students' pages say the class ended)
+CLOSED_GRACE = 600.0
+
+
+class StoreError(Exception):
+    """Something a page shows in words (every subclass's message is a sentence for a person)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached or written (Redis down, a read-only SQLite file, a full disk)."""
+
+
+class RoomNotFound(StoreError):
+    """No such room: a mistyped code, or a room that expired or was closed."""
+
+
+class NotTeacher(StoreError):
+    """A teacher's action without the room's teacher token."""
+
+
+class LimitReached(StoreError):
+    """A limit of :class:`Limits` (students per room, rooms per store, questions per room)."""
+
+
+class AnswerRefused(StoreError):
+    """An answer that cannot be counted: already given, the question revealed, or not the open one."""
+
+
+class BadInput(StoreError):
+    """A nickname, code, state or answer that cannot be used as given."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one store accepts. Every limit is checked inside the same atomic write that would exceed it.
+
+    Parameters
+    ----------
+    students_per_room : int
+    rooms : int
+        Open (unexpired) rooms in the store at once.
+    questions_per_room : int
+        Questions a room can ask, hence answers per student.
+    ttl_seconds : float
+        A room expires this long after it was made; the store then purges it (every table or key).
+    nickname_length : int
+        Characters kept of a nickname (the suffix that makes it unique included).
+    state_chars : int
+        Characters of a published lesson state (JSON): a link's values are at most 200 characters each.
+    """
+
+    students_per_room: int = 500
+    rooms: int = 1000
+    questions_per_room: int = 500
+    ttl_seconds: float = 12 * 3600.0
+    nickname_length: int = 24
+    state_chars: int = 8000
+
+
+@dataclass(frozen=True)
+class Student:
+    sid: str
+    nickname: str
+    joined: float
+    seen: float
+
+
+@dataclass(frozen=True)
+class Question:
+    """A predict-then-reveal question about step ``step`` (the sample the class predicts is the
+    ``step``-th), asked while the teacher's view was ``state`` (its ``t`` is ``step - 1``)."""
+
+    qid: int
+    step: int
+    state: dict
+    opened: float
+    revealed: bool = False
+    truth: tuple | None = None
+    kind: str = "predict"
+
+
+@dataclass(frozen=True)
+class Answer:
+    qid: int
+    sid: str
+    nickname: str
+    choice: tuple
+    at: float
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    created: float
+    expires: float
+    closed: bool
+    version: int
+    state: dict
+    state_at: float
+    n_questions: int
+
+
+@dataclass(frozen=True)
+class Poll:
+    """What a student's page asks for every second: cheap to read."""
+
+    version: int
+    state: dict
+    question: Question | None = field(default=None)
+    closed: bool = False
+
+
+# ---------------------------------------------------------------- small shared rules
+def new_secret(nbytes=32):
+    """A URL-safe random secret (256 bits by default; 128 is the least a token may have)."""
+    return secrets.token_urlsafe(max(16, int(nbytes)))
+
+
+def token_hash(token):
+    return hashlib.sha256(str(token).encode("utf-8")).hexdigest()
+
+
+def token_matches(token, stored_hash):
+    return stored_hash is not None and hmac.compare_digest(token_hash(token or ""), str(stored_hash))
+
+
+def new_room_code():
+    return "".join(secrets.choice(ROOM_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+
+
+def normalize_code(code):
+    """A room code as typed (any case, spaces or dashes) in its stored form; BadInput if it cannot be one.
+
+    >>> normalize_code(" ace-fh3 ")
+    'ACEFH3'
+    """
+    c = "".join(ch for ch in str(code or "").upper() if not ch.isspace() and ch != "-")
+    if len(c) != ROOM_CODE_LENGTH or any(ch not in ROOM_ALPHABET for ch in c):
+        raise BadInput(f"a room code is {ROOM_CODE_LENGTH} characters from {ROOM_ALPHABET}")
+    return c
+
+
+def clean_nickname(name, limit=24):
+    """A nickname as stored: printable characters, spaces collapsed, at most ``limit`` characters.
+
+    Markup is kept as typed (it is escaped wherever it is shown); control and format characters go.
+
+    >>> clean_nickname("  Ann \\u202e\\n  <b>B</b> ")
+    'Ann <b>B</b>'
+    """
+    import unicodedata
+
+    s = unicodedata.normalize("NFC", str(name or ""))
+    s = "".join(ch if unicodedata.category(ch)[0] not in "CZ" or ch == " " else " " for ch in s)
+    s = " ".join(s.split())
+    s = s[: int(limit)].strip()
+    if not s:
+        raise BadInput("give a nickname (letters, digits, a few words)")
+    return s
+
+
+def nickname_key(name):
+    return " ".join(str(name).casefold().split())
+
+
+def unique_nickname(name, taken, limit):
+    """``name``, or ``name 2``, ``name 3``… (cut to fit ``limit``) — the first whose key is not ``taken``."""
+    if nickname_key(name) not in taken:
+        return name
+    k = 2
+    while True:
+        suffix = f" {k}"
+        cand = name[: max(1, int(limit) - len(suffix))].rstrip() + suffix
+        if nickname_key(cand) not in taken:
+            return cand
+        k += 1
+
+
+def check_choice(choice):
+    """An answer as stored: ``(case 0-3, an edge deleted, a node deleted)``."""
+    try:
+        case, edge, node = choice
+        case = int(case)
+    except (TypeError, ValueError):
+        raise BadInput("an answer is (case, an edge deleted, a node deleted)") from None
+    if case not in (0, 1, 2, 3) or not isinstance(edge, (bool, int)) or not isinstance(node, (bool, int)):
+        raise BadInput("an answer is (case 0-3, an edge deleted yes/no, a node deleted yes/no)")
+    return (case, bool(edge), bool(node))
+
+
+def state_json(state, limits):
+    """A lesson state (a flat dict of short strings) as stored; BadInput if it is not one."""
+    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+        raise BadInput("a lesson state is a dict of query parameters")
+    text = json.dumps({k: str(v) for k, v in state.items()}, sort_keys=True, separators=(",", ":"))
+    if len(text) > limits.state_chars:
+        raise BadInput(f"a lesson state is at most {limits.state_chars:,} characters")
+    return text
+
+
+# ---------------------------------------------------------------- the interface
+class ClassroomStore(ABC):
+    """What the classroom pages need from a store; :mod:`.sqlite` and :mod:`.redis` implement it.
+
+    Every method may raise :class:`StoreUnavailable`; the others are raised where their docstring says.
+    ``now`` (seconds since the epoch) is for tests; it defaults to the clock.
+    """
+
+    limits: Limits
+
+    # rooms
+    @abstractmethod
+    def create_room(self, now=None) -> tuple[str, str]:
+        """A new room: ``(code, teacher token)``. LimitReached when the store holds ``limits.rooms`` rooms."""
+
+    @abstractmethod
+    def room(self, code, now=None) -> Room:
+        """The room (RoomNotFound if there is none, or it expired or was closed)."""
+
+    @abstractmethod
+    def is_teacher(self, code, token, now=None) -> bool:
+        """True if ``token`` is this room's teacher token (RoomNotFound as :meth:`room`)."""
+
+    @abstractmethod
+    def close(self, code, token, now=None) -> None:
+        """Close the room for good (its students see so); NotTeacher without the token."""
+
+    @abstractmethod
+    def purge(self, now=None) -> int:
+        """Delete every expired or closed room with all it holds; returns how many rooms went."""
+
+    # the teacher's view
+    @abstractmethod
+    def publish(self, code, token, state, now=None) -> int:
+        """Set the room's lesson state; returns the new version. NotTeacher without the token."""
+
+    @abstractmethod
+    def poll(self, code, now=None) -> Poll:
+        """Version, state, the latest question and whether the room closed (a closed room still answers,
+        so its students can be told; RoomNotFound once it is purged or expired)."""
+
+    # students
+    @abstractmethod
+    def join(self, code, nickname, now=None) -> Student:
+        """A new student with a unique nickname (suffixed when taken). LimitReached at ``students_per_room``."""
+
+    @abstractmethod
+    def student(self, code, sid) -> Student | None:
+        """The student with this id, or None."""
+
+    @abstractmethod
+    def touch(self, code, sid, now=None) -> None:
+        """Note that the student's page is open (for the count of students present)."""
+
+    @abstractmethod
+    def students(self, code) -> list[Student]:
+        """Every student who joined, in the order they joined."""
+
+    # questions and answers
+    @abstractmethod
+    def ask(self, code, token, step, state, kind="predict", now=None) -> Question:
+        """Open a question about step ``step``; the previous one, if still open, stays unrevealed and
+        closed to answers. LimitReached at ``questions_per_room``."""
+
+    @abstractmethod
+    def answer(self, code, sid, qid, choice, now=None) -> Answer:
+        """Count a student's answer. AnswerRefused when it was given already, the question is revealed
+        or is not the latest; RoomNotFound / BadInput for an unknown room, student or choice."""
+
+    @abstractmethod
+    def reveal(self, code, token, qid, truth, now=None) -> Question:
+        """Lock the question's answers and store the truth ``(case, edge deleted, node deleted)``."""
+
+    @abstractmethod
+    def questions(self, code) -> list[Question]:
+        """Every question of the room, in order."""
+
+    @abstractmethod
+    def answers(self, code, qid=None) -> list[Answer]:
+        """The answers to one question (``qid``) or to all, in the order they came."""
+
+    # shared helpers
+    def poll_recent(self, code, max_age=0.25):
+        """:meth:`poll`, shared by every page of this process that asks within ``max_age`` seconds.
+
+        A class of 200 students polls 200 times a second; with this, the store is read about
+        ``1 / max_age`` times a second per class and process, and a page learns of a change at most
+        ``max_age`` seconds later. Failures are not remembered (the next call asks the store again).
+
+        >>> import tempfile, os
+        >>> from cae.classroom import open_store
+        >>> store = open_store("sqlite:///" + os.path.join(tempfile.mkdtemp(), "c.sqlite3"))
+        >>> code, token = store.create_room()
+        >>> store.poll_recent(code) is store.poll_recent(code)
+        True
+        """
+        import threading
+
+        cache = self.__dict__.setdefault("_recent_polls", {})
+        locks = self.__dict__.setdefault("_recent_locks", {})
+        guard = self.__dict__.setdefault("_recent_guard", threading.Lock())
+        hit = cache.get(code)
+        if hit is not None and time.monotonic() - hit[0] < max_age:
+            return hit[1]
+        with guard:
+            lock = locks.setdefault(code, threading.Lock())
+        with lock:  # one page refreshes it; the others wait for that answer instead of asking too
+            hit = cache.get(code)
+            if hit is not None and time.monotonic() - hit[0] < max_age:
+                return hit[1]
+            p = self.poll(code)
+            cache[code] = (time.monotonic(), p)
+            return p
+
+    def present(self, code, now=None, window=PRESENT_SECONDS):
+        """The students whose page asked for news in the last ``window`` seconds."""
+        now = time.time() if now is None else now
+        return [s for s in self.students(code) if s.seen >= now - window]

@@ -1,0 +1,6 @@
+"""Real servers for the classroom tests: the benchmark's own (a `redis-server` on a free port in a temporary
+folder; a `streamlit run app.py`)."""
+
+from cae.classroom.loadtest import AppServer, RedisServer, free_port, redis_binary
+
+__all__ = ["AppServer", "RedisServer", "free_port", "redis_binary"]

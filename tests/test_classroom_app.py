@@ -1,0 +1,222 @@
+"""The Classroom through AppTest: one teacher and three students, each an app session of its own, sharing
+one store (SQLite in a temporary folder; Redis where the test says so)."""
+
+import json
+
+import pytest
+from classroom_servers import RedisServer, redis_binary
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+from cae.app.explanations import QUIZ_CHOICES, quiz_truth
+from cae.classroom import open_store
+
+APP = str(ROOT / "app.py")
+
+
+def _session(page="pages/classroom.py", **query):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page(page)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _seen(at):
+    return int(_metric(at, "Samples seen").split("/")[0].replace(",", ""))
+
+
+def _join(code, nickname):
+    s = _session(room=code)
+    s.text_input(key="w_room_nick").input(nickname)
+    next(b for b in s.button if b.label == "Join").click().run()
+    assert not s.exception
+    return s
+
+
+def _chart_counts(at):
+    """The bars of the teacher's answers chart: the counts of each part (case; edge; node)."""
+    spec = json.loads(next(c for c in at.get("plotly_chart") if "answer" in c.proto.spec).proto.spec)
+    bars = [d for d in spec["data"] if d["type"] == "bar"]
+    return [b["x"] for b in bars]
+
+
+@pytest.fixture
+def classroom(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")  # each page reads the store: no 0.25 s to wait for
+    teacher = _session()
+    teacher.button(key="b_room_start").click().run()
+    assert not teacher.exception
+    code = teacher.session_state.room_code
+    return teacher, code
+
+
+def test_classroom_teacher_and_three_students(classroom):
+    teacher, code = classroom
+    assert any(m.value == f"# Class `{code}`" for m in teacher.markdown)
+    assert any(f"room={code}" in c.value for c in teacher.code)  # the join link
+    assert all(teacher.session_state.room_token not in c.value for c in teacher.code[:1])
+    students = [_join(code, n) for n in ("Ann", "Bo", "ann")]
+    assert [s.session_state.room_nick for s in students] == ["Ann", "Bo", "ann 2"]
+    teacher.run()
+    assert _metric(teacher, "Students present") == "3"
+
+    # the teacher steps on the Playground: the step reaches every student
+    teacher.switch_page("pages/playground.py").run()
+    assert not teacher.exception
+    assert any(f"Live class {code}" in m.value for m in teacher.markdown)
+    teacher.number_input(key="w_stepn").set_value(300).run()
+    teacher.button(key="b_stepn").click().run()
+    for s in students:
+        s.run()
+        assert _seen(s) == 300 and not s.exception
+    pg = teacher.session_state.pg
+    assert _metric(students[0], "#nodes") == str(len(pg.model.nodes_))
+
+    # the question: asked at step 301; three different answers
+    teacher.switch_page("pages/classroom.py").run()
+    teacher.button(key="b_room_ask").click().run()
+    assert not teacher.exception and "Question 1" in teacher.subheader[0].value
+    truth = quiz_truth(pg.model.snapshot().learn_one(pg.stream.X[300]))
+    answers = [truth[0], (truth[0] + 1) % 4, truth[0]]
+    for s, case in zip(students, answers):
+        s.run()
+        assert any("Question 1" in m.value for m in s.markdown)
+        s.radio(key="w_room_case_1").set_value(case)
+        s.checkbox(key="w_room_edge_1").check() if s is students[2] and not truth[1] else None
+        next(b for b in s.button if b.label == "Send my answer").click().run()
+        assert not s.exception
+        assert any(x.value.startswith("Your answer is in") for x in s.success)
+        assert not [b for b in s.button if b.label == "Send my answer"]  # one answer: the form is gone
+    teacher.run()
+    counts = _chart_counts(teacher)
+    assert sum(counts[0]) == 3 and counts[0][truth[0]] == 2  # the live chart: three answers, two alike
+    # reveal: each student sees their result and a running score
+    teacher.button(key="b_room_reveal").click().run()
+    assert not teacher.exception and "revealed" in teacher.subheader[0].value
+    assert teacher.session_state.pg.t == 301
+    results = []
+    for s in students:
+        s.run()
+        results.append([x.value for x in (*s.success, *s.error) if x.value in ("Right!", "Not quite.")])
+        assert _seen(s) == 301
+    assert results == [["Right!"], ["Not quite."], ["Not quite."]]
+    assert [_metric(s, "Your score") for s in students] == ["1 / 1", "0 / 1", "0 / 1"]
+    assert any("What CAE did" in m.value and QUIZ_CHOICES[truth[0]] in m.value for m in students[0].markdown)
+    # the scores and the CSV are there for the teacher
+    assert any(d.label.startswith("Download the class") for d in teacher.get("download_button"))
+
+
+def test_classroom_a_student_cannot_take_control(classroom):
+    teacher, code = classroom
+    s = _join(code, "Eve")
+    # editing the URL: a guessed teacher token gives a message, not control
+    s2 = _session(room=code, teacher="guessed-token-guessed-token-guessed-token")
+    assert any("does not open any class" in e.value for e in s2.error)
+    assert s2.session_state.room_role is None if "room_role" in s2.session_state else True
+    assert not [b for b in s2.button if b.key in ("b_room_ask", "b_room_reveal", "b_room_step")]
+    # a student's own page has no teacher controls
+    assert not [b for b in s.button if b.key in ("b_room_ask", "b_room_reveal", "b_room_step")]
+    # a wrong code
+    s3 = _session(room="nonsense!")
+    assert any("not a class code" in w.value for w in s3.warning)
+    # the teacher link itself works, and leaves the address bar without the token
+    token = teacher.session_state.room_token
+    t2 = _session(room=code, teacher=token)
+    assert t2.session_state.room_role == "teacher" and "teacher" not in t2.query_params
+
+
+def test_classroom_explore_freely_and_follow_again(classroom):
+    teacher, code = classroom
+    teacher.button(key="b_room_step").click().run()
+    teacher.button(key="b_room_step").click().run()
+    s = _join(code, "Ann")
+    assert _seen(s) == 2
+    s.button(key="b_room_explore").click().run()
+    assert not s.exception and s.title[0].value == "Playground"
+    assert _seen(s) == 2  # the teacher's state, now the student's own run
+    s.switch_page("pages/playground.py")  # AppTest stays on the page it was given; a browser follows the switch
+    s.button(key="b_step1").click().run()
+    assert _seen(s) == 3 and teacher.session_state.pg.t == 2  # exploring moves nobody else
+    assert any("exploring on your own" in m.value for m in s.markdown)
+    s.button(key="b_room_follow").click().run()
+    assert not s.exception
+    assert any(m.value.startswith(f"## Class {code}") for m in s.markdown) and _seen(s) == 2
+
+
+def test_classroom_resumes_a_student_from_their_link(classroom):
+    teacher, code = classroom
+    s = _join(code, "Ann")
+    sid = s.session_state.room_sid
+    again = _session(room=code, me=sid)  # a reload: a new session, the same student
+    assert again.session_state.room_nick == "Ann" and again.session_state.room_sid == sid
+    stranger = _session(room=code, me="not-a-student-id")
+    assert any("not known" in w.value for w in stranger.warning)
+
+
+def test_classroom_store_down_the_playground_keeps_working(tmp_path, monkeypatch):
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
+    server = RedisServer(tmp_path / "redis")
+    monkeypatch.setenv("CAE_CLASSROOM_URL", server.url)
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
+    try:
+        teacher = _session()
+        teacher.button(key="b_room_start").click().run()
+        code = teacher.session_state.room_code
+        student = _join(code, "Ann")
+        teacher.switch_page("pages/playground.py").run()
+        assert any(f"Live class {code}" in m.value for m in teacher.markdown)
+    finally:
+        server.stop()
+    # Redis is gone: the teacher's Playground still steps, and says in words that the class cannot be reached
+    teacher.button(key="b_step1").click().run()
+    assert not teacher.exception and _seen(teacher) == 1
+    assert any("cannot be reached" in w.value for w in teacher.warning)
+    student.run()
+    assert not student.exception
+    assert any("cannot be reached" in e.value for e in student.error)
+    # and nothing else breaks: a new class cannot start, in words
+    fresh = _session()
+    fresh.button(key="b_room_start").click().run()
+    assert not fresh.exception and any("cannot be reached" in e.value for e in fresh.error)
+
+
+def test_classroom_csv_and_lesson_links_from_a_real_store(classroom):
+    from cae.classroom import room as roomlib
+
+    teacher, code = classroom
+    s = _join(code, "=cmd")
+    teacher.button(key="b_room_ask").click().run()
+    s.run()
+    s.radio(key="w_room_case_1").set_value(0)
+    next(b for b in s.button if b.label == "Send my answer").click().run()
+    teacher.button(key="b_room_reveal").click().run()
+    store = open_store()
+    csv = roomlib.answers_csv(store.questions(code), store.answers(code), store.students(code), "http://h:1").decode()
+    lines = csv.splitlines()
+    assert lines[0] == "question,step,kind,student,answer,answered_at,seconds,correct_answer,right,lesson_link"
+    assert len(lines) == 4 and all(line.startswith("1,1,") for line in lines[1:])
+    assert "'=cmd" in lines[1] and "Initial phase,yes" in lines[1] and "http://h:1/playground?" in lines[1]
+
+
+def test_classroom_ended_by_the_teacher_and_expired(classroom, tmp_path):
+    teacher, code = classroom
+    s = _join(code, "Ann")
+    teacher.checkbox(key="w_room_sure").check().run()
+    teacher.button(key="b_room_close").click().run()
+    assert not teacher.exception and "room_role" not in teacher.session_state
+    s.run()
+    assert not s.exception and any("ended this class" in i.value for i in s.info)
+    # once purged (or expired), a page that still holds the class says so, in words
+    open_store().purge(now=__import__("time").time() + 10**6)
+    s.run()
+    assert not s.exception and any("has ended or expired" in i.value for i in s.info)
