@@ -47,8 +47,9 @@ def hint(cfg, score_noise):
 
 
 def _open_seed(seed):
-    st.session_state.pg_cfg["seed"] = int(seed)
-    st.session_state.pop("w_seed", None)
+    from pages._playground_session import set_config
+
+    set_config(seed=int(seed))  # the Seed box shows it too (popping its key left the old number in the box)
 
 
 def section(cfg, score_noise):

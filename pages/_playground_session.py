@@ -17,7 +17,7 @@ from cae.app.lesson_links import (
     parse_playground,
     playground_query,
 )
-from cae.app.streams import SOURCES, make_stream
+from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 PRESET_PAPER = dict(DEFAULT_CFG)
@@ -46,40 +46,87 @@ def stream_detail(key):
     return _split_name(key)[1]
 
 
+# the configuration's widgets, by configuration name. The widgets take their values from the session
+# state only (no value= argument): whatever changes the configuration from outside (a lesson link, New seed,
+# the paper's setting) sets these keys before the widgets are drawn, so the box, the caption and the link agree.
+CFG_WIDGETS = {
+    "source": "w_source",
+    "n_per_class": "w_n",
+    "noise": "w_noise",
+    "seed": "w_seed",
+    "algo": "w_algo",
+    "lam": "w_lam",
+    "amax": "w_amax",
+}
+CFG_KEYS = tuple(CFG_WIDGETS.values())
+
+
+def _cfg():
+    return st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
+
+
+def set_config(**changes):
+    """Change the configuration and its widgets together (before the widgets are drawn: a callback, or a
+    lesson link read at the top of the page)."""
+    cfg = _cfg()
+    cfg.update(changes)
+    for name in changes:
+        st.session_state[CFG_WIDGETS[name]] = cfg[name]
+
+
+def new_seed():
+    """*New seed*'s callback: the next seed, in the box, the caption and the link alike."""
+    set_config(seed=min(int(_cfg()["seed"]) + 1, 10**6))
+
+
+def use_paper_setting():
+    """The Playground's *Paper's setting* button: CAEA's λ and a_max as the paper set them for its 2-D data
+    in this stream's environment (the values Compare starts with)."""
+    p = paper_setting("CAEA", _cfg()["source"])
+    set_config(lam=int(p["deletion_interval"]), amax=int(p["max_edge_age"]))
+
+
 def sidebar_config():
     """The data and algorithm widgets (sidebar); returns the configuration."""
-    cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
+    cfg = _cfg()
+    for name, key in CFG_WIDGETS.items():  # a widget not drawn in the last run has lost its state
+        if key not in st.session_state:
+            st.session_state[key] = cfg[name]
     sb = st.sidebar
     sb.header("Data")
-    cfg["source"] = sb.selectbox(
-        "Stream", list(SOURCES), format_func=stream_title, index=list(SOURCES).index(cfg["source"]), key="w_source"
-    )
+    cfg["source"] = sb.selectbox("Stream", list(SOURCES), format_func=stream_title, key="w_source")
     if stream_detail(cfg["source"]):  # the rest of a long name, whole, under the box
         sb.caption(stream_detail(cfg["source"]))
     cfg["n_per_class"] = sb.select_slider(
         "Points per distribution",
         [250, 500, 1500, 5000, 15000],
-        value=cfg["n_per_class"],
         key="w_n",
         help="The paper uses 15,000 (99,000 samples with noise).",
     )
-    cfg["noise"] = sb.slider(
-        "Uniform noise (share of each distribution)", 0.0, 0.5, float(cfg["noise"]), 0.05, key="w_noise"
-    )
-    cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, int(cfg["seed"]), key="w_seed"))
+    cfg["noise"] = sb.slider("Uniform noise (share of each distribution)", 0.0, 0.5, step=0.05, key="w_noise")
+    cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, key="w_seed"))
     sb.header("Algorithm")
     cfg["algo"] = sb.radio(
         "Algorithm",
         ["CAE", "CAEA"],
-        index=["CAE", "CAEA"].index(cfg["algo"]),
         key="w_algo",
-        help="CAE estimates λ and a_max itself; CAEA uses the values below.",
+        help="CAE estimates λ and a_max itself; CAEA uses the values below. Switching keeps the step and the "
+        "samples placed or drawn by hand: the other algorithm learns the same samples up to this step.",
     )
     if cfg["algo"] == "CAEA":
         lo, hi, step = (int(v) for v in CAEA_SLIDERS["deletion_interval"])
-        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, int(cfg["lam"]), step, key="w_lam")
+        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, step=step, key="w_lam")
         lo, hi, step = (int(v) for v in CAEA_SLIDERS["max_edge_age"])
-        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, int(cfg["amax"]), step, key="w_amax")
+        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, step=step, key="w_amax")
+        p = paper_setting("CAEA", cfg["source"])
+        sb.button(
+            "Paper's setting",
+            key="b_pg_paper",
+            on_click=use_paper_setting,
+            help=f"The paper's grid-searched values for its 2-D data in the "
+            f"{environment_of(cfg['source']).replace('non', 'non-')} environment: "
+            f"λ = {p['deletion_interval']}, a_max = {p['max_edge_age']} (Compare starts with the same).",
+        )
     return cfg
 
 
@@ -109,16 +156,60 @@ def algo_params(cfg):
     return dict(deletion_interval=None, max_edge_age=None)
 
 
+DATA_KEYS = ("source", "n_per_class", "noise", "seed")
+
+
+def _algo_text(cfg):
+    return "CAE" if cfg["algo"] == "CAE" else f"CAEA (λ = {int(cfg['lam'])}, a_max = {int(cfg['amax'])})"
+
+
 def get_playground(cfg):
-    """This session's playground, rebuilt when the data or algorithm settings change."""
+    """This session's playground, rebuilt when the data or algorithm settings change.
+
+    New data start over at t = 0. A new algorithm or parameter on the same data keeps the step and the
+    samples placed or drawn by hand: the new run learns the same samples up to that step (so switching back
+    shows the same run again); the page says so (:func:`switch_note`).
+    """
     key = cfg_key(cfg)
-    if st.session_state.get("pg_key") != key or "pg" not in st.session_state:
+    old = st.session_state.get("pg")
+    if st.session_state.get("pg_key") != key or old is None:
         from cae.app.stepper import Stepper
 
-        st.session_state.pg = Stepper(make_stream(cfg), **algo_params(cfg))
+        old_cfg = st.session_state.get("pg_cfg_built")
+        same_data = (
+            old is not None
+            and old_cfg is not None
+            and "pg_key" in st.session_state  # not a fresh start (the home page's preset drops the key)
+            and all(old_cfg[k] == cfg[k] for k in DATA_KEYS)
+        )
+        stream = old.original_stream if same_data else make_stream(cfg)
+        pg = Stepper(stream, **algo_params(cfg))
+        if same_data and (old.t or old.placed or old.drawn) and "lesson_pending" not in st.session_state:
+            pg.with_placed(old.placed, old.drawn)
+            if old.t:
+                with st.spinner(f"{_algo_text(cfg)} learns the first {old.t:,} samples, to stay at this step…"):
+                    pg.step(old.t)
+            same_algo = old_cfg["algo"] == cfg["algo"]
+            st.session_state.pg_switch_note = (
+                f"{'Changed' if same_algo else 'Switched'} from {_algo_text(old_cfg)} to {_algo_text(cfg)} at "
+                f"t = {old.t:,}: the new setting has "
+                f"learned the same {old.t:,} samples from the start"
+                + (" (with those placed or drawn by hand)" if old.placed or old.drawn else "")
+                + ", so the view stays at this step"
+                + (f"; the steps recorded after t = {old.t:,} are not kept" if old.t_max > old.t else "")
+                + (". Setting it back" if same_algo else ". Switching back")
+                + " shows the earlier run again; *Reset* starts over at t = 0."
+            )
+        st.session_state.pg = pg
         st.session_state.pg_key = key
+        st.session_state.pg_cfg_built = dict(cfg)
         st.session_state.pop("traces_fig", None)
     return st.session_state.pg
+
+
+def switch_note():
+    """What the last change of algorithm or parameters did (once), or None."""
+    return st.session_state.pop("pg_switch_note", None)
 
 
 def bounds_of(X):
@@ -145,7 +236,9 @@ def network_view(
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
     ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. ``focus``
-    zooms to s1, s2, the sample and the vigilance region; ``all_regions`` draws every node's region.
+    zooms to s1, s2, the sample and the vigilance region; ``all_regions`` draws every node's region. The
+    samples placed by hand so far are marked, and the regions of a drawing that gives the next samples
+    outlined.
     """
     model = pg.model if model is None else model
     t = pg.t if t is None else t
@@ -155,6 +248,8 @@ def network_view(
         current = X[t - 1]
     from cae.app import figures
 
+    drawing = pg.drawing_at(t) if hasattr(pg, "drawing_at") and X.shape[1] == 2 else None
+    placed = [x for pos, x in getattr(pg, "placed", []) if pos < t]
     return figures.network_figure(
         model,
         X[idx],
@@ -170,6 +265,8 @@ def network_view(
         current_name=current_name,
         focus=focus,
         show_all_regions=all_regions,
+        drawn_regions=drawing.regions if drawing is not None else None,
+        placed=np.array(placed).reshape(-1, X.shape[1]) if placed else None,
     )
 
 
@@ -185,7 +282,6 @@ VIEW_KEYS = {
     "quiz": "w_quiz",
     "teach": "w_teach",
 }
-CFG_KEYS = ("w_source", "w_n", "w_noise", "w_seed", "w_algo", "w_lam", "w_amax")
 
 
 def _query():
@@ -221,14 +317,11 @@ def lesson_in(page):
     if not link_is_new(page, q):
         return []
     state, notices = parse_playground(q, streams=list(SOURCES))
-    cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
-    cfg.update(state["cfg"])
-    for k in CFG_KEYS:  # the widgets take their values from cfg again
-        st.session_state.pop(k, None)
+    set_config(**state["cfg"])  # the widgets show the link's values
     for name, key in VIEW_KEYS.items():
         if name in state["view"]:
             st.session_state[key] = state["view"][name]
-    st.session_state.lesson_pending = {"t": state["t"], "place": state["place"]}
+    st.session_state.lesson_pending = {"t": state["t"], "place": state["place"], "draw": state["draw"]}
     remember_link(page, q)
     st.session_state.lesson_applied = True
     return notices
@@ -240,16 +333,18 @@ def lesson_apply(pg):
     if not pending:
         return []
     notes = []
-    placed = pending["place"]
-    if placed:
+    placed, drawn = pending["place"], pending.get("draw", [])
+    if placed or drawn:
         if pg.stream.X.shape[1] != 2:
-            notes.append("ignored the placed samples: they need a 2-D stream")
+            notes.append("ignored the samples placed or drawn by hand: they need a 2-D stream")
         else:
             try:
-                pg.with_placed([(pos, np.array([x0, x1])) for pos, x0, x1 in placed])
+                pg.with_placed([(pos, np.array([x0, x1])) for pos, x0, x1 in placed], drawn)
             except ValueError as exc:
-                notes.append(f"ignored the placed samples: {exc}")
+                notes.append(f"ignored the samples placed or drawn by hand: {exc}")
                 pg.reset()
+    elif pg.placed or pg.drawn:  # the link has none: neither has its run
+        pg.reset()
     t = pending["t"]
     if t is not None:
         if t > len(pg.stream):
@@ -274,7 +369,7 @@ def view_state():
 def lesson_query(cfg, pg, t=None):
     """The Playground's state as lesson-link query parameters (step ``t``, default the run's)."""
     placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
-    return playground_query(cfg, view_state(), pg.t if t is None else t, placed)
+    return playground_query(cfg, view_state(), pg.t if t is None else t, placed, pg.drawn)
 
 
 def lesson_out(page, cfg, pg, t=None):

@@ -4,7 +4,7 @@ import streamlit as st
 
 from cae.app import figures
 from cae.app.lockstep import Lockstep, display_table
-from cae.app.streams import SOURCES, make_stream
+from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, message, slow_hint
 from pages._playground_session import network_view
@@ -22,7 +22,7 @@ src = c[0].selectbox("Stream", list(SOURCES), format_func=SOURCES.get, key="w_cm
 n = c[1].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
 noise = c[2].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
 seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))
-environment = "stationary" if src == "paper2d-st" else "nonstationary"
+environment = environment_of(src)
 
 chosen = st.multiselect(
     "Algorithms (two to four)",
@@ -42,7 +42,7 @@ def _widget_key(algo, param):
 
 
 def _use_paper_setting(algo):
-    for name, value in ALGORITHMS[algo].paper_setting("synthetic", environment).items():
+    for name, value in paper_setting(algo, src).items():
         st.session_state[_widget_key(algo, name)] = value
 
 
@@ -57,7 +57,7 @@ if with_params:
             params = {}
             for p in spec.params:
                 key = _widget_key(algo, p.name)
-                st.session_state.setdefault(key, spec.paper_setting("synthetic", environment).get(p.name, p.default))
+                st.session_state.setdefault(key, paper_setting(algo, src).get(p.name, p.default))
                 kw = (
                     dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
                     if p.kind == "int"
@@ -74,7 +74,7 @@ if with_params:
                 on_click=_use_paper_setting,
                 args=(algo,),
                 help=f"The paper's grid-searched values for its 2-D data, {environment} environment: "
-                + ", ".join(f"{k} = {v:g}" for k, v in spec.paper_setting("synthetic", environment).items()),
+                + ", ".join(f"{k} = {v:g}" for k, v in paper_setting(algo, src).items()),
             )
             runs[algo] = params
 for algo in chosen:

@@ -5,15 +5,15 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 from cae.app import figures
-from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, resonance
+from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages._classroom_session import classroom_bar, publish_step
 from pages._common import ensure_entrypoint, message, render_blocks, show_notices, slow_hint
+from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
     get_playground,
     lesson_apply,
@@ -21,7 +21,9 @@ from pages._playground_session import (
     lesson_link,
     lesson_out,
     network_view,
+    new_seed,
     sidebar_config,
+    switch_note,
     view_toggles,
 )
 
@@ -74,11 +76,15 @@ teacher = st.sidebar.toggle(
 st.title("Playground")
 classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
 show_notices(notices)
+_switched = switch_note()
+if _switched:
+    st.info(_switched, icon=":material/swap_horiz:")
 s = pg.stream
 _algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else f"CAEA (λ = {cfg['lam']:d}, a_max = {cfg['amax']:d})"
 st.caption(
     f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
     + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
+    + (f" · {sum(d.count for d in pg.drawn):,} drawn from your regions" if pg.drawn else "")
 )
 
 
@@ -130,10 +136,7 @@ if not quiz:
     if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
         pg.reset()
         st.session_state.pop("traces_fig", None)
-    if c[7].button("New seed", key="b_seed", width="stretch"):
-        st.session_state.pg_cfg["seed"] = int(cfg["seed"]) + 1
-        st.session_state.pop("w_seed", None)
-        st.rerun()
+    c[7].button("New seed", key="b_seed", width="stretch", on_click=new_seed)
     if run_end:
         bar = st.progress(0.0, text="learning the rest of the stream…" + slow_hint())
         pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}" + slow_hint()))
@@ -366,62 +369,9 @@ else:
             render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
         st.page_link("pages/explain.py", label="Explain any step in detail →")
 
-# ------------------------------------------------------------------ place a sample
+# ------------------------------------------------------------------ place a sample, draw a distribution
 if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
-    with st.expander("Place a sample: what if a point arrives here?", expanded=False):
-        lo, hi = s.X.min(axis=0), s.X.max(axis=0)
-        st.caption(
-            "Choose a position (type it or click a square of the grid). Before you feed it, the nodes it "
-            "would resonate with — CIM within V — are ringed in green. Feeding it makes it the next sample: "
-            "the history forks there."
-        )
-        for gi, fy in enumerate((0.9, 0.7, 0.5, 0.3, 0.1)):
-            row = st.columns(6)
-            row[0].caption(f"x1 = {lo[1] + fy * (hi[1] - lo[1]):.2f}")
-            for gj, fx in enumerate((0.1, 0.3, 0.5, 0.7, 0.9)):
-                px, py = lo[0] + fx * (hi[0] - lo[0]), lo[1] + fy * (hi[1] - lo[1])
-
-                def _set(px=px, py=py):
-                    st.session_state.w_place_x0 = round(float(px), 4)
-                    st.session_state.w_place_x1 = round(float(py), 4)
-
-                row[gj + 1].button(f"{px:.2f}, {py:.2f}", key=f"b_grid_{gi}_{gj}", on_click=_set, width="stretch")
-        span = np.maximum(hi - lo, 1e-9)
-        p = st.columns([1, 1, 1.4])
-        st.session_state.setdefault("w_place_x0", round(float((lo[0] + hi[0]) / 2), 4))
-        st.session_state.setdefault("w_place_x1", round(float((lo[1] + hi[1]) / 2), 4))
-        x0 = p[0].number_input(
-            "x0", float(lo[0] - span[0]), float(hi[0] + span[0]), step=0.01, format="%.4f", key="w_place_x0"
-        )
-        x1 = p[1].number_input(
-            "x1", float(lo[1] - span[1]), float(hi[1] + span[1]), step=0.01, format="%.4f", key="w_place_x1"
-        )
-        xp = np.array([x0, x1])
-        rows, cims, V = resonance(pg.model, xp) if pg.t else (np.zeros(0, int), np.zeros(0), float("nan"))
-        fig = network_view(
-            pg,
-            current=xp,
-            current_name="placed sample",
-            highlight=rows,
-            height=420,
-            vigilance=False,
-            record=False,
-            all_regions=all_regions,
-        )
-        st.plotly_chart(fig, key="place_fig")
-        if math.isnan(V):
-            st.caption("No threshold V yet: a sample anywhere simply becomes a node (initial phase).")
-        elif len(rows) == 0:
-            st.caption(
-                f"It resonates with no node (the nearest has CIM {cims.min():.4f} > V = {V:.4f}): "
-                "it would become a new node (Case I)."
-            )
-        else:
-            st.caption(f"It resonates with {len(rows)} node(s) (CIM ≤ V = {V:.4f}); the nearest, s1, would learn it.")
-        if p[2].button("Feed it as the next sample", type="primary", key="b_place"):
-            pg.place(xp)
-            st.session_state.pop("traces_fig", None)
-            st.rerun()
+    place_and_draw(pg, all_regions)
 
 # ------------------------------------------------------------------ take it to class
 st.subheader("The same network, laid out as a graph")
@@ -497,5 +447,5 @@ with st.expander("Copy lesson link: this exact view, for your students", expande
         "Copy it with the button at the right of the box. Opening it (on any machine with the app) shows the "
         "same stream at the same step with the same view; the parameters are readable and editable: "
         "stream, n, noise, seed, algo, lam, amax, t, and the view toggles vig, focus, regions, bw, win, sn, "
-        "quiz, teach."
+        "quiz, teach; samples placed by hand (place) and drawn from your regions (draw) come with it."
     )

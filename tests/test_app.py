@@ -340,3 +340,96 @@ def test_experiments_page_shows_the_noise_study(tmp_path, monkeypatch):
     assert cae_ns["merged"].tolist() == ["0 of 10", "3 of 10"]
     at.radio(key="w_ex_noise_metric").set_value("n_clusters").run()
     assert not at.exception
+
+
+# ------------------------------------------------------------------ the Playground's sidebar agrees with itself
+def _caption_with(at, text):
+    return next((c.value for c in at.caption if text in c.value), None)
+
+
+def test_new_seed_the_box_the_caption_and_the_link_agree():
+    at = _playground()
+    first = at.number_input(key="w_seed").value
+    for seed in (first + 1, first + 2, first + 3):
+        at.button(key="b_seed").click().run()
+        assert not at.exception
+        assert at.number_input(key="w_seed").value == seed
+        assert f"· seed {seed} ·" in _caption_with(at, "samples · stages")
+        assert dict(at.query_params)["seed"] == str(seed) and at.session_state.pg.stream.seed == seed
+    at.number_input(key="w_seed").set_value(7).run()  # typed in the box: the same agreement
+    assert "· seed 7 ·" in _caption_with(at, "samples · stages") and dict(at.query_params)["seed"] == "7"
+    at.button(key="b_seed").click().run()
+    assert at.number_input(key="w_seed").value == 8 and dict(at.query_params)["seed"] == "8"
+
+
+def test_the_paper_setting_button_and_one_caea_default_for_both_pages():
+    from cae.registry import ALGORITHMS
+
+    paper_ns = ALGORITHMS["CAEA"].paper_setting("synthetic", "nonstationary")
+    paper_st = ALGORITHMS["CAEA"].paper_setting("synthetic", "stationary")
+    assert paper_ns != paper_st  # a_max 40 and 30: the button follows the stream
+    at = _playground()
+    at.radio(key="w_algo").set_value("CAEA").run()
+    # the Playground starts with the paper's setting, as Compare does
+    assert (at.slider(key="w_lam").value, at.slider(key="w_amax").value) == (
+        paper_ns["deletion_interval"],
+        paper_ns["max_edge_age"],
+    )
+    at.slider(key="w_lam").set_value(120).run()
+    at.slider(key="w_amax").set_value(7).run()
+    at.button(key="b_pg_paper").click().run()
+    assert not at.exception
+    assert (at.slider(key="w_lam").value, at.slider(key="w_amax").value) == (50, 40)
+    assert at.session_state.pg.model.deletion_interval == 50 and at.session_state.pg.model.max_edge_age == 40
+    assert dict(at.query_params)["lam"] == "50" and dict(at.query_params)["amax"] == "40"
+    at.selectbox(key="w_source").set_value("paper2d-st").run()
+    at.button(key="b_pg_paper").click().run()
+    assert (at.slider(key="w_lam").value, at.slider(key="w_amax").value) == (
+        paper_st["deletion_interval"],
+        paper_st["max_edge_age"],
+    )
+    cmp = _app()
+    cmp.switch_page("pages/compare.py").run()
+    assert not cmp.exception
+    assert cmp.number_input(key="w_cmp_CAEA_deletion_interval").value == paper_ns["deletion_interval"]
+    assert cmp.number_input(key="w_cmp_CAEA_max_edge_age").value == paper_ns["max_edge_age"]
+
+
+def test_switching_cae_and_caea_keeps_the_step_and_says_so():
+    from cae.app.regions import Region
+
+    at = _playground()
+    at.number_input(key="w_stepn").set_value(300).run()
+    at.button(key="b_stepn").click().run()
+    pg = at.session_state.pg
+    pg.place([0.5, 0.5])  # a sample placed by hand at t = 300
+    pg.draw([Region.box((0.8, 0.9), (0.1, 0.2))], 50)  # and a drawing from t = 301
+    at.run()
+    names = _names(_figure(at, "main_fig"))  # the main view marks them above the nodes
+    drawing = "your drawing: the next samples come from here"
+    assert names.index("placed by hand") > names.index("nodes") and names.index(drawing) > names.index("nodes")
+    cae_nodes = np.asarray(pg.model.nodes_).copy()
+    at.radio(key="w_algo").set_value("CAEA").run()
+    assert not at.exception
+    caea = at.session_state.pg
+    assert caea is not pg and caea.t == 301 and caea.model.deletion_interval == 50
+    assert [p for p, _ in caea.placed] == [300] and caea.drawn == pg.drawn  # placed and drawn by hand: kept
+    ref = CAE(deletion_interval=50, max_edge_age=40).fit(pg.stream.X[:301])
+    np.testing.assert_array_equal(caea.model.nodes_, ref.nodes_)  # CAEA learned the same 301 samples
+    note = next(i.value for i in at.info if "Switched" in i.value)
+    assert "Switched from CAE to CAEA (λ = 50, a_max = 40) at t = 301" in note and "Switching back" in note
+    q = dict(at.query_params)
+    assert q["t"] == "301" and q["place"] == "300:0.5:0.5" and q["draw"] == "301:50:b800_100_900_200"
+    at.slider(key="w_lam").set_value(60).run()
+    assert at.session_state.pg.t == 301 and at.session_state.pg.model.deletion_interval == 60
+    assert any(i.value.startswith("Changed from CAEA (λ = 50, a_max = 40) to CAEA (λ = 60") for i in at.info)
+    at.slider(key="w_lam").set_value(50).run()
+    at.run()
+    assert not any("Switched" in i.value for i in at.info)  # said once
+    at.radio(key="w_algo").set_value("CAE").run()
+    back = at.session_state.pg
+    assert back.t == 301 and back.model.deletion_interval is None
+    np.testing.assert_array_equal(back.model.nodes_, cae_nodes)  # the same run as before the switch
+    # new data start over
+    at.button(key="b_seed").click().run()
+    assert at.session_state.pg.t == 0 and not any("Switched" in i.value for i in at.info)

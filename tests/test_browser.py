@@ -535,6 +535,9 @@ def test_lesson_link_on_a_fresh_server(browser):
         _stop(proc)
 
 
+PLACE_SECTION = "Place samples and draw your own distribution"
+
+
 def test_quiz_and_place_a_sample(server, browser):
     from cae.app.explanations import QUIZ_CHOICES
     from cae.app.lesson_links import PLAYGROUND_DEFAULTS
@@ -565,20 +568,23 @@ def test_quiz_and_place_a_sample(server, browser):
     ctx, page = _page(browser)
     page.goto(server + "/playground?stream=paper2d-ns&n=500&t=800")
     _wait_idle(page)
-    page.get_by_text("Place a sample: what if a point arrives here?").click()
-    lo, hi = ref.stream.X.min(axis=0), ref.stream.X.max(axis=0)
-    square = f"{lo[0] + 0.1 * (hi[0] - lo[0]):.2f}, {lo[1] + 0.7 * (hi[1] - lo[1]):.2f}"  # on the left blob
-    page.get_by_role("button", name=square, exact=True).click()
+    page.get_by_text(PLACE_SECTION).click()
     _wait_idle(page)
-    page.get_by_text("It resonates with").wait_for()
-    _scroll_to(page, page.get_by_text("Place a sample: what if a point arrives here?"))
+    page.locator(".st-key-w_place_x0 input").fill("0.17")  # typed: the accessible way
+    page.locator(".st-key-w_place_x0 input").press("Enter")
+    _wait_idle(page)
+    page.locator(".st-key-w_place_x1 input").fill("0.7")
+    page.locator(".st-key-w_place_x1 input").press("Enter")
+    _wait_idle(page)
+    page.get_by_text("The sample to place resonates with").wait_for()
+    _scroll_to(page, page.get_by_text(PLACE_SECTION))
     page.mouse.wheel(0, 500)
     page.wait_for_timeout(500)
     _shot(page, "25_place_a_sample_preview")
     page.get_by_role("button", name="Feed it as the next sample").click()
     page.get_by_text("1 sample(s) placed by hand").wait_for()
     _wait_idle(page)
-    assert "place=800" in page.url
+    assert "place=800%3A0.17%3A0.7" in page.url or "place=800:0.17:0.7" in page.url
     page.mouse.wheel(0, -5000)
     page.wait_for_timeout(400)
     _shot(page, "26_place_a_sample_fed")
@@ -667,7 +673,7 @@ _MARKS_JS = """gd => {
     const out = {names: gd._fullData.map(t => t.name), types: gd._fullData.map(t => t.type),
                  range: [xa.range, ya.range], full: null, px: {}, xy: {}};
     for (const t of gd._fullData) {
-        if (['s1', 's2', 'current sample', 'next sample', 'placed sample'].includes(t.name)) {
+        if (['s1', 's2', 'current sample', 'next sample', 'sample to place'].includes(t.name)) {
             out.xy[t.name] = [t.x[0], t.y[0]];
             out.px[t.name] = [box.left + xa._offset + xa.l2p(t.x[0]), box.top + ya._offset + ya.l2p(t.y[0])];
         }
@@ -800,7 +806,7 @@ def test_legends_leave_the_axis_numbers_free(server, browser):
         """gd => { const t = gd._fullData.find(t => t.name === 'nodes'); const m = t.marker.size;
         const k = m.indexOf(Math.max(...m)); return [t.x[k], t.y[k]]; }"""
     )
-    page.get_by_text("Place a sample: what if a point arrives here?").click()
+    page.get_by_text(PLACE_SECTION).click()
     _wait_idle(page)
     for label, v in (("x0", x), ("x1", y)):
         box = page.get_by_label(label, exact=True)
@@ -808,7 +814,7 @@ def test_legends_leave_the_axis_numbers_free(server, browser):
         box.press("Enter")
         _wait_idle(page)
     page.get_by_text("node(s) (CIM ≤ V =").wait_for()
-    place = _plot(page, "placed sample")
+    place = _plot(page, "sample to place")
     _scroll_to(page, place)
     page.wait_for_timeout(600)
     view = place.evaluate(_MARKS_JS)
@@ -1102,3 +1108,184 @@ def test_continual_conventions_and_compare_log(browser, tmp_path):
         _stop(proc)
     text = log.read_text(errors="replace")
     assert "Traceback" not in text and "ArrowInvalid" not in text, text[-3000:]
+
+
+# ------------------------------------------------------------------ direct manipulation (1400×900)
+_TO_PIXELS_JS = """([gd, points]) => {
+    const fl = gd._fullLayout, box = gd.getBoundingClientRect(), xa = fl.xaxis, ya = fl.yaxis;
+    return points.map(([x, y]) => [box.left + xa._offset + xa.l2p(x), box.top + ya._offset + ya.l2p(y)]);
+}"""
+
+_TRACES_JS = """gd => Object.fromEntries(gd._fullData.filter(t => t.name).map(t => [t.name,
+    [Array.from(t.x || []).map(v => v === null ? NaN : v), Array.from(t.y || []).map(v => v === null ? NaN : v)]]))"""
+
+
+def _place_plot(page):
+    plot = page.locator(".st-key-place_fig .js-plotly-plot")
+    _scroll_to(page, plot)
+    page.wait_for_timeout(600)
+    return plot
+
+
+def _radio(page, label):
+    page.get_by_text(label, exact=True).click()
+    _wait_idle(page)
+
+
+def _drag(page, path):
+    page.mouse.move(*path[0])
+    page.mouse.down()
+    for p in path[1:]:
+        page.mouse.move(*p, steps=6)
+    page.mouse.up()
+    _wait_idle(page)
+
+
+def _query(page):
+    from urllib.parse import parse_qs, urlparse
+
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def test_a_click_places_a_sample_and_a_drawn_region_feeds_samples(server, browser):
+    from cae.app.regions import Region
+
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0&t=800")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    page.get_by_text(PLACE_SECTION).click()
+    _wait_idle(page)
+    # a click on the plot chooses the position under the mouse (plotly's own axes say where that is)
+    plot = _place_plot(page)
+    ((cx, cy),) = page.evaluate(_TO_PIXELS_JS, [plot.element_handle(), [[0.17, 0.7]]])
+    page.mouse.click(cx, cy)
+    _wait_idle(page)
+    x0 = float(page.locator(".st-key-w_place_x0 input").input_value())
+    x1 = float(page.locator(".st-key-w_place_x1 input").input_value())
+    per_px = 1.1 / plot.locator(".nsewdrag").bounding_box()["width"]  # data units per pixel
+    assert abs(x0 - 0.17) < 2 * per_px and abs(x1 - 0.7) < 2 * per_px
+    page.get_by_text("The sample to place resonates with").wait_for()  # the left blob: nodes ringed
+    plot = _place_plot(page)
+    traces = plot.evaluate(_TRACES_JS)
+    star = traces["sample to place"]
+    assert (star[0][0], star[1][0]) == pytest.approx((x0, x1), abs=1e-5)
+    ((sx, sy),) = page.evaluate(_TO_PIXELS_JS, [plot.element_handle(), [[x0, x1]]])
+    img = _pixels(page)
+    assert _near(img, (sx, sy), 0, 4, lambda r, g, b: max(r, g, b) < 60)  # the black star, where we clicked
+    _shot(page, "40_click_chooses_a_position")
+    # "Feed a click at once": a click places the sample there as the next one
+    page.get_by_text("Feed a click at once").click()
+    _wait_idle(page)
+    plot = _place_plot(page)
+    ((cx, cy),) = page.evaluate(_TO_PIXELS_JS, [plot.element_handle(), [[0.62, 0.9]]])
+    page.mouse.click(cx, cy)
+    _wait_seen(page, 801)
+    place = _query(page)["place"].split(":")
+    assert place[0] == "800" and abs(float(place[1]) - 0.62) < 2 * per_px and abs(float(place[2]) - 0.9) < 2 * per_px
+    page.get_by_text("1 sample(s) placed by hand").wait_for()
+    plot = _place_plot(page)
+    placed = plot.evaluate(_TRACES_JS)["placed by hand"]
+    assert (placed[0][0], placed[1][0]) == pytest.approx((float(place[1]), float(place[2])), abs=1e-5)
+    _shot(page, "41_click_placed_a_sample")
+
+    # drag a box: the next samples come from it
+    _radio(page, "Drag a box: draw a region")
+    plot = _place_plot(page)
+    (ax, ay), (bx, by) = page.evaluate(_TO_PIXELS_JS, [plot.element_handle(), [[0.45, 0.15], [0.62, 0.38]]])
+    _drag(page, [(ax, ay), ((ax + bx) / 2, (ay + by) / 2), (bx, by)])
+    page.get_by_text("1,000 drawn from your regions").wait_for()
+    first = _query(page)["draw"]
+    start, count, box_text = first.split(":")
+    box = Region.decode(box_text)
+    (bx0, bx1), (by0, by1) = box.bbox
+    assert (start, count) == ("801", "1000") and box.kind == "box"
+    assert abs(bx0 - 0.45) < 3 * per_px and abs(bx1 - 0.62) < 3 * per_px
+    assert abs(by0 - 0.15) < 3 * per_px and abs(by1 - 0.38) < 3 * per_px
+    # and a lasso: a second region of the same drawing
+    _radio(page, "Lasso: draw a region")
+    plot = _place_plot(page)
+    ring = [[0.8 + 0.09 * np.cos(a), 0.45 + 0.09 * np.sin(a)] for a in np.linspace(0, 2 * np.pi, 25)]
+    _drag(page, [tuple(p) for p in page.evaluate(_TO_PIXELS_JS, [plot.element_handle(), ring])])
+    page.get_by_text("these 2 regions").wait_for()
+    regions = [Region.decode(r) for r in _query(page)["draw"].split(":")[2:]]
+    assert regions[0] == box and regions[1].kind == "polygon"
+    assert regions[1].area == pytest.approx(np.pi * 0.09**2, rel=0.15)
+    _shot(page, "42_drawn_box_and_lasso")
+
+    # step: the samples come from the regions, and the network grows there (the main view shows it)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.get_by_role("button", name="Step N", exact=True).click()
+    _wait_seen(page, 901)
+    page.get_by_role("button", name="Step N", exact=True).click()
+    _wait_seen(page, 1001)
+    assert _metric(page, "Current stream") == "your drawing"
+    main = _plot(page)
+    traces = main.evaluate(_TRACES_JS)
+    nodes = np.column_stack(traces["nodes"])
+    assert box.contains(nodes).sum() >= 3 and regions[1].contains(nodes).sum() >= 3
+    outline = np.column_stack(traces[DRAWING])
+    assert np.isnan(outline[:, 0]).sum() == 2  # two outlines
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(600)
+    img = _pixels(page)
+    main = _plot(page)
+    ((ex, ey),) = page.evaluate(_TO_PIXELS_JS, [main.element_handle(), [[0.45, (by0 + by1) / 2]]])
+    assert _near(img, (ex, ey), 0, 5, lambda r, g, b: max(r, g, b) < 60)  # the box's left edge, in black
+    _shot(page, "43_drawn_regions_feed_samples")
+
+    # a region removed: the drawing goes on from the lasso alone; the link opens the same run elsewhere
+    page.get_by_role("button", name="Remove", exact=True).first.click()
+    _wait_idle(page)
+    link = page.url
+    assert _query(page)["draw"].count(",") == 1
+    nodes_here = _metric(page, "#nodes")
+    ctx.close()
+    ctx, page = _page_1400(browser)
+    page.goto(link)
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_seen(page, 1001)
+    assert _metric(page, "#nodes") == nodes_here
+    names = _plot(page).evaluate(_TRACES_JS)
+    assert DRAWING in names and "placed by hand" in names
+    _shot(page, "44_drawing_from_the_link")
+    ctx.close()
+
+
+DRAWING = "your drawing: the next samples come from here"
+
+
+def test_new_seed_the_paper_setting_and_switching_algorithms(server, browser):
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/playground")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    seed_box = page.locator("[data-testid='stSidebar'] .st-key-w_seed input")
+    first = int(seed_box.input_value())
+    for seed in (first + 1, first + 2):
+        page.get_by_role("button", name="New seed").click()
+        page.get_by_text(f"· seed {seed} ·", exact=False).wait_for()
+        _wait_idle(page)
+        assert seed_box.input_value() == str(seed) and _query(page)["seed"] == str(seed)
+    # CAEA: the paper's setting button, and a switch that keeps the step
+    page.get_by_role("button", name="Step N", exact=True).click()
+    _wait_seen(page, 100)
+    page.locator("[data-testid='stSidebar']").get_by_text("CAEA", exact=True).click()
+    page.get_by_text("Switched from CAE to CAEA").wait_for()
+    _wait_idle(page)
+    assert _seen(page) == 100 and _query(page)["lam"] == "50" and _query(page)["amax"] == "40"
+    _shot(page, "45_switched_to_caea_at_the_same_step")
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_role("button", name="Paper's setting").scroll_into_view_if_needed()
+    slider = sidebar.locator(".st-key-w_lam").get_by_role("slider")
+    slider.focus()
+    slider.press("End")
+    _wait_idle(page)
+    assert _query(page)["lam"] == "400" and _seen(page) == 100
+    sidebar.get_by_role("button", name="Paper's setting").click()
+    _wait_idle(page)
+    shown = sidebar.locator(".st-key-w_lam [data-testid='stSliderThumbValue']").inner_text()
+    assert _query(page)["lam"] == "50" and shown == "50" and _seen(page) == 100
+    assert seed_box.input_value() == str(first + 2) and _query(page)["seed"] == str(first + 2)
+    _shot(page, "46_paper_setting_in_the_sidebar")
+    ctx.close()

@@ -201,7 +201,8 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
 
 
 # ------------------------------------------------------------------ the geometry a lesson depends on
-MARK_NAMES = ("s1", "s2", "current sample", "would resonate (CIM ≤ V)", "removed this frame")
+MARK_NAMES = ("s1", "s2", "current sample", "would resonate (CIM ≤ V)", "removed this frame", "placed by hand")
+DRAWING = "your drawing: the next samples come from here"
 
 
 def _lab(colour):
@@ -221,11 +222,15 @@ def _full_view(pg, **kw):
 
     X = pg.stream.X
     rows, _, _ = resonance(pg.model, X[pg.t - 1])
+    from cae.app.regions import Region
+
     args = dict(
         bounds=((0, 1), (0, 1)),
         show_vigilance=True,
         deleted=np.array([[0.5, 0.5]]),
         highlight=rows[:3],
+        drawn_regions=[Region.box((0.1, 0.3), (0.6, 0.9)), Region.polygon([0.5, 0.9, 0.7], [0.1, 0.1, 0.4])],
+        placed=np.array([[0.2, 0.2], [0.8, 0.8]]),
     )
     args.update(kw)
     return viz.network_figure(pg.model, X[: pg.t], X[pg.t - 100 : pg.t], X[pg.t - 1], pg.record, **args)
@@ -237,9 +242,10 @@ def test_every_mark_is_drawn_after_the_nodes_on_their_webgl_layer(pg):
     names = [t.name for t in fig.data]
     nodes = names.index("nodes")
     assert fig.data[nodes].type == "scattergl"
-    for name in (*MARK_NAMES, "vigilance region of s1 (CIM ≤ V)"):
+    for name in (*MARK_NAMES, "vigilance region of s1 (CIM ≤ V)", DRAWING, f"{DRAWING} (halo)"):
         k = names.index(name)
         assert k > nodes and fig.data[k].type == "scattergl", name
+    assert names.index(f"{DRAWING} (halo)") < names.index(DRAWING)  # the white halo under the black outline
     for k, t in enumerate(fig.data):  # every line under the nodes: edges, regions, bandwidths
         if t.name and (t.name.startswith("edges age") or t.name in ("every node's vigilance region", "bandwidth σ")):
             assert k < nodes, t.name
@@ -254,6 +260,8 @@ def test_the_marks_use_colours_no_cluster_has(pg):
     for name in MARK_NAMES:
         t = _named(fig, name)[0]
         assert t.marker.color in viz.MARK_COLORS and t.marker.color not in used, name
+    drawing = _named(fig, DRAWING)[0]
+    assert drawing.line.color in viz.MARK_COLORS and drawing.line.color not in used
     assert _named(fig, "s1")[0].marker.symbol != _named(fig, "s2")[0].marker.symbol  # and shapes tell them apart
     assert _named(fig, "s1")[0].marker.color != _named(fig, "s2")[0].marker.color
     assert "no cluster has these colours" in fig.layout.legend.title.text  # the legend says so
@@ -366,3 +374,16 @@ def test_experiment_figures_show_their_labels_whole():
     ]
     assert right_axes and all(a["tickmode"] == "auto" for a in right_axes)  # round numbers, not synced 128.8
     assert lam_fig.layout.xaxis2.domain[0] - lam_fig.layout.xaxis.domain[1] >= 0.1  # room between plots
+
+
+def test_the_drawing_is_outlined_closed_and_placed_samples_marked(pg):
+    fig = _full_view(pg)
+    drawing = _named(fig, DRAWING)[0]
+    x, y = np.asarray(drawing.x, float), np.asarray(drawing.y, float)
+    pieces = np.split(np.column_stack([x, y]), np.flatnonzero(np.isnan(x)) + 1)[:-1]
+    box, tri = (p[~np.isnan(p[:, 0])] for p in pieces)
+    np.testing.assert_allclose(box, [[0.1, 0.6], [0.3, 0.6], [0.3, 0.9], [0.1, 0.9], [0.1, 0.6]], atol=1e-6)
+    np.testing.assert_allclose(tri[0], tri[-1])  # closed
+    placed = _named(fig, "placed by hand")[0]
+    np.testing.assert_allclose(np.column_stack([placed.x, placed.y]), [[0.2, 0.2], [0.8, 0.8]], atol=1e-6)
+    assert DRAWING not in [t.name for t in _full_view(pg, drawn_regions=None).data]

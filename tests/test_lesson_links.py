@@ -255,3 +255,115 @@ def test_place_a_sample_forks_and_travels_in_the_link():
     pg2 = again.session_state.pg
     assert not again.exception and pg2.t == 801
     np.testing.assert_array_equal(pg2.model.nodes_, pg.model.nodes_)
+
+
+# ------------------------------------------------------------------ drawings in the link
+def test_drawings_travel_in_the_link_and_come_back():
+    from cae.app.regions import Region
+
+    box = Region.box((0.1, 0.3), (0.6, 0.9))
+    tri = Region.polygon([0.5, 0.9, 0.7], [0.1, 0.1, 0.4])
+    draw = [(800, 1000, (box, tri)), (2000, 5, (tri,))]
+    q = playground_query(PLAYGROUND_DEFAULTS, {}, 2100, [(1900, 0.5, 0.5)], draw)
+    assert q["draw"] == "800:1000:b100_600_300_900:p500_100_900_100_700_400,2000:5:p500_100_900_100_700_400"
+    state, notices = parse_playground(q, STREAMS)
+    assert not notices and state["draw"] == draw and state["place"] == [(1900, 0.5, 0.5)]
+    # a link written before drawings existed has none, and says nothing about it
+    state, notices = parse_playground({"stream": "moons", "t": "5"}, STREAMS)
+    assert state["draw"] == [] and not notices and "draw" not in playground_query(PLAYGROUND_DEFAULTS, {}, 5, [])
+
+
+HOSTILE_DRAW = [
+    "x",
+    ":",
+    "1:2",
+    "-1:5:b0_0_100_100",
+    "1.5:5:b0_0_100_100",
+    "10:0:b0_0_100_100",
+    "10:20001:b0_0_100_100",
+    "10:5:",
+    "10:5:c0_0_1_1",
+    "10:5:b0_0_0_100",
+    "10:5:p0_0_1_1",
+    "10:5:" + ":".join(["b0_0_100_100"] * 7),
+    "10:5:b<script>",
+    "10:5:b0_0_100_100,12:5:b0_0_100_100",  # the second overlaps the first
+    ",".join(f"{k * 10}:5:b0_0_100_100" for k in range(25)),
+    "10:5:p" + "_".join(["1"] * 60),
+    "10:5:b0_0_1e9_1",
+    "99999999999999999999999:5:b0_0_100_100",
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE_DRAW)
+def test_hostile_drawings_are_dropped_with_a_notice(value):
+    state, notices = parse_playground({"draw": value}, STREAMS)
+    assert notices, value
+    for start, count, regions in state["draw"]:
+        assert start >= 0 and 1 <= count <= 20000 and 1 <= len(regions) <= 6
+    playground_query(PLAYGROUND_DEFAULTS, {}, 0, [], state["draw"])  # and round-trips
+    assert parse_playground({"draw": "1:1:b0_0_1_1" * 1000}, STREAMS)[1][0].startswith("ignored draw: its value")
+
+
+def test_a_drawing_travels_in_the_link_and_opens_the_same_run():
+    from cae.app.regions import Region
+
+    at = _app({"stream": "paper2d-ns", "n": "500", "t": "800"})
+    at.switch_page("pages/playground.py").run()
+    pg = at.session_state.pg
+    box, tri = Region.box((0.5, 0.7), (0.2, 0.4)), Region.polygon([0.75, 0.95, 0.85], [0.7, 0.7, 0.9])
+    pg.draw([box, tri], 300)  # as a box and a lasso drawn on the plot do
+    at.run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    assert "1. box 0.5–0.7 × 0.2–0.4" in text and "2. lasso around 0.75–0.95 × 0.7–0.9" in text
+    assert any("300 drawn from your regions" in c.value for c in at.caption)
+    assert any("(300 still to come; outlined in the main view)" in c.value for c in at.caption)
+    at.number_input(key="w_stepn").set_value(120).run()
+    at.button(key="b_stepn").click().run()
+    assert pg.t == 920 and _metric_value(at, "Current stream") == "your drawing"
+    assert (box.contains(pg.stream.X[800:920]) | tri.contains(pg.stream.X[800:920])).all()
+    link = dict(at.query_params)
+    assert link["draw"] == "800:300:b500_200_700_400:p750_700_950_700_850_900" and link["t"] == "920"
+    again = _app(link)
+    again.switch_page("pages/playground.py").run()
+    assert not again.exception and not again.warning
+    pg2 = again.session_state.pg
+    assert pg2.t == 920 and pg2.drawn == pg.drawn
+    np.testing.assert_array_equal(pg2.stream.X, pg.stream.X)
+    np.testing.assert_array_equal(pg2.model.nodes_, pg.model.nodes_)
+    # each region can be removed: the drawing goes on from the other, for the samples still to come
+    again.button(key="b_region_rm_0").click().run()
+    assert pg2.drawing_at().regions == (tri,) and pg2.drawing_at().count == 180 and pg2.t == 920
+    assert (
+        dict(again.query_params)["draw"]
+        == "800:120:b500_200_700_400:p750_700_950_700_850_900,920:180:p750_700_950_700_850_900"
+    )
+    again.button(key="b_drawing_rm").click().run()
+    assert pg2.drawing_at() is None and len(pg2.stream) == 3300 + 120
+    assert any(c.value.startswith("No drawing gives the next samples") for c in again.caption)
+
+
+def test_a_link_whose_edits_do_not_fit_opens_without_them_and_says_so():
+    at = _app({"stream": "paper2d-ns", "n": "250", "t": "50", "place": "20:0.5:0.5", "draw": "10:30:b0_0_100_100"})
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception and at.session_state.pg.t == 50
+    assert "overlaps" in at.warning[0].value and not at.session_state.pg.drawn and not at.session_state.pg.placed
+
+
+def _metric_value(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_a_typed_box_is_a_region_too():
+    at = _app({"stream": "paper2d-ns", "n": "250", "t": "100"})
+    at.switch_page("pages/playground.py").run()
+    at.number_input(key="w_draw_n").set_value(40).run()
+    for key, v in (("w_box_x0", 0.6), ("w_box_x1", 0.8), ("w_box_y0", 0.1), ("w_box_y1", 0.3)):
+        at.number_input(key=key).set_value(v).run()
+    at.button(key="b_box_add").click().run()
+    pg = at.session_state.pg
+    assert not at.exception and dict(at.query_params)["draw"] == "100:40:b600_100_800_300"
+    at.number_input(key="w_box_x1").set_value(0.6).run()  # no area: said, nothing added
+    at.button(key="b_box_add").click().run()
+    assert "has no area" in at.warning[0].value and len(pg.drawing_at().regions) == 1

@@ -2,8 +2,10 @@
 
 The pages (``pages/*.py``) read widgets, call these modules and draw what they return:
 
-- :mod:`.streams` — the streams the pages offer, by key;
-- :mod:`.stepper` — a run you can step, play, rewind, fork and place samples into (the Playground);
+- :mod:`.streams` — the streams the pages offer, by key, and the parameters an algorithm starts with on them;
+- :mod:`.stepper` — a run you can step, play, rewind, fork, place samples into and feed from drawn regions
+  (the Playground);
+- :mod:`.regions` — regions drawn on the plot (boxes, lassos) and samples drawn uniformly from them;
 - :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);
 - :mod:`.figures` — Plotly figures and the static SVG picture;
 - :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;

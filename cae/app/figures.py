@@ -273,7 +273,9 @@ MARK_S2 = "#ff00ff"
 MARK_SAMPLE = "#000000"
 MARK_RESONATE = "#ff00ff"
 MARK_REMOVED = "#000000"
-MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED)
+MARK_PLACED = "#ff00ff"  # samples placed by hand
+MARK_DRAWN = "#000000"  # the outline of regions drawn by hand
+MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED, MARK_PLACED, MARK_DRAWN)
 #: the legend's title, saying so
 MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
 
@@ -391,6 +393,8 @@ def network_figure(
     current_name="current sample",
     focus=False,
     show_all_regions=False,
+    drawn_regions=None,
+    placed=None,
 ):
     """The main view: data, nodes, edges by age, winners, the current sample.
 
@@ -418,6 +422,10 @@ def network_figure(
         the full view while there is no s1.
     show_all_regions : bool
         Draw every node's vigilance region (:func:`region_outlines`), in its cluster's colour.
+    drawn_regions : sequence of cae.app.regions.Region or None
+        Regions drawn by hand that the next samples come from: outlined (a black dashed line on a white halo).
+    placed : ndarray (m, d) or None
+        Samples placed by hand so far: magenta crosses.
 
     Examples
     --------
@@ -653,6 +661,29 @@ def network_figure(
         marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20)
     if deleted is not None and len(deleted):
         marks += _mark(deleted[:, i], deleted[:, j], "removed this frame", "x-thin", MARK_REMOVED, 14, halo=False)
+    if drawn_regions:
+        xs, ys = [], []
+        for region in drawn_regions:
+            ox, oy = region.outline()
+            xs += [*ox, np.nan]
+            ys += [*oy, np.nan]
+        name = "your drawing: the next samples come from here"
+        for colour, width, dash, legend in (("white", 5, "solid", False), (MARK_DRAWN, 2.5, "dash", True)):
+            marks.append(
+                dict(
+                    type="scattergl",
+                    x=_f32(xs),
+                    y=_f32(ys),
+                    mode="lines",
+                    name=name if legend else f"{name} (halo)",
+                    legendgroup="drawing",
+                    showlegend=legend,
+                    line=dict(color=colour, width=width, dash=dash),
+                    hoverinfo="skip",
+                )
+            )
+    if placed is not None and len(placed):
+        marks += _mark(placed[:, i], placed[:, j], "placed by hand", "cross", MARK_PLACED, 12, width=1)
     if current is not None:
         focus_points.append([float(current[i]), float(current[j])])
         marks.append(

@@ -12,8 +12,11 @@ Playground parameters
 CAEA), ``lam`` and ``amax`` (CAEA's λ and a_max), ``t`` (the step shown), the view toggles ``vig``
 (vigilance region of s1), ``focus`` (the view zoomed to s1, s2, the sample and that region),
 ``regions`` (every node's vigilance region), ``bw`` (bandwidths), ``win`` (recent window), ``sn`` (score
-the noise), ``quiz`` and ``teach`` (teacher view), and ``place`` (samples placed by hand: ``t:x0:x1`` items
-separated by ``,`` — the sample was fed as step t + 1).
+the noise), ``quiz`` and ``teach`` (teacher view), ``place`` (samples placed by hand: ``t:x0:x1`` items
+separated by ``,`` — the sample was fed as step t + 1) and ``draw`` (drawings: ``start:count:region:…``
+items separated by ``,`` — stream positions start … start + count − 1 are drawn uniformly from the
+regions, each written as :meth:`cae.app.regions.Region.encode` writes it, e.g. ``b100_600_300_900`` for the
+box 0.1–0.3 × 0.6–0.9 or ``p…`` for a lasso's corners, in thousandths).
 
 The quiz starts focused: ``quiz=1`` without ``focus`` means ``focus=1`` too (and a query written for a
 quiz names ``focus`` only when it is off). Links written before ``focus`` and ``regions`` existed open as
@@ -37,6 +40,8 @@ from __future__ import annotations
 import math
 
 from ..registry import ALGORITHMS
+from .regions import MAX_DRAWN, MAX_REGIONS, Region
+from .streams import paper_setting
 
 __all__ = [
     "parse_playground",
@@ -51,14 +56,26 @@ __all__ = [
 ]
 
 N_CHOICES = (250, 500, 1500, 5000, 15000)
+_CAEA_DEFAULT = paper_setting("CAEA", "paper2d-ns")  # the paper's setting, as Compare starts with it
 #: the Playground's state when a link says nothing else. The seed is the typical one of seeds 0–29 for this
 #: setting (clean, 6 clusters, NMI 0.996 against a median of 0.985; ``sample_data/home_model.json``), the same
 #: run as the home picture (``cae.data.HOME_SEED``; a test checks they agree)
-PLAYGROUND_DEFAULTS = dict(source="paper2d-ns", n_per_class=1500, noise=0.10, seed=9, algo="CAE", lam=80, amax=40)
+PLAYGROUND_DEFAULTS = dict(
+    source="paper2d-ns",
+    n_per_class=1500,
+    noise=0.10,
+    seed=9,
+    algo="CAE",
+    lam=_CAEA_DEFAULT["deletion_interval"],
+    amax=_CAEA_DEFAULT["max_edge_age"],
+)
 MAX_VALUE_LENGTH = 200
 #: the Playground's CAEA sliders, (low, high, step), declared once in the registry: links clamp to them
 CAEA_SLIDERS = {name: ALGORITHMS["CAEA"].param(name).slider for name in ("deletion_interval", "max_edge_age")}
 MAX_PLACED = 50
+MAX_DRAWINGS = 20
+#: the drawings' value may be longer than the others' (a lasso has up to 24 corners)
+MAX_DRAW_LENGTH = 6000
 VIEW_DEFAULTS = {
     "vig": True,
     "focus": False,
@@ -69,7 +86,8 @@ VIEW_DEFAULTS = {
     "quiz": False,
     "teach": False,
 }
-_PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", *VIEW_DEFAULTS}
+_PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", "draw", *VIEW_DEFAULTS}
+_LONG_VALUES = {"draw": MAX_DRAW_LENGTH}
 
 
 def _first(v):
@@ -90,7 +108,7 @@ class _Reader:
             v = "" if v is None else str(v)
             if k not in known:
                 self.notices.append(f"ignored the unknown parameter {k[:30]}" + ("…" if len(k) > 30 else ""))
-            elif len(v) > MAX_VALUE_LENGTH:
+            elif len(v) > _LONG_VALUES.get(k, MAX_VALUE_LENGTH):
                 self.notices.append(f"ignored {k}: its value is {len(v):,} characters long")
             else:
                 self.q[k] = v.strip()
@@ -148,7 +166,8 @@ def parse_step(query, t_max=None):
 
 
 def parse_playground(query, streams):
-    """The Playground state in ``query``: ``({"cfg": {...}, "view": {...}, "t": int|None, "place": [...]}, notices)``.
+    """The Playground state in ``query``: ``({"cfg": {...}, "view": {...}, "t": int|None, "place": [...],
+    "draw": [(start, count, regions), ...]}, notices)``.
 
     Only the parameters present are in ``cfg``/``view``; the page keeps its own values for the rest.
     ``t`` is clamped to the stream's length by the page (which knows it).
@@ -210,15 +229,50 @@ def parse_playground(query, streams):
             place = place[:MAX_PLACED]
             r.notices.append(f"kept the first {MAX_PLACED} placed samples")
         place.sort()
-    return {"cfg": cfg, "view": view, "t": t, "place": place}, r.notices
+    draw = _parse_draw(r) if r.q.get("draw") else []
+    return {"cfg": cfg, "view": view, "t": t, "place": place, "draw": draw}, r.notices
+
+
+def _parse_draw(r):
+    """The drawings of ``draw``: well-formed items that do not overlap, sorted; a notice for each other."""
+    out = []
+    items = r.q["draw"].split(",")
+    if len(items) > MAX_DRAWINGS:
+        r.notices.append(f"kept the first {MAX_DRAWINGS} drawings")
+    for item in items[:MAX_DRAWINGS]:
+        parts = item.split(":")
+        try:
+            if len(parts) < 3 or not parts[0].isdigit() or not parts[1].isdigit():
+                raise ValueError("use start:count:region:…")
+            start, count = int(parts[0]), int(parts[1])
+            if start > 10**8:
+                raise ValueError("it starts beyond any stream")
+            if not 1 <= count <= MAX_DRAWN:
+                raise ValueError(f"1 to {MAX_DRAWN:,} samples")
+            if len(parts) - 2 > MAX_REGIONS:
+                raise ValueError(f"at most {MAX_REGIONS} regions")
+            out.append((start, count, tuple(Region.decode(p) for p in parts[2:])))
+        except ValueError as exc:
+            r.notices.append(f"ignored the drawing {item[:30]!r}: {exc}")
+    out.sort(key=lambda d: d[0])
+    kept = []
+    for d in out:
+        if kept and d[0] < kept[-1][0] + kept[-1][1]:
+            r.notices.append(f"ignored the drawing at {d[0]}: it overlaps the one before")
+        else:
+            kept.append(d)
+    return kept
 
 
 def _num(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def playground_query(cfg, view, t, place):
-    """The query parameters of a Playground state (only the view toggles that differ from the defaults)."""
+def playground_query(cfg, view, t, place, draw=()):
+    """The query parameters of a Playground state (only the view toggles that differ from the defaults).
+
+    ``draw``: ``(start, count, regions)`` of each drawing (:attr:`cae.app.stepper.Stepper.drawn`).
+    """
     q = {
         "stream": cfg["source"],
         "n": str(cfg["n_per_class"]),
@@ -237,6 +291,8 @@ def playground_query(cfg, view, t, place):
             q[k] = ("1" if v else "0") if isinstance(default, bool) else str(v)
     if place:
         q["place"] = ",".join(f"{s}:{x0:.6g}:{x1:.6g}" for s, x0, x1 in place)
+    if draw:
+        q["draw"] = ",".join(f"{s}:{c}:" + ":".join(r.encode() for r in regions) for s, c, regions in draw)
     return q
 
 

@@ -22,16 +22,76 @@ Examples
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from ..algorithms import CAE, _cae_kernel
 from ..evaluation import ari, nmi
+from .regions import MAX_DRAWN, MAX_REGIONS, Region, sample_regions
 
 #: CAE's trace columns (other algorithms have their own: ``Stepper.columns``)
 TRACE_COLUMNS = _cae_kernel.TRACE_COLUMNS
 #: the label of a sample placed by hand (:meth:`Stepper.place`); never scored
 PLACED_LABEL = -1
+#: the label of a sample drawn from regions drawn by hand (:meth:`Stepper.draw`); never scored
+DRAWN_LABEL = -2
+
+
+class Drawing(NamedTuple):
+    """Stream positions ``start`` .. ``start + count - 1`` are drawn uniformly from the union of ``regions``."""
+
+    start: int
+    count: int
+    regions: tuple[Region, ...]
+
+
+def compose_stream(stream, placed, drawn):
+    """``stream`` with samples placed by hand and drawings at their final positions.
+
+    ``placed``: ``(position, x)``; ``drawn``: :class:`Drawing`. The stream's own samples fill the other
+    positions in their order; a placed sample is labelled :data:`PLACED_LABEL`, a drawn one
+    :data:`DRAWN_LABEL` (drawn from the stream's seed and its position). Samples between two of the
+    stream's own belong to the stage of the later one. ValueError if the positions do not fit together.
+
+    Examples
+    --------
+    >>> from cae.data import make_moons2d, class_incremental_stream
+    >>> s = class_incremental_stream(make_moons2d(n=20, seed=0), seed=0)
+    >>> box = Region.box((0.4, 0.6), (0.4, 0.6))
+    >>> out = compose_stream(s, [(1, np.array([0.5, 0.5]))], [Drawing(3, 2, (box,))])
+    >>> len(out) - len(s), out.y[[1, 3, 4]].tolist(), bool(box.contains(out.X[3:5]).all())
+    (3, [-1, -2, -2], True)
+    >>> bool((out.X[[0, 2, 5]] == s.X[:3]).all())  # the stream's own samples fill the rest, in order
+    True
+    """
+    n0 = len(stream)
+    n = n0 + len(placed) + sum(int(d.count) for d in drawn)
+    taken = np.zeros(n, bool)
+
+    def take(positions, what):
+        positions = np.asarray(positions, dtype=np.int64)
+        if len(positions) and (positions.min() < 0 or positions.max() >= n):
+            raise ValueError(f"{what} lies outside the stream ({n:,} samples with the edits)")
+        if taken[positions].any() or len(np.unique(positions)) < len(positions):
+            raise ValueError(f"{what} overlaps another sample placed or drawn by hand")
+        taken[positions] = True
+
+    take([p for p, _ in placed], "a placed sample")
+    for d in drawn:
+        take(np.arange(d.start, d.start + d.count), "a drawing")
+    own = np.flatnonzero(~taken)
+    X = np.empty((n, stream.X.shape[1]), dtype=stream.X.dtype)
+    y = np.empty(n, dtype=stream.y.dtype)
+    X[own], y[own] = stream.X, stream.y
+    for p, x in placed:
+        X[p], y[p] = x, PLACED_LABEL
+    for d in drawn:
+        X[d.start : d.start + d.count] = sample_regions(d.regions, np.arange(d.start, d.start + d.count), stream.seed)
+        y[d.start : d.start + d.count] = DRAWN_LABEL
+    s0 = np.asarray(stream.stage_starts)
+    starts = np.where(s0 > 0, own[np.maximum(s0 - 1, 0)] + 1, 0)
+    return replace(stream, X=X, y=y, stage_starts=starts.astype(s0.dtype))
 
 
 class Stepper:
@@ -71,6 +131,7 @@ class Stepper:
         """Back to t = 0 with a fresh model (same stream, same seed; samples placed by hand are gone)."""
         self.stream = self.original_stream
         self.placed = []  # (step before, x) of every sample placed by hand, in order
+        self.drawn = []  # Drawing(start, count, regions) of every drawing, in order
         self.model = self._new_model()
         self.columns = tuple(self.model.trace_columns)
         self._col = {c: i for i, c in enumerate(self.columns)}
@@ -174,30 +235,84 @@ class Stepper:
         ``x`` is inserted into the stream at position t (the stream's later samples follow it,
         their stages shifted by one), labelled -1 ("placed by hand": never scored), and learned
         with :meth:`step`; the recorded future after t is forgotten. Returns the step's record.
+        A drawing in progress (:meth:`draw`) goes on after it.
         """
         x = self._check_placed(x)
         t = self.t
-        self._insert(t, x)
-        self.trace = np.vstack([self.trace[:t], np.full((len(self.stream) - t, len(self.columns)), np.nan)])
-        self.t_max = t
-        for k in [k for k in self.snapshots if k > t]:
-            del self.snapshots[k]
-        self.events = [e for e in self.events if e[0] <= t]
+        placed = [(p + 1 if p >= t else p, v) for p, v in self.placed] + [(t, x.copy())]
+        drawn = []
+        for d in self.drawn:  # a drawing that spans t is split around the placed sample
+            if d.start >= t:
+                drawn.append(d._replace(start=d.start + 1))
+            elif d.start + d.count > t:
+                drawn += [d._replace(count=t - d.start), Drawing(t + 1, d.start + d.count - t, d.regions)]
+            else:
+                drawn.append(d)
+        self._edit(placed, drawn)
         return self.step(1)
 
-    def with_placed(self, placed):
-        """Start over on the stream with samples placed by hand at the given positions (no learning).
+    def draw(self, regions, count):
+        """From step t on, the next ``count`` samples come from ``regions`` (uniformly from their union),
+        then the stream's own samples resume; no regions: they resume at once. The history forks at t.
 
-        ``placed`` is a list of ``(position, x)``, each position counted in the final stream (as
-        :attr:`placed` records them); this rebuilds the stream a lesson link describes.
+        Every drawn sample still to come (positions >= t) is replaced; samples placed by hand stay. The
+        samples are drawn by :func:`cae.app.regions.sample_regions` from the stream's seed and their
+        positions, so the same drawings at the same steps give the same samples. Nothing is learned here.
+        """
+        regions = tuple(regions)
+        count = int(count)
+        if regions and not 1 <= count <= MAX_DRAWN:
+            raise ValueError(f"a drawing gives 1 to {MAX_DRAWN:,} samples")
+        if len(regions) > MAX_REGIONS:
+            raise ValueError(f"a drawing has at most {MAX_REGIONS} regions")
+        if self.stream.X.shape[1] != 2:
+            raise ValueError("drawn regions need a 2-D stream")
+        t = self.t
+        removed = []  # drawn positions >= t
+        drawn = []
+        for d in self.drawn:
+            if d.start + d.count <= t:
+                drawn.append(d)
+                continue
+            keep = max(t - d.start, 0)
+            removed.extend(range(d.start + keep, d.start + d.count))
+            if keep:
+                drawn.append(d._replace(count=keep))
+        removed = np.array(sorted(removed), dtype=np.int64)
+        placed = [(p - int(np.searchsorted(removed, p)), v) for p, v in self.placed]
+        if regions:
+            placed = [(p + count if p >= t else p, v) for p, v in placed]
+            drawn.append(Drawing(t, count, regions))
+        self._edit(placed, drawn)
+
+    def drawing_at(self, t=None):
+        """The drawing that gives the next sample at step ``t`` (default: now; samples placed by hand in
+        between skipped), or None while the stream's own samples come."""
+        q = self.t if t is None else int(t)
+        taken = {p for p, _ in self.placed}
+        while q in taken:
+            q += 1
+        for d in self.drawn:
+            if d.start <= q < d.start + d.count:
+                return d
+        return None
+
+    def with_placed(self, placed, drawn=()):
+        """Start over on the stream with samples placed by hand and drawings (no learning).
+
+        ``placed`` is a list of ``(position, x)`` and ``drawn`` of ``(start, count, regions)``, every
+        position counted in the final stream (as :attr:`placed` and :attr:`drawn` record them); this
+        rebuilds the stream a lesson link describes. ValueError if they do not fit together.
         """
         self.reset()
-        for pos, x in sorted(placed, key=lambda p: p[0]):
-            x = self._check_placed(x)
-            if not 0 <= int(pos) <= len(self.stream):
-                raise ValueError(f"a placed sample's position {pos} lies outside the stream")
-            self._insert(int(pos), x)
-        self.trace = np.full((len(self.stream), len(self.columns)), np.nan)
+        placed = [(int(p), self._check_placed(x)) for p, x in placed]
+        drawn = [Drawing(int(s), int(c), tuple(r)) for s, c, r in drawn]
+        if drawn and self.stream.X.shape[1] != 2:
+            raise ValueError("drawn regions need a 2-D stream")
+        for d in drawn:
+            if not 1 <= len(d.regions) <= MAX_REGIONS or not 1 <= d.count <= MAX_DRAWN or d.start < 0:
+                raise ValueError(f"a drawing needs 1 to {MAX_REGIONS} regions and 1 to {MAX_DRAWN:,} samples")
+        self._edit(placed, drawn)
 
     def _check_placed(self, x):
         x = np.asarray(x, dtype=float).reshape(-1)
@@ -205,13 +320,17 @@ class Stepper:
             raise ValueError(f"a placed sample needs {self.stream.X.shape[1]} finite coordinates")
         return x
 
-    def _insert(self, t, x):
-        s = self.stream
-        starts = np.where(s.stage_starts > t, s.stage_starts + 1, s.stage_starts)
-        self.stream = replace(s, X=np.insert(s.X, t, x, axis=0), y=np.insert(s.y, t, PLACED_LABEL), stage_starts=starts)
-        self.placed = sorted(
-            [(p + 1 if p >= t else p, v) for p, v in self.placed] + [(t, x.copy())], key=lambda p: p[0]
-        )
+    def _edit(self, placed, drawn):
+        """The stream with these samples placed by hand and drawings; the recorded future after t forgotten."""
+        self.stream = compose_stream(self.original_stream, placed, drawn)
+        self.placed = sorted(placed, key=lambda p: p[0])
+        self.drawn = sorted(drawn, key=lambda d: d.start)
+        t = self.t
+        self.trace = np.vstack([self.trace[:t], np.full((len(self.stream) - t, len(self.columns)), np.nan)])
+        self.t_max = t
+        for k in [k for k in self.snapshots if k > t]:
+            del self.snapshots[k]
+        self.events = [e for e in self.events if e[0] <= t]
 
     # ---------------------------------------------------------- history
     def go_to(self, t):
@@ -302,7 +421,9 @@ class Stepper:
             "clusters": 0,
             "NMI": np.nan,
             "ARI": np.nan,
-            "stage": self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
+            "stage": "your drawing"
+            if self.t and self.stream.y[self.t - 1] == DRAWN_LABEL
+            else self.stream.stage_names[self.stream.stage_of(max(self.t - 1, 0))],
             "metric sample": len(idx),
             "noise scored": bool(score_noise),
             "thinned": len(idx) < self.t,
@@ -313,7 +434,7 @@ class Stepper:
         out["clusters"] = self.model.n_clusters_
         if not score_noise and self.stream.noise_label is not None:
             idx = idx[self.stream.y[idx] != self.stream.noise_label]
-        idx = idx[self.stream.y[idx] >= 0]  # samples placed by hand have no true label
+        idx = idx[self.stream.y[idx] >= 0]  # samples placed or drawn by hand have no true label
         out["metric sample"] = len(idx)
         y = self.stream.y[idx]
         if len(idx) >= 2 and len(self.model.nodes_):

@@ -1,4 +1,13 @@
-"""The streams the app's pages offer, by key, and the stream a Playground configuration describes."""
+"""The streams the app's pages offer, by key, the stream a Playground configuration describes, and the
+parameters an algorithm starts with on them (the paper's setting for its 2-D data: one default for every page).
+
+Examples
+--------
+>>> environment_of("paper2d-st"), environment_of("moons")
+('stationary', 'nonstationary')
+>>> paper_setting("CAEA", "paper2d-ns")
+{'deletion_interval': 50, 'max_edge_age': 40}
+"""
 
 from __future__ import annotations
 
@@ -12,8 +21,9 @@ from ..data import (
     nonstationary_stream,
     stationary_stream,
 )
+from ..registry import ALGORITHMS
 
-__all__ = ["SOURCES", "make_stream"]
+__all__ = ["SOURCES", "make_stream", "environment_of", "paper_setting"]
 
 SOURCES = {
     "paper2d-ns": "Paper 2-D · non-stationary (stream #1 → #6)",
@@ -34,3 +44,15 @@ def make_stream(cfg):
         return make_drift_stream(src[len("drift-") :], n=2 * n, noise_fraction=noise, seed=seed)
     maker = make_moons2d if src == "moons" else make_circles2d
     return class_incremental_stream(maker(n=2 * n, noise_fraction=noise, seed=seed), seed=seed)
+
+
+def environment_of(source):
+    """The paper's environment a stream stands for: ``"stationary"`` for the stationary paper stream, else
+    ``"nonstationary"`` (the paper's stream #1 → #6, and every stream that changes over time)."""
+    return "stationary" if source == "paper2d-st" else "nonstationary"
+
+
+def paper_setting(algo, source):
+    """The parameters ``algo`` starts with on a stream, on every page: the paper's grid-searched values for its
+    2-D data in the stream's environment (:func:`cae.presets.paper_parameters`); empty for CAE and SOINN+."""
+    return ALGORITHMS[algo].paper_setting("synthetic", environment_of(source))
