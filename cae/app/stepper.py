@@ -139,8 +139,7 @@ class Stepper:
     def _bulk(self, a, b):
         if b <= a:
             return
-        tr = self.model.learn_traced(self.stream.X[a:b]).to_numpy()
-        self.trace[a:b] = tr
+        self.model.learn_traced_into(self.stream.X[a:b], self.trace[a:b])  # straight into the record
         self._note_events(a, b)
         self.t = b
 
@@ -264,13 +263,27 @@ class Stepper:
             return int(earlier[-1]) if len(earlier) else None
         raise ValueError("direction must be 'next' or 'previous'")
 
-    def fork(self, deletion_interval=None, max_edge_age=None):
-        """Forget the recorded future after t and continue with these parameters from here."""
+    def _forget_future(self):
         self.t_max = self.t
         self.trace[self.t :] = np.nan
         for k in [k for k in self.snapshots if k > self.t]:
             del self.snapshots[k]
         self.events = [e for e in self.events if e[0] <= self.t]
+
+    def rewind(self, t):
+        """Back to step ``t`` and forget the recorded steps after it; returns that step's record.
+
+        What Pause does while playing: the frames computed ahead of the one shown were never
+        seen, so the run ends where the class stopped watching (the same parameters, so
+        learning on replays them identically).
+        """
+        rec = self.go_to(t)
+        self._forget_future()
+        return rec
+
+    def fork(self, deletion_interval=None, max_edge_age=None):
+        """Forget the recorded future after t and continue with these parameters from here."""
+        self._forget_future()
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
         if not isinstance(self.model, CAE):
