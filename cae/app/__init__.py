@@ -4,6 +4,8 @@ The pages (``pages/*.py``) read widgets, call these modules and draw what they r
 
 - :mod:`.streams` — the streams the pages offer, by key;
 - :mod:`.stepper` — a run you can step, play, rewind, fork and place samples into (the Playground);
+- :mod:`.player` — Play's frames computed on the server for the browser to animate (with
+  ``player_frontend/``, its plain-JavaScript half);
 - :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);
 - :mod:`.figures` — Plotly figures and the static SVG picture;
 - :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;
