@@ -2,6 +2,7 @@
 
 import math
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import streamlit as st
@@ -20,6 +21,7 @@ from pages._playground_session import (
     lesson_out,
     network_view,
     sidebar_config,
+    stream_bounds,
     view_toggles,
 )
 
@@ -262,6 +264,31 @@ def _describe(p):
     return panel(p, score_noise=score_noise)
 
 
+_EMPTY_NETWORK = SimpleNamespace(
+    nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int), win_counts_=np.zeros(0)
+)
+
+
+def _first_picture():
+    """A session's first view: the network as a picture the browser shows the moment it arrives, laid over
+    the interactive chart until that is drawn (a fresh browser first loads and starts the charting
+    library: seconds on a classroom laptop). The same marks and colours as the home page's picture."""
+    st.session_state.pg_drawn = True
+    X = pg.stream.X
+    model = pg.model if pg.t else _EMPTY_NETWORK
+    svg = figures.network_svg(
+        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
+    )
+    with st.container(key="first_picture"):
+        st.image(svg, width="stretch")
+    st.html(
+        "<style>[data-testid='stVerticalBlock']:has(> div > .st-key-first_picture) { position: relative; }"
+        " .st-key-first_picture { position: absolute; top: 0; left: 0; z-index: 2; background: white; }"
+        " [data-testid='stVerticalBlock']:has(.st-key-main_fig .main-svg) .st-key-first_picture"
+        " { display: none; }</style>"
+    )
+
+
 @st.fragment
 def live():
     if _player.stopped():  # Pause in the player: the whole page follows (Play off, history, explanation)
@@ -273,6 +300,8 @@ def live():
     t0 = time.perf_counter()
     left, right = st.columns([3, 1.1])
     with left:
+        if not st.session_state.get("pg_drawn"):
+            _first_picture()
         st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
     with right:
         p = _describe(pg)
@@ -386,24 +415,29 @@ if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
             st.rerun()
 
 # ------------------------------------------------------------------ take it to class
-st.subheader("The same network, laid out as a graph")
-lay = st.radio(
-    "Layout",
-    ["spring", "kamada_kawai"],
-    horizontal=True,
-    key="w_layout",
-    format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get,
-)
-if not pg.t:
-    st.caption("Nothing learned yet.")
-elif not st.session_state.get("w_play", False):
-    st.plotly_chart(figures.topology_figure(pg.model, layout=lay), key="topology_fig")
-    st.caption(
-        "Components (clusters) and the bridges between them are easier to see here than in data space. "
-        "Colours match the main view."
+graph = st.expander("The same network, laid out as a graph", key="x_topology", on_change="rerun")
+with graph:
+    lay = st.radio(
+        "Layout",
+        ["spring", "kamada_kawai"],
+        horizontal=True,
+        key="w_layout",
+        format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get,
     )
-else:
-    st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
+    if not pg.t:
+        st.caption("Nothing learned yet.")
+    elif playing:
+        st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
+    elif graph.open:  # laid out only when asked for (about a second for 400 nodes), once per step
+        key = (id(pg), pg.t, pg.t_max, lay)
+        if st.session_state.get("topology", (None,))[0] != key:
+            with st.spinner("laying out the graph…"):
+                st.session_state.topology = (key, figures.topology_figure(pg.model, layout=lay))
+        st.plotly_chart(st.session_state.topology[1], key="topology_fig")
+        st.caption(
+            "Components (clusters) and the bridges between them are easier to see here than in data space. "
+            "Colours match the main view."
+        )
 
 if pg.t_max >= 2 and not st.session_state.get("w_play", False):
     with st.expander("Take this run to slides: an animated HTML file, and the traces as CSV", expanded=False):
@@ -443,7 +477,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
 
         st.download_button(
             "Download the traces (CSV)",
-            traces_csv(pg.trace_so_far, pg.columns),
+            lambda: traces_csv(pg.trace_so_far, pg.columns),  # written when clicked (seconds for 99,000 steps)
             "cae_traces.csv",
             "text/csv",
             key="d_traces_csv",

@@ -293,3 +293,13 @@ def test_the_a_max_formula_is_broken_into_lines():
         formula = blocks[0] if blocks else None
     lines = formula.split("\\\\")
     assert len(lines) == 3 and lines[-1].strip().startswith("&=") and f"{rec.a_max:.4g}" in lines[-1]
+
+
+def test_the_first_view_arrives_as_a_picture_and_the_slow_parts_wait_to_be_asked_for():
+    at = _playground()
+    assert len(at.image) == 1  # the session's first view: a picture, until the chart is drawn
+    at.button(key="b_stepn").click().run()
+    assert not at.exception and len(at.image) == 0  # later runs: the interactive chart alone
+    # the graph layout is computed only when its expander is opened; the traces CSV only when clicked
+    assert "topology" not in at.session_state
+    assert [b for b in at.get("download_button") if "traces" in str(b.proto.label)]

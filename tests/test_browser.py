@@ -537,6 +537,43 @@ def test_first_load_on_a_fresh_server_with_an_empty_cache(browser, tmp_path, cap
                 pass
 
 
+def test_playground_figure_from_a_fresh_browser_context(server, browser, capsys):
+    """A lesson link at the paper's size opened in a fresh browser context (no cache): the time until the
+    first view of the network shows (a picture), and until the interactive chart is drawn. Recorded, not
+    asserted; the server is warm (another context opened a page first), as in a class."""
+    link = "/playground?stream=paper2d-ns&n=15000&noise=0.1&seed=0&algo=CAE&t=99000"
+    shown = (
+        "() => { const i = document.querySelector('.st-key-first_picture img');"
+        " const g = document.querySelector('.st-key-main_fig .main-svg');"
+        " return !!(g || (i && i.complete && i.naturalWidth > 0)); }"
+    )
+    chart = "() => !!document.querySelector('.st-key-main_fig .main-svg')"
+    ctx, page = _page(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=50")
+    page.wait_for_function(chart, timeout=120000)
+    ctx.close()
+    times = []
+    for _ in range(2):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(server + link)
+        page.wait_for_function(shown, timeout=180000, polling=50)
+        t_picture = time.perf_counter() - t0
+        page.wait_for_function(chart, timeout=180000, polling=50)
+        t_chart = time.perf_counter() - t0
+        _wait_idle(page)
+        assert _seen(page) == 99000
+        times.append((t_picture, t_chart))
+        ctx.close()
+    line = "; ".join(f"figure shown after {a:.1f} s, interactive chart after {b:.1f} s" for a, b in times)
+    (SHOTS.parent / "playground_first_figure_seconds.txt").write_text(
+        "lesson link t = 99,000, fresh browser context: " + line + "\n"
+    )
+    with capsys.disabled():
+        print("\n[first figure] lesson link t = 99,000, fresh browser context: " + line)
+
+
 # ------------------------------------------------------------------ the paper's algorithms
 def test_compare_page_with_all_six(server, browser):
     ctx, page = _page(browser)

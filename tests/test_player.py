@@ -244,3 +244,17 @@ def test_the_frontend_is_plain_files_with_no_network():
     import plotly
 
     assert (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").is_file()
+
+
+def test_run_to_in_chunks_is_the_same_run_as_one_step():
+    one = Stepper(_stream(), snapshot_every=100)
+    one.step(1700)
+    chunks = Stepper(_stream(), snapshot_every=100)
+    seen = []
+    rec = chunks.run_to(1700, progress=seen.append, chunk=333)
+    assert rec.t == 1700 and chunks.t == chunks.t_max == 1700
+    assert seen == pytest.approx([333 / 1700, 666 / 1700, 999 / 1700, 1332 / 1700, 1665 / 1700, 1.0])
+    np.testing.assert_array_equal(chunks.trace_so_far, one.trace_so_far)
+    np.testing.assert_array_equal(chunks.model.nodes_, one.model.nodes_)
+    assert chunks.events == one.events and sorted(chunks.snapshots) == sorted(one.snapshots)
+    assert chunks.run_to(10**9).t == len(chunks.stream) and chunks.finished

@@ -130,10 +130,17 @@ class Stepper:
 
     def run_to_end(self, progress=None, chunk=5000):
         """Learn the rest of the stream; ``progress(fraction)`` is called after each chunk."""
-        while not self.finished:
-            self.step(chunk)
+        return self.run_to(len(self.stream), progress=progress, chunk=chunk)
+
+    def run_to(self, t, progress=None, chunk=5000):
+        """Learn on to step ``t`` (at most the stream's end) in chunks; ``progress(fraction of the way)``
+        is called after each. The same run as one :meth:`step`; returns the last step's record."""
+        t = int(min(max(t, self.t), len(self.stream)))
+        start = self.t
+        while self.t < t:
+            self.step(min(chunk, t - self.t))
             if progress is not None:
-                progress(self.t / len(self.stream))
+                progress((self.t - start) / max(t - start, 1))
         return self.record
 
     def _bulk(self, a, b):
