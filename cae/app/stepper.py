@@ -111,6 +111,8 @@ class Stepper:
         before = self._positions_by_id()
         for k in [k for k in self.snapshots if k > self.t]:  # the recorded future is replaced
             del self.snapshots[k]
+        if self.t < self.t_max:
+            self.events = [e for e in self.events if e[0] <= self.t]
         end = self.t + n
         # learn in pieces that stop at snapshot boundaries
         while self.t < end:
@@ -157,7 +159,6 @@ class Stepper:
         self.t = i + 1
 
     def _note_events(self, a, b):
-        self.events = [e for e in self.events if e[0] <= a]
         tr = self.trace[a:b]
         col = self._col
         if "lambda_fixed" in col:
