@@ -282,6 +282,11 @@ def _saturated_pixels(png):
 _PLOT_AREA = (
     "el => { const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; }"
 )
+_MARKS_DRAWN = (  # every drawn trace's name, type, mode, colours and symbol (the player's empty slots left out)
+    "gd => gd._fullData.filter(t => t.visible !== false && (!String(t.uid).startsWith('slot') || (t.x && t.x.length)))"
+    ".map(t => JSON.stringify([t.name, t.type, t.mode || '', typeof (t.marker || {}).color === 'string'"
+    " ? t.marker.color : null, (t.line || {}).color || null, (t.marker || {}).symbol || null]))"
+)
 _NODES_DRAWN = (
     "gd => { const d = gd._fullData.find(t => t.name === 'nodes' && t.visible !== false && t.x && t.x.length);"
     " return d ? [Array.from(d.x), Array.from(d.y)] : null; }"
@@ -349,12 +354,16 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     player.locator("#pause").click()
     t = player.evaluate("() => playerState.shown.t")
     shown_nodes = player.locator("#plot").evaluate(_NODES_DRAWN)
+    shown_marks = player.locator("#plot").evaluate(_MARKS_DRAWN)
     _wait_seen(page, t, timeout_ms=120000)
     assert t > 40000
     page.locator(".st-key-main_fig .js-plotly-plot").first.wait_for(state="attached")
     page.wait_for_timeout(800)
     _shot(page, "06_play_paused")
     still_nodes = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_NODES_DRAWN)
+    still_marks = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_MARKS_DRAWN)
+    # the frame paused on and the still view draw the same marks in the same colours
+    assert sorted(shown_marks) == sorted(still_marks)
     model = CAE(deletion_interval=400, max_edge_age=200).learn_many(X[:t])
     want = model.nodes_.astype(np.float32)
     for drawn in (shown_nodes, still_nodes):

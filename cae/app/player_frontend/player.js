@@ -101,8 +101,10 @@
   const SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3", "#004280"];
   const DIVERGING = ["#7d353b", "#bd4043", "#ff4b4b", "#ff8c8c", "#ffc7c7", "#a6dcff", "#60b4ff", "#1c83e1", "#0054a3", "#004280"];
   function placeholderColours(text) {
-    return text.replace(/#0000([0-4][0-9])/g, function (m, d) {
+    // only Streamlit's placeholders #000001 ... #000040 (black, #000000, stays black)
+    return text.replace(/#0000([0-4][0-9])(?![0-9a-fA-F])/g, function (m, d) {
       const k = parseInt(d, 10);
+      if (k < 1 || k > 40) return m;
       if (k >= 1 && k <= 10) return CATEGORICAL[k - 1];
       if (k >= 11 && k <= 20) return SEQUENTIAL[k - 11];
       if (k >= 21 && k <= 30) return DIVERGING[k - 21];
