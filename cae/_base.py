@@ -214,13 +214,30 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         """
         import pandas as pd
 
+        X = self._check_traced(X)
+        out = np.zeros((X.shape[0], len(self.trace_columns)))
+        self._learn(X, trace=out)
+        return pd.DataFrame(out, columns=list(self.trace_columns))
+
+    def learn_traced_into(self, X: ArrayLike, out: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`learn_traced`, the rows written into ``out`` (no DataFrame, no copy); returns ``out``.
+
+        ``out`` is a C-contiguous float64 array of shape ``(len(X), len(trace_columns))``, e.g. rows
+        of a longer trace: the app's stepper records 99,000 steps this way.
+        """
+        X = self._check_traced(X)
+        shape = (X.shape[0], len(self.trace_columns))
+        if out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float64 array of shape {shape}")
+        self._learn(X, trace=out)
+        return out
+
+    def _check_traced(self, X: ArrayLike) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or not np.all(np.isfinite(X)):
             raise ValueError("learn_traced expects a finite 2-D array")
         self._check_sample_width(X.shape[1])
-        out = np.zeros((X.shape[0], len(self.trace_columns)))
-        self._learn(X, trace=out)
-        return pd.DataFrame(out, columns=list(self.trace_columns))
+        return X
 
     def learn_one(self, x: ArrayLike) -> Record:
         """Learn one sample and return a record of what happened (see the module docstring).

@@ -168,9 +168,16 @@ def frames(argv=None):
     """The playground's play frame: learn N samples, build the main figure, serialise it.
 
     Measured at a network of at least 500 nodes with 5,000 drawn points (the
-    data-seen layer's cap), with the vigilance region and bandwidths on.
+    data-seen layer's cap), with the vigilance region and bandwidths on. Then
+    the play path as the app runs it (:class:`cae.app.player.PlaySession`): the
+    same frame plus the panel's numbers (NMI/ARI on up to 5,000 samples), in
+    chunks of 12 frames encoded for the browser, with the view's defaults
+    (vigilance region on, bandwidths off); its frames per second are what the
+    server can compute — the browser draws them (the browser test measures
+    the frames shown).
     """
     from .app.figures import network_figure
+    from .app.player import PlaySession, decode_chunk, panel
     from .app.stepper import Stepper
     from .data import make_paper2d, stationary_stream
 
@@ -180,6 +187,7 @@ def frames(argv=None):
         pg.step(2000)
     X = stream.X
     bounds = ((0.0, 1.0), (0.0, 1.0))
+    t_net = pg.t
     print(f"network: {len(pg.model.nodes_)} nodes, {len(pg.model.edges_)} edges at t = {pg.t:,}")
     print(f"{'samples/frame':>14s} {'learn ms':>9s} {'figure ms':>10s} {'json ms':>8s} {'total ms':>9s} {'KB':>6s}")
     for n in (1, 20, 100, 500):
@@ -208,6 +216,34 @@ def frames(argv=None):
         print(
             f"{n:14d} {a[0] * 1e3:9.1f} {a[1] * 1e3:10.1f} {a[2] * 1e3:8.1f} {(a[0] + a[1] + a[2]) * 1e3:9.1f} {a[3] / 1024:6.0f}"
         )
+
+    def draw(p):
+        idx = p.seen(5000)
+        return network_figure(
+            p.model,
+            X[idx],
+            X[max(0, p.t - 300) : p.t],
+            X[p.t - 1],
+            p.record,
+            bounds=bounds,
+            show_vigilance=True,
+            deleted=p.deleted_in_frame,
+        )
+
+    print()
+    print("play path (the server's half of Play: step, figure, panel numbers, encoding; chunks of 12 frames)")
+    print(f"{'samples/frame':>14s} {'nodes':>6s} {'ms/frame':>9s} {'KB/frame':>9s} {'frames/s':>9s}")
+    for n in (1, 20, 100, 500):
+        per, sizes = [], []
+        for k in range(5):
+            pg.rewind(t_net)  # every measurement from the network above
+            play = PlaySession(pg, epoch=k)
+            t0 = time.perf_counter()
+            chunk = play.chunk(0, 12, n, draw, panel)
+            per.append((time.perf_counter() - t0) / len(decode_chunk(chunk)["frames"]))
+            sizes.append(len(chunk) / 12)
+        ms = float(np.median(per)) * 1e3
+        print(f"{n:14d} {len(pg.model.nodes_):6d} {ms:9.1f} {np.median(sizes) / 1024:9.0f} {1000 / ms:9.1f}")
 
 
 _FIRST_FIT = """

@@ -112,8 +112,9 @@ def publish(state):
     return True
 
 
-def publish_step(cfg, pg):
-    """The Playground's hook: the teacher's step to the class (when this session teaches one). Never raises.
+def publish_step(cfg, pg, t=None):
+    """The Playground's hook: the teacher's step ``t`` (default the run's) to the class (when this session
+    teaches one). Never raises.
 
     The Playground calls it as soon as a frame has stepped (before it draws) and once more at the end of
     its run (for everything else that changes the lesson state); only a changed state is written.
@@ -121,7 +122,7 @@ def publish_step(cfg, pg):
     if role() == "teacher":
         from pages._playground_session import lesson_query
 
-        publish(lesson_query(cfg, pg))
+        publish(lesson_query(cfg, pg, t))
 
 
 def touch():

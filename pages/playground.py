@@ -1,16 +1,19 @@
 """Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
 
-import math
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import streamlit as st
 
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
+from cae.app.player import panel
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
+from pages import _player
 from pages._classroom_session import classroom_bar, publish_step
 from pages._common import ensure_entrypoint, message, render_blocks, show_notices, slow_hint
 from pages._place_and_draw import place_and_draw
@@ -23,6 +26,7 @@ from pages._playground_session import (
     network_view,
     new_seed,
     sidebar_config,
+    stream_bounds,
     switch_note,
     view_toggles,
 )
@@ -33,6 +37,7 @@ notices = lesson_in("playground")  # a lesson link opened (or the URL edited): i
 cfg = sidebar_config()
 pg = get_playground(cfg)
 notices += lesson_apply(pg)
+_player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
 st.session_state.pop("lesson_applied", None)
 
 
@@ -107,14 +112,6 @@ def _noise_study_sentence():
     return noise_study.study_sentence(df, cfg["algo"], cfg["source"], float(cfg["noise"]), params)
 
 
-def _fmt(v):
-    return (
-        "—"
-        if v is None or (isinstance(v, float) and math.isnan(v))
-        else (f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
-    )
-
-
 # ------------------------------------------------------------------ controls
 if not quiz:
     c = st.columns([1, 1.1, 1, 1, 1.6, 1.2, 1, 1.1])
@@ -124,13 +121,18 @@ if not quiz:
     if c[2].button("Step N", key="b_stepn", width="stretch"):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
-    c[3].toggle("Play", key="w_play")
+    c[3].toggle(
+        "Play",
+        key="w_play",
+        help="The browser animates the run; ❚❚ Pause beside the plot stops on the frame shown.",
+    )
     c[4].select_slider(
         "samples / frame",
         [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
         value=20,
         key="w_speed",
         label_visibility="collapsed",
+        help="Samples learned between two frames of Play (the frames per second are set beside the plot).",
     )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
     if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
@@ -145,7 +147,8 @@ else:
     st.session_state.w_play = False
 
 # ------------------------------------------------------------------ history
-if pg.t_max > 0 and not quiz:
+playing = bool(st.session_state.get("w_play")) and not pg.finished and not quiz
+if pg.t_max > 0 and not quiz and not playing:  # while playing, the player's own slider follows the frame shown
 
     def _scrub():
         pg.go_to(st.session_state.w_scrub)
@@ -271,58 +274,77 @@ def quiz_panel():
 
 
 # ------------------------------------------------------------------ live view
-@st.fragment(run_every=0.35 if st.session_state.get("w_play") else None)
+def _draw(p):
+    """The main view at the Stepper's step: the still view and every frame of Play."""
+    return network_view(
+        p,
+        vigilance=vigilance,
+        bandwidth=bandwidth,
+        window=window,
+        deleted=p.deleted_in_frame,
+        focus=focus,
+        all_regions=all_regions,
+    )
+
+
+def _describe(p):
+    return panel(p, score_noise=score_noise)
+
+
+_EMPTY_NETWORK = SimpleNamespace(
+    nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int), win_counts_=np.zeros(0)
+)
+
+
+def _first_picture():
+    """A session's first view: the network as a picture the browser shows the moment it arrives, laid over
+    the interactive chart until that is drawn (a fresh browser first loads and starts the charting
+    library: seconds on a classroom laptop). The same marks and colours as the home page's picture."""
+    st.session_state.pg_drawn = True
+    X = pg.stream.X
+    model = pg.model if pg.t else _EMPTY_NETWORK
+    svg = figures.network_svg(
+        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
+    )
+    with st.container(key="first_picture"):
+        st.image(svg, width="stretch")
+    st.html(
+        "<style>[data-testid='stVerticalBlock']:has(> div > .st-key-first_picture) { position: relative; }"
+        " .st-key-first_picture { position: absolute; top: 0; left: 0; z-index: 2; background: white; }"
+        " [data-testid='stVerticalBlock']:has(.st-key-main_fig .main-svg) .st-key-first_picture"
+        " { display: none; }</style>"
+    )
+
+
+@st.fragment
 def live():
-    playing = st.session_state.get("w_play", False)
+    if _player.stopped():  # Pause in the player: the whole page follows (Play off, history, explanation)
+        st.rerun(scope="app")
+    if st.session_state.get("w_play") and not pg.finished:
+        shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=560)
+        lesson_out("playground", cfg, pg, t=shown)
+        publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
+        return
     t0 = time.perf_counter()
-    if playing and not pg.finished:
-        if pg.t < pg.t_max:  # playing from a rewound view continues the recorded run
-            pg.fork(deletion_interval=pg.deletion_interval, max_edge_age=pg.max_edge_age)
-        pg.step(int(st.session_state.get("w_speed", 20)))
-    publish_step(cfg, pg)  # a live class sees this step now, before this page has drawn it
     left, right = st.columns([3, 1.1])
     with left:
-        fig = network_view(
-            pg,
-            vigilance=vigilance,
-            bandwidth=bandwidth,
-            window=window,
-            deleted=pg.deleted_in_frame,
-            focus=focus,
-            all_regions=all_regions,
-        )
-        st.plotly_chart(fig, key="main_fig", config={"displaylogo": False})
+        if not st.session_state.get("pg_drawn"):
+            _first_picture()
+        st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
     with right:
-        m = pg.live_metrics(score_noise=score_noise)
-        st.metric(  # "of N" under the count: "135,000 / 135,000" was cut at the column's edge
-            "Samples seen",
-            f"{m['samples seen']:,}",
-            delta=f"of {len(pg.stream):,}",
-            delta_color="off",
-            delta_arrow="off",
-        )
-        st.metric("Current stream", m["stage"])
+        p = _describe(pg)
+        rows = p["metrics"]
+        label, value, of = rows[0]  # "of N" under the count: "135,000 / 135,000" was cut at the column's edge
+        st.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
+        st.metric(*rows[1][:2])
         a, b = st.columns(2)
-        a.metric("#nodes", m["nodes"])
-        b.metric("#clusters", m["clusters"])
-        a.metric("NMI", _fmt(m["NMI"]))
-        b.metric("ARI", _fmt(m["ARI"]))
-        how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's numbers, when known
-        lam = pg.model.deletion_interval_ if pg.t else None
-        a.metric("λ", _fmt(lam))
-        thr = pg.model.threshold_ if pg.t else float("nan")
-        b.metric("V", _fmt(thr))
-        noise_note = (
-            "; the noise counts as a class of its own"
-            if score_noise
-            else "; the uniform noise is learned but not scored, as in the paper"
-        )
-        st.caption(
-            "NMI/ARI against the true labels of the data seen so far"
-            + (f" (an even sample of them, {m['metric sample']:,} scored)" if m["thinned"] else "")
-            + (noise_note if pg.stream.noise_label is not None else "")
-            + "."
-        )
+        for k in range(2, len(rows), 2):
+            if k == 6:
+                how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's numbers, when known
+            a.metric(*rows[k][:2])
+            if k + 1 < len(rows):
+                b.metric(*rows[k + 1][:2])
+        st.caption(p["note"])
         study = _noise_study_sentence()
         if study:
             st.caption(
@@ -331,34 +353,36 @@ def live():
                 "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
                 + noise_study.FAULT_DEFINITION,
             )
-        if pg.t:
-            st.caption(
-                f"network: {len(pg.model.nodes_):,} nodes · {len(pg.model.edges_):,} edges · "
-                f"{pg.model.n_clusters_:,} clusters"
-            )
-        if pg.record is not None:
-            st.markdown(f"**Last step** · {headline(pg.record)}")
-        if pg.finished:
+        if p["network"]:
+            st.caption(p["network"])
+        if p["last"]:
+            st.markdown(f"**Last step** · {p['last']}")
+        if p["finished"]:
             st.success("End of the stream.")
         st.caption(f"frame: {1000 * (time.perf_counter() - t0):.0f} ms")
-    # the traces panel: rebuilt when paused, and every few frames while playing
-    tick = st.session_state.get("tick", 0) + 1
-    st.session_state.tick = tick
-    if "traces_fig" not in st.session_state or not playing or tick % 4 == 0:
+
+
+def traces_panel():
+    """The internal quantities over time: rebuilt when the run changes; while playing it stays as it was."""
+    key = (id(pg), pg.t, pg.t_max)
+    if "traces_fig" not in st.session_state or (not playing and st.session_state.get("traces_key") != key):
+        st.session_state.traces_key = key
         st.session_state.traces_fig = figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
         )
     st.subheader("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
-    st.caption(f"{pg.t_max:,} steps recorded")
-    if playing:
-        lesson_out("playground", cfg, pg)
+    st.caption(
+        f"{pg.t_max:,} steps recorded"
+        + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
+    )
 
 
 if quiz:
     quiz_panel()
 else:
     live()
+    traces_panel()
     how_often.section(cfg, score_noise)
 
     st.subheader("Why did this step happen?")
@@ -374,24 +398,29 @@ if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
     place_and_draw(pg, all_regions)
 
 # ------------------------------------------------------------------ take it to class
-st.subheader("The same network, laid out as a graph")
-lay = st.radio(
-    "Layout",
-    ["spring", "kamada_kawai"],
-    horizontal=True,
-    key="w_layout",
-    format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get,
-)
-if not pg.t:
-    st.caption("Nothing learned yet.")
-elif not st.session_state.get("w_play", False):
-    st.plotly_chart(figures.topology_figure(pg.model, layout=lay), key="topology_fig")
-    st.caption(
-        "Components (clusters) and the bridges between them are easier to see here than in data space. "
-        "Colours match the main view."
+graph = st.expander("The same network, laid out as a graph", key="x_topology", on_change="rerun")
+with graph:
+    lay = st.radio(
+        "Layout",
+        ["spring", "kamada_kawai"],
+        horizontal=True,
+        key="w_layout",
+        format_func={"spring": "spring", "kamada_kawai": "Kamada–Kawai"}.get,
     )
-else:
-    st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
+    if not pg.t:
+        st.caption("Nothing learned yet.")
+    elif playing:
+        st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
+    elif graph.open:  # laid out only when asked for (about a second for 400 nodes), once per step
+        key = (id(pg), pg.t, pg.t_max, lay)
+        if st.session_state.get("topology", (None,))[0] != key:
+            with st.spinner("laying out the graph…"):
+                st.session_state.topology = (key, figures.topology_figure(pg.model, layout=lay))
+        st.plotly_chart(st.session_state.topology[1], key="topology_fig")
+        st.caption(
+            "Components (clusters) and the bridges between them are easier to see here than in data space. "
+            "Colours match the main view."
+        )
 
 if pg.t_max >= 2 and not st.session_state.get("w_play", False):
     with st.expander("Take this run to slides: an animated HTML file, and the traces as CSV", expanded=False):
@@ -431,7 +460,7 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
 
         st.download_button(
             "Download the traces (CSV)",
-            traces_csv(pg.trace_so_far, pg.columns),
+            lambda: traces_csv(pg.trace_so_far, pg.columns),  # written when clicked (seconds for 99,000 steps)
             "cae_traces.csv",
             "text/csv",
             key="d_traces_csv",
@@ -439,8 +468,8 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
             help="One row per recorded step: every quantity the traces panel draws.",
         )
 
-q = lesson_out("playground", cfg, pg)
-publish_step(cfg, pg)
+q = lesson_out("playground", cfg, pg, t=_player.shown_step(pg))
+publish_step(cfg, pg, t=_player.shown_step(pg))
 with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
     st.caption(

@@ -6,6 +6,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from cae import CAE
+from cae.app.player import frames_wanted
 
 APP = str(ROOT / "app.py")
 
@@ -60,21 +61,34 @@ def test_playground_step_stepn_reset():
     assert _seen(at) == 0 and at.session_state.pg.t_max == 0
 
 
-def test_play_ticks_and_scrub_back():
+def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at = _playground()
     at.select_slider(key="w_speed").set_value(50).run()
     at.toggle(key="w_play").set_value(True).run()
-    ticks = [_seen(at)]
-    for _ in range(3):  # each run is one frame of the play fragment
-        at.run()
-        ticks.append(_seen(at))
-    assert ticks == [50, 100, 150, 200]
+    assert not at.exception
+    # while playing the browser's player draws the frames: no still view, no history slider
+    assert not [m for m in at.metric if m.label == "Samples seen"]
+    assert not [s for s in at.slider if s.key == "w_scrub"]
+    play = at.session_state.play_session
+    pg = at.session_state.pg
+    assert play.t_start == 0 and pg.t == 200  # the first answer: 4 frames of 50 samples, computed ahead
+    # the browser shows frame 150 and asks for more (what the player's JavaScript sends)
+    at.session_state["player"] = {"epoch": play.epoch, "seq": 1, "shown": 150, "fps": 5}
+    at.run()
+    assert not at.exception and play.served == 1 and play.shown == 150
+    assert pg.t == 200 + 50 * frames_wanted(5)  # as many frames as 1.5 s of play at 5 frames/s
+    assert dict(at.query_params)["t"] == "150"  # the link says what the class sees
+    # Play switched off beside the plot: the run stops on the frame the browser last reported
     at.toggle(key="w_play").set_value(False).run()
-    assert _seen(at) == 200
+    assert "play_session" not in at.session_state
+    assert _seen(at) == 150
+    pg = at.session_state.pg
+    assert pg.t == 150 and pg.t_max == 150 and pg.record.t == 150  # the frames after it were never seen
+    np.testing.assert_array_equal(pg.model.nodes_, CAE().fit(pg.stream.X[:150]).nodes_)
     at.slider(key="w_scrub").set_value(60).run()
     assert _seen(at) == 60
     pg = at.session_state.pg
-    assert pg.t == 60 and pg.t_max == 200 and pg.record.t == 60
+    assert pg.t == 60 and pg.t_max == 150 and pg.record.t == 60
     fresh = CAE().fit(pg.stream.X[:60])
     assert int(_metric(at, "#nodes")) == len(fresh.nodes_)
     np.testing.assert_array_equal(pg.model.nodes_, fresh.nodes_)
@@ -433,3 +447,13 @@ def test_switching_cae_and_caea_keeps_the_step_and_says_so():
     # new data start over
     at.button(key="b_seed").click().run()
     assert at.session_state.pg.t == 0 and not any("Switched" in i.value for i in at.info)
+
+
+def test_the_first_view_arrives_as_a_picture_and_the_slow_parts_wait_to_be_asked_for():
+    at = _playground()
+    assert len(at.image) == 1  # the session's first view: a picture, until the chart is drawn
+    at.button(key="b_stepn").click().run()
+    assert not at.exception and len(at.image) == 0  # later runs: the interactive chart alone
+    # the graph layout is computed only when its expander is opened; the traces CSV only when clicked
+    assert "topology" not in at.session_state
+    assert [b for b in at.get("download_button") if "traces" in str(b.proto.label)]

@@ -6,6 +6,8 @@ The pages (``pages/*.py``) read widgets, call these modules and draw what they r
 - :mod:`.stepper` — a run you can step, play, rewind, fork, place samples into and feed from drawn regions
   (the Playground);
 - :mod:`.regions` — regions drawn on the plot (boxes, lassos) and samples drawn uniformly from them;
+- :mod:`.player` — Play's frames computed on the server for the browser to animate (with
+  ``player_frontend/``, its plain-JavaScript half);
 - :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);
 - :mod:`.figures` — Plotly figures and the static SVG picture;
 - :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;

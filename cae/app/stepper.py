@@ -172,6 +172,8 @@ class Stepper:
         before = self._positions_by_id()
         for k in [k for k in self.snapshots if k > self.t]:  # the recorded future is replaced
             del self.snapshots[k]
+        if self.t < self.t_max:
+            self.events = [e for e in self.events if e[0] <= self.t]
         end = self.t + n
         # learn in pieces that stop at snapshot boundaries
         while self.t < end:
@@ -191,17 +193,23 @@ class Stepper:
 
     def run_to_end(self, progress=None, chunk=5000):
         """Learn the rest of the stream; ``progress(fraction)`` is called after each chunk."""
-        while not self.finished:
-            self.step(chunk)
+        return self.run_to(len(self.stream), progress=progress, chunk=chunk)
+
+    def run_to(self, t, progress=None, chunk=5000):
+        """Learn on to step ``t`` (at most the stream's end) in chunks; ``progress(fraction of the way)``
+        is called after each. The same run as one :meth:`step`; returns the last step's record."""
+        t = int(min(max(t, self.t), len(self.stream)))
+        start = self.t
+        while self.t < t:
+            self.step(min(chunk, t - self.t))
             if progress is not None:
-                progress(self.t / len(self.stream))
+                progress((self.t - start) / max(t - start, 1))
         return self.record
 
     def _bulk(self, a, b):
         if b <= a:
             return
-        tr = self.model.learn_traced(self.stream.X[a:b]).to_numpy()
-        self.trace[a:b] = tr
+        self.model.learn_traced_into(self.stream.X[a:b], self.trace[a:b])  # straight into the record
         self._note_events(a, b)
         self.t = b
 
@@ -212,7 +220,6 @@ class Stepper:
         self.t = i + 1
 
     def _note_events(self, a, b):
-        self.events = [e for e in self.events if e[0] <= a]
         tr = self.trace[a:b]
         col = self._col
         if "lambda_fixed" in col:
@@ -383,13 +390,27 @@ class Stepper:
             return int(earlier[-1]) if len(earlier) else None
         raise ValueError("direction must be 'next' or 'previous'")
 
-    def fork(self, deletion_interval=None, max_edge_age=None):
-        """Forget the recorded future after t and continue with these parameters from here."""
+    def _forget_future(self):
         self.t_max = self.t
         self.trace[self.t :] = np.nan
         for k in [k for k in self.snapshots if k > self.t]:
             del self.snapshots[k]
         self.events = [e for e in self.events if e[0] <= self.t]
+
+    def rewind(self, t):
+        """Back to step ``t`` and forget the recorded steps after it; returns that step's record.
+
+        What Pause does while playing: the frames computed ahead of the one shown were never
+        seen, so the run ends where the class stopped watching (the same parameters, so
+        learning on replays them identically).
+        """
+        rec = self.go_to(t)
+        self._forget_future()
+        return rec
+
+    def fork(self, deletion_interval=None, max_edge_age=None):
+        """Forget the recorded future after t and continue with these parameters from here."""
+        self._forget_future()
         self.deletion_interval = deletion_interval
         self.max_edge_age = max_edge_age
         if not isinstance(self.model, CAE):

@@ -1,0 +1,120 @@
+"""The Playground's player: Play animated in the browser, fed by the server (the Streamlit glue).
+
+While Play is on, the main view is a custom component (``components.v1``, plain JavaScript in
+``cae/app/player_frontend/``, no build step) that draws the frames the server computed with the
+page's own view (:class:`cae.app.player.PlaySession`) and asks for the next ones before it runs
+out; each request reruns only the Playground's live fragment. Pause in the player stops on the
+frame shown and sends its step; the run goes back to exactly that step and the whole page reruns
+with the still view there. plotly.js is served by this Streamlit server from the plotly package
+(a second component declared on its folder serves the file): nothing comes from the internet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from cae.app.player import FRONTEND, PlaySession, frames_wanted
+
+KEY = "player"  # the component's widget key: its value is the browser's last request
+DEFAULT_FPS = 15
+
+
+def _components():
+    """The player and the component that serves plotly.min.js (declared in every run: cheap, and it
+    registers them with whichever server runs this script)."""
+    import plotly
+    import streamlit.components.v1 as components
+
+    plotly_dir = Path(plotly.__file__).resolve().parent / "package_data"
+    return (
+        components.declare_component("cae_player", path=str(FRONTEND)),
+        components.declare_component("cae_plotlyjs", path=str(plotly_dir)),
+    )
+
+
+def _on_request():
+    """Pause pressed in the browser (or the stream ended there): back to the frame it showed."""
+    req = st.session_state.get(KEY)
+    play = st.session_state.get("play_session")
+    if play is None or not play.is_new(req) or not req.get("pause"):
+        return
+    play.served = req["seq"]
+    play.pause(req.get("shown", play.shown))
+    st.session_state.play_fps = int(req.get("fps") or DEFAULT_FPS)
+    st.session_state.pop("play_session", None)
+    st.session_state.w_play = False
+    st.session_state.play_stopped = True  # the live fragment then reruns the whole page
+
+
+def stopped():
+    """True once, right after Pause in the browser: the page must then rerun as a whole."""
+    return bool(st.session_state.pop("play_stopped", False))
+
+
+def settle(pg):
+    """Play is off but a play is still open (Play switched off beside the plot): stop it where the
+    browser last said it was, so the still view shows a frame the class saw. Returns True if it did."""
+    play = st.session_state.get("play_session")
+    if play is None or st.session_state.get("w_play"):
+        return False
+    st.session_state.pop("play_session", None)
+    if play.pg is pg:
+        play.pause(play.shown)
+    return True
+
+
+def shown_step(pg):
+    """The step the class sees: while playing, the frame the browser last reported (the run is
+    computed a little ahead of it); otherwise the Playground's step."""
+    play = st.session_state.get("play_session")
+    if play is not None and play.pg is pg and st.session_state.get("w_play"):
+        return play.shown
+    return pg.t
+
+
+def player(pg, draw, describe, samples_per_frame, height):
+    """Show the player while Play is on (inside the live fragment); answers the browser's request.
+
+    ``draw(pg)`` is the page's still view (a Plotly figure), ``describe(pg)`` its panel
+    (:func:`cae.app.player.panel`). Returns the step the browser last reported.
+    """
+    ss = st.session_state
+    play = ss.get("play_session")
+    if play is None or play.pg is not pg or pg.t != play.t_sent:  # a new play, or the run changed under it
+        ss.play_epoch = ss.get("play_epoch", 0) + 1
+        play = ss.play_session = PlaySession(pg, ss.play_epoch)
+        chunk = play.chunk(0, frames_wanted(0, first=True), samples_per_frame, draw, describe)
+    else:
+        req = ss.get(KEY)
+        if play.is_new(req):
+            play.note_shown(req)
+            chunk = play.chunk(req["seq"], frames_wanted(req.get("fps")), samples_per_frame, draw, describe)
+        else:
+            chunk = b""  # a rerun for another reason: the browser keeps what it has
+    play.t_sent = pg.t
+    # Each request reruns this fragment, and Streamlit fades a fragment's elements while it runs (its
+    # "stale" look, after half a second): the player must not fade in front of the class.
+    st.html(
+        "<style>div[data-stale='true']:has(> iframe[title*='cae_player'])"
+        ", div[data-stale='true']:has(iframe[title*='cae_player']) {opacity: 1 !important; transition: none !important}"
+        "</style>"
+    )
+    component, plotlyjs = _components()
+    component(
+        key=KEY,
+        plotly=plotlyjs.name,
+        epoch=play.epoch,
+        chunk=chunk,
+        chunk_seq=play.served
+        if chunk
+        else -1,  # a JSON argument that changes: only then does the browser get new arguments
+        playing=True,
+        fps=int(ss.get("play_fps", DEFAULT_FPS)),
+        height=int(height),
+        config={"displaylogo": False},
+        on_change=_on_request,
+        default=None,
+    )
+    return play.shown

@@ -1,0 +1,260 @@
+"""The player's server half (cae.app.player) and the stepper's rewind: frames, chunks, requests, Pause."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cae import CAE
+from cae.app.figures import network_figure
+from cae.app.player import (
+    FRONTEND,
+    PlaySession,
+    decode_chunk,
+    encode_chunk,
+    figure_json,
+    fmt,
+    frames_wanted,
+    panel,
+)
+from cae.app.stepper import Stepper
+from cae.data import make_paper2d, nonstationary_stream
+
+
+def _stream():
+    return nonstationary_stream(make_paper2d(300, seed=2), seed=2)
+
+
+def _draw(pg):
+    """A still view as the page draws it (data seen, the recent window, the sample, s1/s2, removed nodes)."""
+    X = pg.stream.X
+    return network_figure(
+        pg.model,
+        X[: pg.t],
+        X[max(0, pg.t - 50) : pg.t],
+        X[pg.t - 1],
+        pg.record,
+        bounds=((0, 1), (0, 1)),
+        show_vigilance=True,
+        deleted=pg.deleted_in_frame,
+    )
+
+
+def _nodes_xy(figure):
+    """The node positions a figure draws (its 'nodes' trace), decoded from plotly.js typed arrays."""
+    trace = next(d for d in figure["data"] if d.get("name") == "nodes")
+
+    def arr(v):
+        if isinstance(v, dict):  # {"dtype": "f4", "bdata": ...}
+            import base64
+
+            return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]).newbyteorder("<"))
+        return np.asarray(v, dtype=np.float32)
+
+    return arr(trace["x"]), arr(trace["y"])
+
+
+def test_each_frame_is_the_still_view_at_its_step():
+    pg = Stepper(_stream())
+    pg.step(200)
+    play = PlaySession(pg, epoch=3)
+    chunk = decode_chunk(play.chunk(5, 6, 25, _draw, panel))
+    assert chunk["epoch"] == 3 and chunk["seq"] == 5 and chunk["t_start"] == 200 and not chunk["final"]
+    assert [f["t"] for f in chunk["frames"]] == [225, 250, 275, 300, 325, 350]
+    assert play.served == 5 and play.t_sent == 350 == pg.t
+    assert chunk["n_samples"] == len(pg.stream)
+    for f in chunk["frames"]:
+        ref = Stepper(pg.stream)
+        ref.step(f["t"])
+        model = CAE().learn_many(pg.stream.X[: f["t"]])
+        x, y = _nodes_xy(f["figure"])
+        np.testing.assert_array_equal(x, model.nodes_[:, 0].astype(np.float32))
+        np.testing.assert_array_equal(y, model.nodes_[:, 1].astype(np.float32))
+        assert f["panel"] == json.loads(json.dumps(panel(ref)))  # the numbers of that step
+        assert f["panel"]["metrics"][0] == ["Samples seen", f"{f['t']:,}", f"of {len(pg.stream):,}"]
+
+
+def test_the_frame_figure_is_what_st_plotly_chart_sends():
+    pg = Stepper(_stream())
+    pg.step(120)
+    fig = _draw(pg)
+    import plotly.io as pio
+
+    assert figure_json(fig) == pio.to_json(fig, validate=False)
+
+
+def test_chunks_hold_the_frames_at_the_end_of_the_stream_and_say_final():
+    s = nonstationary_stream(make_paper2d(20, seed=0), seed=0)  # 132 samples
+    pg = Stepper(s)
+    pg.step(100)
+    play = PlaySession(pg, epoch=1)
+    chunk = decode_chunk(play.chunk(1, 10, 15, _draw, panel))
+    assert [f["t"] for f in chunk["frames"]] == [115, 130, 132] and chunk["final"]
+    assert chunk["frames"][-1]["panel"]["finished"]
+    assert decode_chunk(play.chunk(2, 10, 15, _draw, panel))["frames"] == []
+
+
+def test_pause_goes_back_to_the_frame_shown_and_forgets_the_frames_after_it():
+    pg = Stepper(_stream(), snapshot_every=100)
+    pg.step(150)
+    play = PlaySession(pg, epoch=1)
+    frames = play.frames(8, 40, _draw, panel)  # 190 ... 470, computed ahead of the browser
+    assert pg.t == 470
+    # the frame of step 270 removed nodes? whichever it marked comes back with Pause
+    marked = {t: len(json.loads(fig)["data"]) for t, fig, _ in frames}
+    rec = play.pause(270)
+    assert rec.t == 270 and pg.t == 270 and pg.t_max == 270 and play.shown == 270
+    assert np.isnan(pg.trace[270:]).all() and max(pg.snapshots) <= 270
+    fresh = CAE().learn_many(pg.stream.X[:270])
+    np.testing.assert_array_equal(pg.model.nodes_, fresh.nodes_)
+    np.testing.assert_array_equal(pg.model.edges_, fresh.edges_)
+    assert len(_draw(pg).data) == marked[270]  # the same marks as the frame shown
+    # learning on replays the same run (CAE is deterministic)
+    pg.step(200)
+    np.testing.assert_array_equal(pg.model.nodes_, CAE().learn_many(pg.stream.X[:470]).nodes_)
+
+
+def test_pause_keeps_the_nodes_removed_in_that_frame():
+    pg = Stepper(_stream())
+    play = PlaySession(pg, epoch=1)
+    frames = play.frames(40, 30, _draw, panel)
+    gone = [t for t, fig, _ in frames if any(d.get("name") == "removed this frame" for d in json.loads(fig)["data"])]
+    assert gone, "no frame removed a node: choose another stream"
+    t = gone[0]
+    before = json.loads({ft: fig for ft, fig, _ in frames}[t])
+    play.pause(t)
+    after = json.loads(figure_json(_draw(pg)))
+    assert after["data"] == before["data"]
+
+
+def test_pause_is_clamped_to_the_steps_of_this_play():
+    pg = Stepper(_stream())
+    pg.step(300)
+    play = PlaySession(pg, epoch=2)
+    play.frames(3, 10, _draw, panel)
+    play.pause(5)  # before play started: the step play started from
+    assert pg.t == 300 == pg.t_max
+    play = PlaySession(pg, epoch=3)
+    play.frames(2, 10, _draw, panel)
+    play.pause(10**9)  # beyond the frames computed: the newest one
+    assert pg.t == 320
+
+
+def test_requests_are_answered_once_and_only_for_this_play():
+    pg = Stepper(_stream())
+    play = PlaySession(pg, epoch=7)
+    assert play.is_new({"epoch": 7, "seq": 0})
+    assert not play.is_new({"epoch": 6, "seq": 9})  # an earlier play's
+    assert not play.is_new(None) and not play.is_new({"epoch": 7, "seq": "1"}) and not play.is_new([7, 1])
+    play.chunk(0, 2, 10, _draw, panel)
+    assert not play.is_new({"epoch": 7, "seq": 0}) and play.is_new({"epoch": 7, "seq": 1})
+    assert play.note_shown({"shown": 15}) == 15
+    assert play.note_shown({"shown": 10**6}) == 20  # no further than the frames sent
+    assert play.note_shown({"shown": -3}) == 0
+    assert play.note_shown({"shown": float("nan")}) == 0 and play.note_shown({}) == 0
+
+
+def test_encode_chunk_inserts_the_figure_text_as_it_is():
+    fig = '{"data":[{"type":"scatter","x":[1,2]}],"layout":{"title":{"text":"λ <b>"}}}'
+    raw = encode_chunk(
+        [(12, fig, {"metrics": [["V", "0.100"]], "last": "t = 12: Case II — s1 learns"})],
+        epoch=1,
+        seq=4,
+        final=True,
+        n_samples=99,
+        t_start=10,
+        timing=(1.5, 2.5),
+    )
+    assert isinstance(raw, bytes) and fig.encode() in raw
+    c = decode_chunk(raw)
+    assert c == {
+        "epoch": 1,
+        "seq": 4,
+        "final": True,
+        "n_samples": 99,
+        "t_start": 10,
+        "timing": [1.5, 2.5],
+        "frames": [
+            {
+                "t": 12,
+                "panel": {"metrics": [["V", "0.100"]], "last": "t = 12: Case II — s1 learns"},
+                "figure": json.loads(fig),
+            }
+        ],
+    }
+
+
+def test_frames_wanted_and_fmt():
+    assert frames_wanted(15, first=True) == 4
+    assert frames_wanted(15) == 23 and frames_wanted(5) == 8 and frames_wanted(1e9) == 45
+    assert frames_wanted(None) == 2 and frames_wanted(float("nan")) == 2
+    assert fmt(np.float64(0.25)) == "0.250" and fmt(np.int64(1234)) == "1,234" and fmt(None) == "—"
+
+
+def test_panel_says_what_nmi_is_computed_on():
+    pg = Stepper(_stream())
+    assert panel(pg)["metrics"][2:4] == [["#nodes", "0"], ["#clusters", "0"]] and panel(pg)["last"] == ""
+    pg.step(1980)
+    p = panel(pg)
+    assert "learned but not scored" in p["note"] and "an even sample" not in p["note"]
+    assert "the noise counts as a class" in panel(pg, score_noise=True)["note"]
+    assert p["network"].startswith(f"network: {len(pg.model.nodes_):,} nodes")
+    assert p["finished"] and {r[0]: r[1] for r in p["metrics"]}["λ"] == fmt(pg.model.deletion_interval_)
+
+
+def test_rewind_forgets_the_future_and_learning_on_replays_it():
+    pg = Stepper(_stream(), snapshot_every=50)
+    pg.step(400)
+    trace = pg.trace_so_far.copy()
+    events = list(pg.events)
+    rec = pg.rewind(123)
+    assert rec.t == 123 and pg.t == pg.t_max == 123
+    assert all(e[0] <= 123 for e in pg.events)
+    pg.step(277)
+    np.testing.assert_array_equal(pg.trace_so_far, trace)
+    assert pg.events == events
+
+
+def test_learn_traced_writes_into_a_given_array():
+    X = _stream().X[:300]
+    rows = CAE().learn_traced(X).to_numpy()
+    out = np.full((400, rows.shape[1]), np.nan)
+    model = CAE()
+    assert model.learn_traced_into(X[:120], out[:120]) is not None
+    model.learn_traced_into(X[120:], out[120:300])
+    np.testing.assert_array_equal(out[:300], rows)
+    assert np.isnan(out[300:]).all()
+    with pytest.raises(ValueError, match="C-contiguous float64"):
+        CAE().learn_traced_into(X[:10], np.zeros((10, rows.shape[1]), dtype=np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        CAE().learn_traced_into(X[:10], np.zeros((9, rows.shape[1])))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        CAE().learn_traced_into(X[:10], np.zeros((rows.shape[1], 10)).T)
+
+
+def test_the_frontend_is_plain_files_with_no_network():
+    html = (FRONTEND / "index.html").read_text()
+    js = (FRONTEND / "player.js").read_text()
+    assert '<script src="player.js"></script>' in html
+    for text in (html, js):
+        assert "http://" not in text and "https://" not in text and "cdn" not in text.lower()
+    assert "streamlit:componentReady" in js and "streamlit:setComponentValue" in js
+    assert 'plotly.min.js"' in js  # served by the Streamlit server from the plotly package
+    import plotly
+
+    assert (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").is_file()
+
+
+def test_run_to_in_chunks_is_the_same_run_as_one_step():
+    one = Stepper(_stream(), snapshot_every=100)
+    one.step(1700)
+    chunks = Stepper(_stream(), snapshot_every=100)
+    seen = []
+    rec = chunks.run_to(1700, progress=seen.append, chunk=333)
+    assert rec.t == 1700 and chunks.t == chunks.t_max == 1700
+    assert seen == pytest.approx([333 / 1700, 666 / 1700, 999 / 1700, 1332 / 1700, 1665 / 1700, 1.0])
+    np.testing.assert_array_equal(chunks.trace_so_far, one.trace_so_far)
+    np.testing.assert_array_equal(chunks.model.nodes_, one.model.nodes_)
+    assert chunks.events == one.events and sorted(chunks.snapshots) == sorted(one.snapshots)
+    assert chunks.run_to(10**9).t == len(chunks.stream) and chunks.finished
