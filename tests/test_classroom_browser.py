@@ -8,7 +8,7 @@ import time
 
 import pytest
 from conftest import ROOT
-from test_browser import SHOTS, _chromium, _start_server, _stop, _wait_idle
+from test_browser import SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -119,6 +119,31 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         _shot(teacher, "42_classroom_teacher_playground")
         _wait_idle(students[1])
         _shot(students[1], "43_classroom_student_follows")
+
+        # the teacher plays (the browser animates) and pauses: the class shows the step the teacher's browser
+        # stopped on
+        teacher.get_by_text("Play", exact=True).click()
+        player = _player_frame(teacher)
+        player.wait_for_function(
+            "() => window.playerState && playerState.shown && playerState.shown.t > 400", timeout=90000
+        )
+        player.locator("#pause").click()
+        paused_at = player.evaluate("() => playerState.shown.t")
+        _wait_seen(teacher, paused_at, timeout_ms=90000)
+        for s in students:
+            _wait_seen(s, paused_at, timeout_ms=90000)
+        _wait_idle(teacher)
+        teacher.get_by_label("N", exact=True).fill("200")
+        teacher.get_by_label("N", exact=True).press("Enter")
+        _wait_idle(teacher)
+        teacher.get_by_role(
+            "button", name="Reset", exact=True
+        ).click()  # back to step 0, then 200 steps: the quiz below
+        for s in students:
+            _wait_seen(s, 0)
+        teacher.get_by_role("button", name="Step N").click()
+        for s in students:
+            _wait_seen(s, 200)
 
         # the teacher asks; both answer (Ann right, Bo wrong); the teacher's chart shows 2
         teacher.get_by_role("link", name="Classroom").first.click()
