@@ -16,7 +16,7 @@ from cae import CAE
 from cae.app import your_data as wb
 from cae.app.lockstep import Lockstep, display_table
 from cae.data import class_incremental_stream, load_builtin, make_paper2d, nonstationary_stream
-from cae.data.csvio import read_csv, scale
+from cae.data.csvio import escape_markdown, read_csv, scale
 from cae.evaluation import CONVENTION_TEXT, ari, average_incremental, backward_transfer, continual_run, nmi
 from cae.registry import make_algorithm
 
@@ -385,7 +385,8 @@ def _check_continual_numbers(at, convention):
         assert np.all((fin > 0) & (fin <= 1))
     # the networks after each stage say the table's #nodes and #clusters
     for k, row in table.reset_index(drop=True).iterrows():
-        want = f"after stage {k + 1}: {row['after stage']} · {row['#nodes']} nodes, {row['#clusters']} clusters"
+        stage = escape_markdown(row["after stage"])  # a stage's name may come from a file: shown as typed
+        want = f"after stage {k + 1}: {stage} · {row['#nodes']} nodes, {row['#clusters']} clusters"
         assert any(c.value == want for c in at.caption), want
     return table, R
 
