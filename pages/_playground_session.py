@@ -336,8 +336,9 @@ def lesson_in(page):
     return notices
 
 
-def lesson_apply(pg):
-    """Bring the Playground to the pending step of a lesson link (rebuilding placed samples first)."""
+def lesson_apply(pg, slot=None):
+    """Bring the Playground to the pending step of a lesson link (rebuilding placed samples first); the
+    learning's progress bar goes into ``slot`` (default: the page)."""
     pending = st.session_state.pop("lesson_pending", None)
     if not pending:
         return []
@@ -365,7 +366,7 @@ def lesson_apply(pg):
             if pg.t < pg.t_max:
                 pg.go_to(pg.t_max)
             words = f"learning the first {t:,} samples of the lesson's stream…"
-            bar = st.progress(0.0, text=words)
+            bar = (slot if slot is not None else st).progress(0.0, text=words)
             pg.run_to(t, progress=lambda f: bar.progress(f, text=f"{words} {f:.0%}"), chunk=10000)
             bar.empty()
             pg.deleted_in_frame = pg.deleted_in_frame[:0]  # a jump of thousands of steps is not one frame

@@ -20,7 +20,7 @@ ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 notices = lesson_in("explain")  # a lesson link: its stream and step first
 cfg = sidebar_config()
 pg = get_playground(cfg)
-notices += lesson_apply(pg)
+notices += lesson_apply(pg, st.empty())  # a slot on every run: the page's elements keep their places
 st.sidebar.header("View")
 focus, all_regions = view_toggles()
 st.title("Explain a step")

@@ -36,7 +36,9 @@ ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 notices = lesson_in("playground")  # a lesson link opened (or the URL edited): its settings first
 cfg = sidebar_config()
 pg = get_playground(cfg)
-notices += lesson_apply(pg)
+# a slot on every run, so that a progress bar that comes and goes never shifts the page's later elements
+# (Streamlit knows an element by its position: an open expander below would close)
+notices += lesson_apply(pg, st.empty())
 _player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
 st.session_state.pop("lesson_applied", None)
 
@@ -139,8 +141,9 @@ if not quiz:
         pg.reset()
         st.session_state.pop("traces_fig", None)
     c[7].button("New seed", key="b_seed", width="stretch", on_click=new_seed)
+    end_slot = st.empty()  # on every run, for the same reason as the lesson link's slot
     if run_end:
-        bar = st.progress(0.0, text="learning the rest of the stream…" + slow_hint())
+        bar = end_slot.progress(0.0, text="learning the rest of the stream…" + slow_hint())
         pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}" + slow_hint()))
         bar.empty()
 else:
@@ -296,6 +299,16 @@ _EMPTY_NETWORK = SimpleNamespace(
 )
 
 
+def _first_picture_style():
+    """Lays the first picture over the chart until the chart is drawn (hidden from then on)."""
+    st.html(
+        "<style>[data-testid='stVerticalBlock']:has(> div > .st-key-first_picture) { position: relative; }"
+        " .st-key-first_picture { position: absolute; top: 0; left: 0; z-index: 2; background: white; }"
+        " [data-testid='stVerticalBlock']:has(.st-key-main_fig .main-svg) .st-key-first_picture"
+        " { display: none; }</style>"
+    )
+
+
 def _first_picture():
     """A session's first view: the network as a picture the browser shows the moment it arrives, laid over
     the interactive chart until that is drawn (a fresh browser first loads and starts the charting
@@ -308,18 +321,15 @@ def _first_picture():
     )
     with st.container(key="first_picture"):
         st.image(svg, width="stretch")
-    st.html(
-        "<style>[data-testid='stVerticalBlock']:has(> div > .st-key-first_picture) { position: relative; }"
-        " .st-key-first_picture { position: absolute; top: 0; left: 0; z-index: 2; background: white; }"
-        " [data-testid='stVerticalBlock']:has(.st-key-main_fig .main-svg) .st-key-first_picture"
-        " { display: none; }</style>"
-    )
 
 
 @st.fragment
 def live():
     if _player.stopped():  # Pause in the player: the whole page follows (Play off, history, explanation)
         st.rerun(scope="app")
+    # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
+    # came and went would shift the page's later elements (an open expander below would close)
+    _first_picture_style()
     if st.session_state.get("w_play") and not pg.finished:
         shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=560)
         lesson_out("playground", cfg, pg, t=shown)
