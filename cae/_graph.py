@@ -6,7 +6,9 @@ in ``nbr[k, :deg[k]]``, with the edge's age (or, for algorithms without ages,
 1) in the same slot of ``age``. Each edge appears in both lists. Rows never
 have holes: deleting nodes compacts the arrays, keeping the survivors' order.
 
-Everything here is compiled by :func:`cae._jit.jit` (or runs as plain Python).
+Everything here is compiled by :func:`cae._jit.jit` (or runs as plain Python); the functions a
+step calls create no arrays (``allocates=False``: the caller passes scratch space), so calling
+them costs nothing.
 """
 
 import numpy as np
@@ -14,7 +16,7 @@ import numpy as np
 from ._jit import jit
 
 
-@jit
+@jit(allocates=False)
 def find_slot(nbr, deg, a, b):
     """Position of ``b`` in ``a``'s neighbour list, -1 if absent."""
     for p in range(deg[a]):
@@ -23,7 +25,7 @@ def find_slot(nbr, deg, a, b):
     return -1
 
 
-@jit
+@jit(allocates=False)
 def remove_slot(nbr, age, deg, a, p):
     """Remove slot ``p`` of ``a``'s neighbour list (the last slot moves into it)."""
     last = deg[a] - 1
@@ -32,7 +34,7 @@ def remove_slot(nbr, age, deg, a, p):
     deg[a] = last
 
 
-@jit
+@jit(allocates=False)
 def connect(nbr, age, deg, a, b, value):
     """Add the edge a-b with age ``value`` (it must not exist; the caller has made room).
 
@@ -47,7 +49,7 @@ def connect(nbr, age, deg, a, b, value):
     return max(deg[a], deg[b])
 
 
-@jit
+@jit(allocates=False)
 def disconnect(nbr, age, deg, a, b):
     """Delete the edge a-b from both lists; returns True if it existed."""
     p = find_slot(nbr, deg, a, b)
@@ -59,7 +61,7 @@ def disconnect(nbr, age, deg, a, b):
     return True
 
 
-@jit
+@jit(allocates=False)
 def set_age(nbr, age, deg, a, b, value):
     """Set the age of the existing edge a-b on both sides."""
     age[a, find_slot(nbr, deg, a, b)] = value
@@ -69,9 +71,14 @@ def set_age(nbr, age, deg, a, b, value):
 @jit
 def components(nbr, deg, K, labels):
     """Connected components numbered by their smallest row; returns their count."""
+    return components_into(nbr, deg, K, labels, np.empty(max(K, 1), dtype=np.int64))
+
+
+@jit(allocates=False)
+def components_into(nbr, deg, K, labels, stack):
+    """:func:`components` with the caller's scratch ``stack`` (at least K entries)."""
     for k in range(K):
         labels[k] = -1
-    stack = np.empty(max(K, 1), dtype=np.int64)
     n = 0
     for k in range(K):
         if labels[k] >= 0:
@@ -94,7 +101,7 @@ def components(nbr, deg, K, labels):
 
 
 # ---- deleting nodes: plan the new rows, then move every per-node array -------
-@jit
+@jit(allocates=False)
 def plan_compaction(delete, K, newrow):
     """``newrow[k]`` = the row node k moves to, or -1 if ``delete[k]``; returns the survivors."""
     n = 0
@@ -116,7 +123,17 @@ def compact_rows(A, newrow, K):
             A[r] = A[k]
 
 
-@jit
+@jit(allocates=False)
+def compact_rows_2d(A, newrow, K):
+    """:func:`compact_rows` for a 2-D array, element by element (no temporary row)."""
+    for k in range(K):
+        r = newrow[k]
+        if r >= 0 and r != k:
+            for j in range(A.shape[1]):
+                A[r, j] = A[k, j]
+
+
+@jit(allocates=False)
 def compact_graph(nbr, age, deg, newrow, K):
     """Move the neighbour lists and renumber them; edges to deleted nodes are dropped.
 

@@ -65,6 +65,7 @@ KERNEL_MODULES = (
 STALE_LOCK_SECONDS = 20 * 60
 
 _FUNCS = []  # every function decorated with jit, in definition order
+_OPTIONS = {}  # numba options beyond the defaults, per decorated function
 _COMPILED = False
 _LOCK = threading.Lock()
 _worker = None
@@ -96,12 +97,38 @@ def _njit(func):
     import numba
 
     numba.config.CACHE_DIR = _cache()
-    return numba.njit(cache=True, nogil=True)(func)
+    options = _OPTIONS.get(func, {})
+    try:
+        return numba.njit(cache=True, nogil=True, **options)(func)
+    except KeyError:  # a numba without the (private) switch for reference counting: counted, the same results
+        options = {k: v for k, v in options.items() if k != "_nrt"}
+        return numba.njit(cache=True, nogil=True, **options)(func)
 
 
-def jit(func):
-    """Register a kernel function; compiled at once in ``sync`` mode (or after the switch)."""
+def jit(func=None, *, allocates=True, inline=False):
+    """Register a kernel function; compiled at once in ``sync`` mode (or after the switch).
+
+    ``@jit``, or with options (plain Python ignores them):
+
+    ``@jit(allocates=False)``
+        the function creates no array, and calls none that returns a new one: numba compiles
+        it without its reference counting. Calling such a function then costs nothing (LLVM
+        inlines it), where a counted call costs an atomic increment and decrement for every
+        array it is given -- a step made of small named functions passing its arrays along
+        would pay that at every call.
+    ``@jit(inline=True)``
+        numba inlines the function into its callers before compiling them.
+    """
+    if func is None:
+        return lambda f: jit(f, allocates=allocates, inline=inline)
     _FUNCS.append(func)
+    options = {}
+    if not allocates:
+        options["_nrt"] = False
+    if inline:
+        options["inline"] = "always"
+    if options:
+        _OPTIONS[func] = options
     if MODE == "sync" or _COMPILED:
         return _njit(func)
     return func

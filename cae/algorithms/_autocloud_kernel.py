@@ -1,4 +1,4 @@
-"""The one implementation of AutoCloud's per-sample step (the algorithm: docs/baselines/autocloud.md).
+"""The one implementation of AutoCloud's per-sample step (see :mod:`cae.algorithms.autocloud`).
 
 State (rows ``[:C]`` of the cloud arrays, in the reference's list order):
 centres ``Y`` (C x d), variances ``var``, supports ``n`` (integers), stable
@@ -85,7 +85,7 @@ TRACE_COLUMNS = (
 )
 
 
-@jit
+@jit(allocates=False)
 def fdiv(a, b):
     """a / b with IEEE semantics (0/0 = NaN, x/0 = +-Inf), as in MATLAB."""
     if b == 0.0:
@@ -97,7 +97,7 @@ def fdiv(a, b):
     return a / b
 
 
-@jit
+@jit(allocates=False)
 def tentative(X, xi, Y, var, n, c):
     """Cloud.calculateZeta for cloud row ``c`` and sample ``X[xi]`` (Euclidean).
 
@@ -124,13 +124,13 @@ def tentative(X, xi, Y, var, n, c):
     return ksi / 2.0, var_, a, b
 
 
-@jit
+@jit(allocates=False)
 def threshold(m, n):
     """AutoCloud.calculateThreshold (Euclidean): (m^2 + 1) / (2 n)."""
     return fdiv(m * m + 1.0, 2.0 * float(n))
 
 
-@jit
+@jit(allocates=False)
 def argmax_first(v, C):
     """First index of the largest value of ``v[:C]``, NaN ignored; -1 when all are NaN."""
     best = -1
@@ -140,7 +140,7 @@ def argmax_first(v, C):
     return best
 
 
-@jit
+@jit(allocates=False)
 def new_cloud(X, xi, Y, var, n, ids, IM, iscal, row):
     """Cloud(x) at ``row``: mu = x, n = 1, var = 0; its intersection counts are zero."""
     for j in range(X.shape[1]):
@@ -154,13 +154,13 @@ def new_cloud(X, xi, Y, var, n, ids, IM, iscal, row):
         IM[row, r] = 0
 
 
-@jit
+@jit(allocates=False)
 def merge_condition(IM, n, i, j):
     nint = IM[i, j]
     return nint > n[i] - nint or nint > n[j] - nint
 
 
-@jit
+@jit(allocates=False)
 def merge_pair(Y, var, n, ids, IM, flags, iscal, C, i, j, merge_rec, nm, colv, rowv):
     """Merge clouds i < j exactly as AutoCloud.mergeClouds does; returns the new C.
 
@@ -225,7 +225,7 @@ def merge_pair(Y, var, n, ids, IM, flags, iscal, C, i, j, merge_rec, nm, colv, r
     return C - 1
 
 
-@jit
+@jit(allocates=False)
 def merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, rowv):
     """AutoCloud.mergeClouds; returns the number of merges.
 
@@ -294,7 +294,7 @@ def merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, row
     return nm
 
 
-@jit
+@jit(allocates=False)
 def add_point(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thresholds, members, joined_ids):
     """AutoCloud.addPoint from the third sample on: x joins every cloud for which it is typical
     (normalised eccentricity zeta <= the Chebyshev threshold); the memberships; a new cloud when it joined none.
@@ -343,7 +343,7 @@ def add_point(X, xi, Y, var, n, ids, IM, iscal, fscal, ri, rf, flags, zetas, thr
     return C
 
 
-@jit
+@jit(allocates=False)
 def step(
     X,
     xi,
@@ -483,7 +483,7 @@ def run(
     return DONE
 
 
-@jit
+@jit(allocates=False)
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
     trace[i, 1] = ri[RI_CASE]
@@ -503,7 +503,7 @@ def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 15] = iscal[I_NMERGES]
 
 
-@jit
+@jit(allocates=False)
 def nearest_nodes(X, Y, var, n, C, tau, out):
     """For every row of X, the first cloud of highest membership tau_i / sum(tau), NaN ignored.
 

@@ -1,7 +1,7 @@
-"""The one implementation of CAE's per-sample step (the algorithm, step by step: docs/cae-algorithm.md).
+"""The one implementation of CAE's per-sample step.
 
 Everything the algorithm does to a network happens in :func:`step`, which
-reads like the algorithm's outline (docs/cae-algorithm.md):
+reads like the specification's outline (``../shared/spec/cae-algorithm.md``):
 the initial phase (:func:`initial_phase`: a new node, the diversity D that
 fixes lambda, the threshold set-up); the learning phase (:func:`winner_search`,
 then Case I :func:`case_one_new_node`, or Cases II/III :func:`winner_learns`,
@@ -18,7 +18,11 @@ and calls :func:`step`, both for ``fit`` and for ``learn_one``.
 
 State lives in preallocated arrays (see :mod:`cae.algorithms._cae_network`),
 which :func:`run` bundles into three named tuples: :data:`Net` (the network),
-:data:`Rec` (what the step did) and :data:`Buf` (scratch). The scalars are
+:data:`Rec` (what the step did) and :data:`Buf` (scratch). Nothing a step
+calls creates an array (sorting, the LU of the diversity, the sweep's mask
+use the scratch in :data:`Buf`), so numba compiles all of it without
+reference counting (``@jit(allocates=False)``) and the calls between the
+named steps cost nothing. The scalars are
 kept in two small arrays ``iscal`` (integers) and ``fscal`` (floats) indexed
 by the constants below. Each step also writes what it did into the record
 scratch buffers ``ri``/``rf`` and a few id lists, which
@@ -37,7 +41,8 @@ import numpy as np
 from .._graph import (
     compact_graph,
     compact_rows,
-    components,
+    compact_rows_2d,
+    components_into,
     connect,
     find_slot,
     plan_compaction,  # noqa: F401
@@ -124,7 +129,7 @@ N_RF = 14
 DONE = -1
 
 
-@jit
+@jit(allocates=False)
 def cim(A, i, B, k, sigma):
     """CIM between rows ``A[i]`` and ``B[k]`` with bandwidth ``sigma``.
 
@@ -143,7 +148,7 @@ def cim(A, i, B, k, sigma):
     return math.sqrt(v)
 
 
-@jit
+@jit(allocates=False)
 def winners(X, xi, Y, K, sigma, dist2, need_second):
     """The nearest and second-nearest nodes to ``X[xi]`` by CIM.
 
@@ -213,16 +218,15 @@ def winners(X, xi, Y, K, sigma, dist2, need_second):
     return s1, v1, s2, v2
 
 
-@jit
-def silverman(Y, rows, m, d):
-    """Silverman bandwidth of the ``m`` points ``Y[rows[:m]]``.
+@jit(allocates=False)
+def silverman(Y, rows, m, d, s):
+    """Silverman bandwidth of the ``m`` points ``Y[rows[:m]]`` (``s``: scratch for d numbers).
 
     s_j = std (ddof=1) of column j, exact zeros become 1e-6;
     Sigma_j = (4/(2+d))**(1/(4+d)) * s_j * m**(-1/(4+d)); returns median_j.
     """
     a = (4.0 / (2.0 + d)) ** (1.0 / (4.0 + d))
     b = float(m) ** (-1.0 / (4.0 + d))
-    s = np.empty(d)
     for j in range(d):
         mean = 0.0
         for i in range(m):
@@ -236,20 +240,72 @@ def silverman(Y, rows, m, d):
         if sd == 0.0:
             sd = 1.0e-6
         s[j] = a * sd * b
-    s.sort()
-    h = d // 2
-    if d % 2 == 1:
-        return s[h]
-    return (s[h - 1] + s[h]) / 2.0
+    insertion_sort(s, d)
+    return median_sorted(s, d)
 
 
-@jit
-def recency_order(stamp, K):
-    """Node rows, most recently created-or-won first."""
-    return np.argsort(-stamp[:K], kind="mergesort")
+@jit(allocates=False)
+def insertion_sort(v, n):
+    """Sort ``v[:n]`` ascending in place (a few numbers: the features, a node's edges)."""
+    for p in range(1, n):
+        x = v[p]
+        q = p
+        while q > 0 and v[q - 1] > x:
+            v[q] = v[q - 1]
+            q -= 1
+        v[q] = x
 
 
-@jit
+@jit(allocates=False)
+def recency_order(stamp, K, order):
+    """``order[:K]``: the node rows, most recently created-or-won first.
+
+    The stamps are unique (one node is created or wins at each step), so this
+    is the one order any sort gives: a quicksort on the stamps, descending,
+    with insertion sort for short runs and an explicit stack of ranges kept in
+    the tail of ``order`` (the smaller side first: at most 2 log2 K entries).
+    """
+    for k in range(K):
+        order[k] = k
+    top = order.shape[0]  # the stack grows down from the end of order
+    lo, hi = 0, K - 1
+    while True:
+        while hi - lo > 16:
+            mid = (lo + hi) // 2  # median of three as the pivot, moved to hi
+            if stamp[order[mid]] > stamp[order[lo]]:
+                order[mid], order[lo] = order[lo], order[mid]
+            if stamp[order[hi]] > stamp[order[lo]]:
+                order[hi], order[lo] = order[lo], order[hi]
+            if stamp[order[mid]] > stamp[order[hi]]:
+                order[mid], order[hi] = order[hi], order[mid]
+            pivot = stamp[order[hi]]
+            i = lo
+            for j in range(lo, hi):
+                if stamp[order[j]] > pivot:
+                    order[i], order[j] = order[j], order[i]
+                    i += 1
+            order[i], order[hi] = order[hi], order[i]
+            if i - lo < hi - i:  # recurse into the smaller side, push the larger
+                order[top - 1], order[top - 2] = i + 1, hi
+                hi = i - 1
+            else:
+                order[top - 1], order[top - 2] = lo, i - 1
+                lo = i + 1
+            top -= 2
+        for p in range(lo + 1, hi + 1):  # insertion sort of a short range
+            x = order[p]
+            q = p
+            while q > lo and stamp[order[q - 1]] < stamp[x]:
+                order[q] = order[q - 1]
+                q -= 1
+            order[q] = x
+        if top == order.shape[0]:
+            return
+        lo, hi = order[top + 1], order[top]
+        top += 2
+
+
+@jit(allocates=False)
 def mean_sigma(sig, K):
     """Mean bandwidth over the nodes that have one (NaN if none)."""
     acc = 0.0
@@ -263,7 +319,7 @@ def mean_sigma(sig, K):
     return acc / n
 
 
-@jit
+@jit(allocates=False)
 def pivot_row(A, k, n):
     """The row (>= k) with the largest |A[i, k]|, the first one on ties, and that magnitude."""
     p = k
@@ -275,7 +331,7 @@ def pivot_row(A, k, n):
     return p, best
 
 
-@jit
+@jit(allocates=False)
 def swap_rows(A, k, p, n):
     for j in range(n):
         tmp = A[k, j]
@@ -283,7 +339,7 @@ def swap_rows(A, k, p, n):
         A[p, j] = tmp
 
 
-@jit
+@jit(allocates=False)
 def det_lu(A, n):
     """Determinant of ``A[:n, :n]`` by LU with partial pivoting (A is overwritten)."""
     det = 1.0
@@ -304,7 +360,7 @@ def det_lu(A, n):
     return det
 
 
-@jit
+@jit(allocates=False)
 def median_sorted(v, n):
     h = n // 2
     if n % 2 == 1:
@@ -312,7 +368,7 @@ def median_sorted(v, n):
     return (v[h - 1] + v[h]) / 2.0
 
 
-@jit
+@jit(allocates=False)
 def invert(A, n, out):
     """``out[:n, :n] = inverse(A[:n, :n])`` by Gauss-Jordan with partial pivoting (A is overwritten)."""
     for i in range(n):
@@ -336,12 +392,12 @@ def invert(A, n, out):
                         out[i, j] -= f * out[k, j]
 
 
-@jit
-def diversity(Y, K, s0, S, iscal, fscal):
+@jit(allocates=False)
+def diversity(Y, K, s0, S, A, iscal, fscal):
     """D = det(exp(R)) over the first K nodes, R_kl = 1 - CIM(y_k, y_l, sigma_init).
 
     ``S`` is the diversity state: R itself while K <= DIV_LU_MAX, then
-    (exp R)^-1 (see DIV_LU_MAX).
+    (exp R)^-1 (see DIV_LU_MAX). ``A``: scratch for the LU (K x K, K <= DIV_LU_MAX).
     """
     nr = iscal[I_NR]
     if K <= DIV_LU_MAX:
@@ -351,37 +407,31 @@ def diversity(Y, K, s0, S, iscal, fscal):
                 S[k, l] = r
                 S[l, k] = r
         iscal[I_NR] = K
-        A = np.empty((K, K))
         for k in range(K):
             for l in range(K):
                 A[k, l] = math.exp(S[k, l])
         D = det_lu(A, K)
-        if K == DIV_LU_MAX and D >= DIVERSITY_THRESHOLD:
+        if K == DIV_LU_MAX and D >= DIVERSITY_THRESHOLD:  # from here on S holds the inverse
             for k in range(K):
                 for l in range(K):
                     A[k, l] = math.exp(S[k, l])
-            Ainv = np.empty((K, K))
-            invert(A, K, Ainv)
-            for k in range(K):
-                for l in range(K):
-                    S[k, l] = Ainv[k, l]
+            invert(A, K, S)
         fscal[F_DET] = D
         return D
-    # bordering: one new node (row m = K - 1) against the m before it
+    # bordering: one new node (row m = K - 1) against the m before it; its row and column of S
+    # hold b and z = S b until the end
     m = K - 1
-    b = np.empty(m)
     for l in range(m):
-        b[l] = math.exp(1.0 - cim(Y, m, Y, l, s0))
+        S[m, l] = math.exp(1.0 - cim(Y, m, Y, l, s0))  # b
     c = math.exp(1.0)
-    z = np.zeros(m)
     for i in range(m):
         acc = 0.0
         for l in range(m):
-            acc += S[i, l] * b[l]
-        z[i] = acc
+            acc += S[i, l] * S[m, l]
+        S[i, m] = acc  # z
     bz = 0.0
     for i in range(m):
-        bz += b[i] * z[i]
+        bz += S[m, i] * S[i, m]
     schur = c - bz
     D = fscal[F_DET] * schur
     fscal[F_DET] = D
@@ -389,9 +439,10 @@ def diversity(Y, K, s0, S, iscal, fscal):
     if D >= DIVERSITY_THRESHOLD:  # lambda not fixed yet: extend the inverse
         for i in range(m):
             for l in range(m):
-                S[i, l] += z[i] * z[l] / schur
-            S[i, m] = -z[i] / schur
-            S[m, i] = -z[i] / schur
+                S[i, l] += S[i, m] * S[l, m] / schur
+        for i in range(m):
+            S[m, i] = -S[i, m] / schur
+            S[i, m] = -S[i, m] / schur
         S[m, m] = 1.0 / schur
     return D
 
@@ -405,13 +456,14 @@ Rec = namedtuple(
     "ri rf aged_ids aged_ages alpha_ids alpha_ages del_ids del_ages moved_ids moved_before moved_after "
     "swept_ids swept_pos",
 )
-#: Scratch space: component labels (and compaction plans), squared distances, sorted ages.
-Buf = namedtuple("Buf", "labels dist2 sortbuf")
+#: Scratch space: component labels (and compaction plans), squared distances, sorted ages, the recency
+#: order (and the component search's stack), a node mask, d numbers (Silverman), the LU of the diversity.
+Buf = namedtuple("Buf", "labels dist2 sortbuf order mask svec lu")
 
 
 # ------------------------------------------------------------------ the initial phase
-@jit
-def keep_first_samples(X, xi, net):
+@jit(allocates=False)
+def keep_first_samples(X, xi, net, buf):
     """Buffer the first 10 samples; at the 10th, sigma_init is their Silverman bandwidth.
 
     spec: The initial phase, 2 -- "sigma_init is the Silverman bandwidth of the
@@ -426,16 +478,19 @@ def keep_first_samples(X, xi, net):
         first[nf, j] = X[xi, j]
     iscal[I_NFIRST] = nf + 1
     if nf + 1 == N_INIT:
-        net.fscal[F_SIGINIT] = silverman(first, np.arange(N_INIT), N_INIT, X.shape[1])
+        rows = buf.order
+        for i in range(N_INIT):
+            rows[i] = i
+        net.fscal[F_SIGINIT] = silverman(first, rows, N_INIT, X.shape[1], buf.svec)
 
 
-@jit
+@jit(allocates=False)
 def in_initial_phase(net):
     """V has never been set, or the sweep left fewer than n_active nodes (spec: The initial phase)."""
     return net.iscal[I_VSET] == 0 or net.iscal[I_K] < net.iscal[I_NACTIVE]
 
 
-@jit
+@jit(allocates=False)
 def add_node(X, xi, net, rec, t):
     """x becomes a new node (M = 1, no bandwidth, no edges) at the end of the rows and the front of the
     recency list (its stamp is t). Returns its row. spec: The initial phase, 1; The learning phase, 2."""
@@ -456,8 +511,8 @@ def add_node(X, xi, net, rec, t):
     return K
 
 
-@jit
-def estimate_lambda(net, rec):
+@jit(allocates=False)
+def estimate_lambda(net, rec, buf):
     """The diversity D = det(exp(R)) over the nodes so far; D < 1e-6 with K >= 10 fixes n_active = K, lambda = 2K.
 
     spec: The initial phase, 2. Only while V has never been set, lambda is to be
@@ -469,7 +524,7 @@ def estimate_lambda(net, rec):
     if iscal[I_VSET] != 0 or iscal[I_FIXED_LAMBDA] != 0 or iscal[I_NACTIVE] != 0 or math.isnan(s0):
         return
     K = iscal[I_K]
-    D = diversity(net.Y, K, s0, net.R, iscal, fscal)
+    D = diversity(net.Y, K, s0, net.R, buf.lu, iscal, fscal)
     rec.rf[RF_D] = D
     if not (D >= DIVERSITY_THRESHOLD) and K >= MIN_NODES_FOR_LAMBDA:
         iscal[I_NACTIVE] = K
@@ -477,8 +532,8 @@ def estimate_lambda(net, rec):
         rec.ri[RI_LAMFIXED] = 1
 
 
-@jit
-def threshold_setup(net, rec):
+@jit(allocates=False)
+def threshold_setup(net, rec, buf):
     """sigma0 = Silverman bandwidth of the active node set, every node's sigma = sigma0, and
     V = the mean over the active nodes of the smallest CIM to any other node (bandwidth sigma0).
 
@@ -486,11 +541,11 @@ def threshold_setup(net, rec):
     and again whenever the network regrows to n_active after a sweep (lambda is
     never re-estimated [ref]).
     """
-    Y, sig, iscal = net.Y, net.sig, net.iscal
+    Y, sig, iscal, order = net.Y, net.sig, net.iscal, buf.order
     K = iscal[I_K]
-    order = recency_order(net.stamp, K)
+    recency_order(net.stamp, K, order)
     m = min(K, iscal[I_NACTIVE])
-    sigma0 = silverman(Y, order, m, Y.shape[1])
+    sigma0 = silverman(Y, order, m, Y.shape[1], buf.svec)
     for k in range(K):
         sig[k] = sigma0
     iscal[I_SIG_STALE] = 1
@@ -510,19 +565,19 @@ def threshold_setup(net, rec):
     rec.ri[RI_SETUP] = 1
 
 
-@jit
-def initial_phase(X, xi, net, rec, t):
+@jit(allocates=False)
+def initial_phase(X, xi, net, rec, buf, t):
     """spec: The initial phase, 1-3: a new node; the diversity D (lambda); the threshold set-up at K = n_active."""
     rec.ri[RI_CASE] = 0
     add_node(X, xi, net, rec, t)
-    estimate_lambda(net, rec)
+    estimate_lambda(net, rec, buf)
     n_active = net.iscal[I_NACTIVE]
     if n_active > 0 and net.iscal[I_K] == n_active:
-        threshold_setup(net, rec)
+        threshold_setup(net, rec, buf)
 
 
 # ------------------------------------------------------------------ the learning phase
-@jit
+@jit(allocates=False)
 def winner_search(X, xi, net, rec, buf):
     """s1 and s2, the nodes of smallest CIM to x with the mean bandwidth (first index on ties).
 
@@ -547,19 +602,19 @@ def winner_search(X, xi, net, rec, buf):
     return s1, v1, s2, v2
 
 
-@jit
-def case_one_new_node(X, xi, net, rec, t):
+@jit(allocates=False)
+def case_one_new_node(X, xi, net, rec, buf, t):
     """Case I (V < V1): x becomes a new node whose sigma is the Silverman bandwidth of the active
     node set taken after it joined the front of the recency list. spec: The learning phase, 2."""
     rec.ri[RI_CASE] = 1
     row = add_node(X, xi, net, rec, t)
     K = net.iscal[I_K]
-    order = recency_order(net.stamp, K)
-    net.sig[row] = silverman(net.Y, order, min(K, net.iscal[I_NACTIVE]), X.shape[1])
+    recency_order(net.stamp, K, buf.order)
+    net.sig[row] = silverman(net.Y, buf.order, min(K, net.iscal[I_NACTIVE]), X.shape[1], buf.svec)
     rec.rf[RF_NEWSIGMA] = net.sig[row]
 
 
-@jit
+@jit(allocates=False)
 def winner_learns(X, xi, net, rec, s1, t):
     """M_s1 += 1; y_s1 += (x - y_s1) / M_s1; s1 goes to the front of the recency list.
 
@@ -579,7 +634,7 @@ def winner_learns(X, xi, net, rec, s1, t):
     rec.ri[RI_NMOVED] = 1
 
 
-@jit
+@jit(allocates=False)
 def age_winner_edges(net, rec, s1):
     """Every existing edge of s1 ages by 1 (on both sides). spec: The learning phase, 3.2."""
     nbr, age, deg = net.nbr, net.age, net.deg
@@ -594,7 +649,7 @@ def age_winner_edges(net, rec, s1):
     rec.ri[RI_NAGED] = na
 
 
-@jit
+@jit(allocates=False)
 def neighbours_learn(X, xi, net, rec, s1):
     """Case III: every node that already is a neighbour of s1 moves, y_k += (x - y_k) / (10 M_k).
 
@@ -615,7 +670,7 @@ def neighbours_learn(X, xi, net, rec, s1):
     ri[RI_NMOVED] = nmoved
 
 
-@jit
+@jit(allocates=False)
 def link_winners(net, rec, s1, s2):
     """Case III: the edge s1-s2 is created, or its age reset, with age 1.
 
@@ -635,7 +690,7 @@ def link_winners(net, rec, s1, s2):
         rec.ri[RI_EDGE] = 1
 
 
-@jit
+@jit(allocates=False)
 def sorted_ages(net, s1, srt):
     """The ages of s1's edges, ascending, into ``srt`` (insertion sort: a node has few edges)."""
     for p in range(net.deg[s1]):
@@ -647,7 +702,7 @@ def sorted_ages(net, s1, srt):
         srt[q] = v
 
 
-@jit
+@jit(allocates=False)
 def edge_age_limit(net, rec, buf, s1):
     """a_max for the edges of s1: from Tukey's hinges of their ages, or CAEA's fixed value.
 
@@ -692,7 +747,7 @@ def edge_age_limit(net, rec, buf, s1):
     return a_max
 
 
-@jit
+@jit(allocates=False)
 def delete_edges_older_than(net, rec, s1, a_max):
     """Every edge of s1 with age > a_max goes; n_del and the mean deleted age take them in.
 
@@ -724,7 +779,7 @@ def delete_edges_older_than(net, rec, s1, a_max):
     rec.ri[RI_NDELETED] = nd
 
 
-@jit
+@jit(allocates=False)
 def delete_old_edges(net, rec, buf, s1):
     """Edge deletion around s1 by the age statistics (Cases II and III). spec: The learning phase, 3.4."""
     n = net.deg[s1]
@@ -740,7 +795,7 @@ def delete_old_edges(net, rec, buf, s1):
 
 
 # ------------------------------------------------------------------ after every sample
-@jit
+@jit(allocates=False)
 def sweep_due(net, t):
     """t is a multiple of lambda and K > 1 (spec: After every sample); with the per-batch count, the
     number of samples of the current batch instead of t, as ``CAE_train.m`` counts within one call [ref]."""
@@ -749,7 +804,7 @@ def sweep_due(net, t):
     return lam > 0 and n % lam == 0 and net.iscal[I_K] > 1
 
 
-@jit
+@jit(allocates=False)
 def sweep_isolated_nodes(net, rec, buf):
     """Every node without an edge is deleted; survivors keep their order (rows and recency).
 
@@ -766,13 +821,13 @@ def sweep_isolated_nodes(net, rec, buf):
                 rec.swept_pos[nsw, j] = Y[k, j]
             nsw += 1
     if nsw > 0:
-        isolated = np.empty(K, dtype=np.bool_)
+        isolated = buf.mask
         for k in range(K):
             isolated[k] = deg[k] == 0
         labels = buf.labels
         K = plan_compaction(isolated, K, labels)
         n_old = iscal[I_K]
-        compact_rows(Y, labels, n_old)
+        compact_rows_2d(Y, labels, n_old)
         compact_rows(net.M, labels, n_old)
         compact_rows(net.sig, labels, n_old)
         compact_rows(net.ids, labels, n_old)
@@ -784,7 +839,7 @@ def sweep_isolated_nodes(net, rec, buf):
 
 
 # ------------------------------------------------------------------ one sample
-@jit
+@jit(allocates=False)
 def begin_step(net, rec):
     """t <- t + 1 and a clean record; returns t."""
     ri, rf = rec.ri, rec.rf
@@ -806,15 +861,15 @@ def begin_step(net, rec):
     return t
 
 
-@jit
+@jit(allocates=False)
 def finish_record(net, rec, buf, track):
     """V after the step, and (when tracking) the number of clusters."""
     rec.rf[RF_THRESHOLD] = net.fscal[F_V]
     if track:
-        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
+        rec.ri[RI_NCLUSTERS] = components_into(net.nbr, net.deg, net.iscal[I_K], buf.labels, buf.order)
 
 
-@jit
+@jit(allocates=False)
 def step(X, xi, net, rec, buf, track):
     """Learn the sample ``X[xi]``: the spec's outline, one named step each.
 
@@ -822,14 +877,14 @@ def step(X, xi, net, rec, buf, track):
     :data:`Buf` tuples of arrays; everything is updated in place.
     """
     t = begin_step(net, rec)
-    keep_first_samples(X, xi, net)  # sigma_init from the first 10 samples [ref]
+    keep_first_samples(X, xi, net, buf)  # sigma_init from the first 10 samples [ref]
     if in_initial_phase(net):  # V never set, or K < n_active
-        initial_phase(X, xi, net, rec, t)
+        initial_phase(X, xi, net, rec, buf, t)
     else:  # the learning phase
         s1, v1, s2, v2 = winner_search(X, xi, net, rec, buf)  # 1. s1, s2 by CIM with the mean sigma
         V = net.fscal[F_V]
         if V < v1:  # 2. Case I: a new node
-            case_one_new_node(X, xi, net, rec, t)
+            case_one_new_node(X, xi, net, rec, buf, t)
         else:  # 3. Case II (V1 <= V < V2) and Case III (V2 <= V)
             case3 = v2 <= V
             rec.ri[RI_CASE] = 3 if case3 else 2
@@ -877,6 +932,10 @@ def run(
     labels,
     dist2,
     sortbuf,
+    order,
+    mask,
+    svec,
+    lu,
     track,
     trace,
 ):
@@ -903,7 +962,7 @@ def run(
         swept_ids,
         swept_pos,
     )
-    buf = Buf(labels, dist2, sortbuf)
+    buf = Buf(labels, dist2, sortbuf, order, mask, svec, lu)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
@@ -941,7 +1000,7 @@ TRACE_COLUMNS = (
 )
 
 
-@jit
+@jit(allocates=False)
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
     trace[i, 1] = ri[RI_CASE]

@@ -64,6 +64,10 @@ class CAENetwork(ArrayState):
         "labels",
         "dist2",
         "sortbuf",
+        "order",
+        "mask",
+        "svec",
+        "lu",
     )
 
     def __init__(self, d, deletion_interval=None, max_edge_age=None, sweep_per_batch=False, cap=64, maxdeg=8):
@@ -97,6 +101,11 @@ class CAENetwork(ArrayState):
         self.labels = np.zeros(cap, dtype=np.int64)
         self.dist2 = np.zeros(cap)
         self.sortbuf = np.zeros(maxdeg)
+        self.order = np.zeros(cap + 64, dtype=np.int64)  # the recency order, and its sort's stack after it
+        self.mask = np.zeros(cap, dtype=np.bool_)
+        self.svec = np.zeros(self.d)
+        n = min(self.R.shape[0], kernel.DIV_LU_MAX)  # the diversity's LU (none for CAEA)
+        self.lu = np.zeros((n, n))
 
     def _grow_other(self):
         if self.iscal[kernel.I_VSET] == 0 and self.iscal[kernel.I_FIXED_LAMBDA] == 0 and self.K + 1 > self.R.shape[0]:

@@ -26,7 +26,8 @@ from collections import namedtuple
 from .._graph import (
     compact_graph,
     compact_rows,
-    components,
+    compact_rows_2d,
+    components_into,
     connect,
     disconnect,
     find_slot,  # noqa: F401
@@ -115,7 +116,7 @@ DONE = -1
 
 
 # ------------------------------------------------------------ order statistics
-@jit
+@jit(allocates=False)
 def kth_smallest(buf, n, k):
     """The k-th smallest (0-based) of ``buf[:n]``; reorders ``buf[:n]`` in place.
 
@@ -128,7 +129,7 @@ def kth_smallest(buf, n, k):
     rounds = 0
     while hi > lo:
         if rounds > 64:
-            buf[lo : hi + 1].sort()
+            heap_sort(buf, lo, hi + 1)
             return buf[k]
         rounds += 1
         mid = (lo + hi) >> 1
@@ -174,7 +175,33 @@ def kth_smallest(buf, n, k):
     return buf[k]
 
 
-@jit
+@jit(allocates=False)
+def heap_sort(v, lo, hi):
+    """Sort ``v[lo:hi]`` ascending in place (no scratch; the same sorted values as any sort)."""
+    n = hi - lo
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(v, lo, start, n)
+    for end in range(n - 1, 0, -1):
+        v[lo], v[lo + end] = v[lo + end], v[lo]
+        _sift(v, lo, 0, end)
+
+
+@jit(allocates=False)
+def _sift(v, lo, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and v[lo + child + 1] > v[lo + child]:
+            child += 1
+        if v[lo + child] > v[lo + root]:
+            v[lo + child], v[lo + root] = v[lo + root], v[lo + child]
+            root = child
+        else:
+            return
+
+
+@jit(allocates=False)
 def kth_and_next(buf, n, k):
     """The k-th and (k+1)-th smallest (0-based) of ``buf[:n]`` (the same value twice when k = n - 1).
 
@@ -191,7 +218,7 @@ def kth_and_next(buf, n, k):
     return a, b
 
 
-@jit
+@jit(allocates=False)
 def prctile(buf, n, p):
     """MATLAB's ``prctile(x, p)`` of ``buf[:n]`` (n >= 1; reorders the buffer).
 
@@ -215,7 +242,7 @@ def prctile(buf, n, p):
     return (0.5 + r) * xk1 + (0.5 - r) * xk
 
 
-@jit
+@jit(allocates=False)
 def meanof(a, b):
     """MATLAB median's mean of the two middle values: a + (b - a)/2, or (a + b)/2 across signs."""
     sa = 1 if a > 0.0 else (-1 if a < 0.0 else 0)
@@ -225,7 +252,7 @@ def meanof(a, b):
     return a + (b - a) / 2.0
 
 
-@jit
+@jit(allocates=False)
 def median(buf, n):
     """MATLAB's ``median`` of ``buf[:n]`` (NaN for n = 0; reorders the buffer)."""
     if n == 0:
@@ -238,7 +265,7 @@ def median(buf, n):
 
 
 # ------------------------------------------------------------------ distances
-@jit
+@jit(allocates=False)
 def winners(X, xi, Y, K, dist2):
     """s1, s2 by squared distance to ``X[xi]`` (MATLAB ``min``: first index on ties). K >= 2."""
     d = X.shape[1]
@@ -264,7 +291,7 @@ def winners(X, xi, Y, K, dist2):
     return s1, s2
 
 
-@jit
+@jit(allocates=False)
 def sq_dist_rows(Y, a, b):
     acc = 0.0
     for j in range(Y.shape[1]):
@@ -273,7 +300,7 @@ def sq_dist_rows(Y, a, b):
     return acc
 
 
-@jit
+@jit(allocates=False)
 def similarity_threshold(Y, K, k, deg, nbr):
     """calculateSimiralityThreshold: max squared distance to a neighbour; for an
     isolated node the second-smallest squared distance to all nodes (itself
@@ -304,7 +331,7 @@ Buf = namedtuple("Buf", "del_rows del_ages dmask newrow dist2 ubuf ebuf stack ma
 
 
 # ---------------------------------------------------------------- graph edits
-@jit
+@jit(allocates=False)
 def add_node(X, xi, net, rec, t):
     """addNode: x becomes a node with winningTimes 1 and both time stamps t."""
     iscal = net.iscal
@@ -323,7 +350,7 @@ def add_node(X, xi, net, rec, t):
     return K
 
 
-@jit
+@jit(allocates=False)
 def delete_marked(net, rec, buf):
     """Delete the rows with ``buf.dmask`` set (compacting, order kept) and record them."""
     Y, ids, iscal, ri, dmask, newrow = net.Y, net.ids, net.iscal, rec.ri, buf.dmask, buf.newrow
@@ -337,7 +364,7 @@ def delete_marked(net, rec, buf):
             nsw += 1
     ri[RI_NSWEPT] = nsw
     n_new = plan_compaction(dmask, K, newrow)
-    compact_rows(Y, newrow, K)
+    compact_rows_2d(Y, newrow, K)
     compact_rows(net.M, newrow, K)
     compact_rows(net.win_ts, newrow, K)
     compact_rows(net.born, newrow, K)
@@ -348,7 +375,7 @@ def delete_marked(net, rec, buf):
     return n_new
 
 
-@jit
+@jit(allocates=False)
 def component_edge_ages(nbr, deg, age, s, stack, mark, ebuf):
     """Ages of every edge of s's connected component into ``ebuf`` (each once); returns their count."""
     mark[s] = 1
@@ -375,7 +402,7 @@ def component_edge_ages(nbr, deg, age, s, stack, mark, ebuf):
     return ne
 
 
-@jit
+@jit(allocates=False)
 def queue_deletion(del_rows, del_ages, nd, row, a):
     """Insert (row, age) into the first ``nd`` entries, kept in ascending row (MATLAB ``find``) order."""
     q = nd
@@ -387,7 +414,7 @@ def queue_deletion(del_rows, del_ages, nd, row, a):
     del_ages[q] = a
 
 
-@jit
+@jit(allocates=False)
 def remove_winner_edges(net, rec, buf, s1, nd):
     """Delete s1's edges to ``buf.del_rows[:nd]``; delete the neighbours left without edges.
 
@@ -422,7 +449,7 @@ def remove_winner_edges(net, rec, buf, s1, nd):
 
 
 # ------------------------------------------------------------- the handlers
-@jit
+@jit(allocates=False)
 def delete_old_edges_plus(net, rec, buf, s1):
     """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
     deg, nbr, age, iscal, fscal, ri, rf = net.deg, net.nbr, net.age, net.iscal, net.fscal, rec.ri, rec.rf
@@ -461,7 +488,7 @@ def delete_old_edges_plus(net, rec, buf, s1):
     return remove_winner_edges(net, rec, buf, s1, nd)
 
 
-@jit
+@jit(allocates=False)
 def unutility_threshold(net, rec, buf, t, track):
     """deleteNoiseNodes_Plus's threshold on the unutility UT = (t - winTS) / winningTimes: the
     median of the non-isolated nodes' UT plus 2/3 of isoutlier's reach above it, blended with the
@@ -520,7 +547,7 @@ def unutility_threshold(net, rec, buf, t, track):
     return n_iso > 0, del_th
 
 
-@jit
+@jit(allocates=False)
 def delete_noise_nodes_plus(net, rec, buf, t, track):
     """deleteNoiseNodes_Plus: isolated nodes whose unutility exceeds a threshold."""
     go, del_th = unutility_threshold(net, rec, buf, t, track)
@@ -549,7 +576,7 @@ def delete_noise_nodes_plus(net, rec, buf, t, track):
 
 
 # ------------------------------------------------------------------ the step's parts
-@jit
+@jit(allocates=False)
 def find_winners(X, xi, net, rec, buf):
     """findNearestNodes(2, signal) and calculateSimiralityThresholds(winner).
 
@@ -573,7 +600,7 @@ def find_winners(X, xi, net, rec, buf):
     return s1, s2, d1, d2, th1, th2
 
 
-@jit
+@jit(allocates=False)
 def edge_flag(net, rec, s1, s2, th1, th2):
     """eFlag: link the winners? Unconditionally while a running variance is 0; else when
     sqrt(T_i) (1 - trust_i) < runThMean_i + paramC sqrt(runThVariance_i / linkCreated) for either
@@ -607,7 +634,7 @@ def edge_flag(net, rec, s1, s2, th1, th2):
     return link
 
 
-@jit
+@jit(allocates=False)
 def add_edge(net, rec, s1, s2, th1, th2):
     """addEdge, and the running mean/variance of sqrt(T) when its ``isNew`` is true -- which it is
     when the edge ALREADY existed [ref]: only then are linkCreated and the statistics updated."""
@@ -634,7 +661,7 @@ def add_edge(net, rec, s1, s2, th1, th2):
     ri[RI_STATS] = 1
 
 
-@jit
+@jit(allocates=False)
 def increment_edge_ages(net, s1):
     """incrementEdgeAges: every edge of s1 (the one just made or reset included) ages by 1."""
     nbr, age, deg = net.nbr, net.age, net.deg
@@ -644,7 +671,7 @@ def increment_edge_ages(net, s1):
         age[b, find_slot(nbr, deg, b, s1)] += 1
 
 
-@jit
+@jit(allocates=False)
 def update_winner_and_adjacent(X, xi, net, s1, t):
     """updateWinner (by 1/winningTimes, after its increment; winTS = t), then updateAdjacentNodes
     (each neighbour by 1/(100 winningTimes_neighbour))."""
@@ -661,7 +688,7 @@ def update_winner_and_adjacent(X, xi, net, s1, t):
             Y[b, j] = Y[b, j] + (X[xi, j] - Y[b, j]) / scale
 
 
-@jit
+@jit(allocates=False)
 def begin_step(net, rec):
     """signalNum <- signalNum + 1 and a clean record; returns it."""
     ri, rf = rec.ri, rec.rf
@@ -685,7 +712,7 @@ def begin_step(net, rec):
 
 
 # ------------------------------------------------------------------ the step
-@jit
+@jit(allocates=False)
 def step(X, xi, net, rec, buf, track):
     """Learn the sample ``X[xi]``: ``inputSignal``, one named method each.
 
@@ -712,7 +739,7 @@ def step(X, xi, net, rec, buf, track):
         # deleteNoiseHandler every deleteNodePeriod = 1 samples
         delete_noise_nodes_plus(net, rec, buf, t, track)
     if track:
-        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
+        rec.ri[RI_NCLUSTERS] = components_into(net.nbr, net.deg, net.iscal[I_K], buf.labels, buf.stack)
     return 0
 
 
@@ -806,7 +833,7 @@ TRACE_COLUMNS = (
 )
 
 
-@jit
+@jit(allocates=False)
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
     trace[i, 1] = ri[RI_CASE]
@@ -842,7 +869,7 @@ def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 31] = fscal[F_NODE_TH]
 
 
-@jit
+@jit(allocates=False)
 def nearest_nodes(X, Y, K, out):
     """Row of the nearest node (squared Euclidean distance, first on ties) for every row of X."""
     d = X.shape[1]

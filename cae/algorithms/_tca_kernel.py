@@ -1,4 +1,4 @@
-"""The one implementation of TCA's per-sample step (the algorithm, step by step: docs/baselines/tca.md).
+"""The one implementation of TCA's per-sample step (see :mod:`cae.algorithms.tca` for the algorithm).
 
 Plain loops over preallocated arrays, compiled by :func:`cae._jit.jit` (or run
 as ordinary Python, bit-identically). :class:`cae.algorithms.tca.TCA` calls
@@ -33,7 +33,16 @@ the diligences and the number of zeros among them.
 import math
 from collections import namedtuple
 
-from .._graph import compact_graph, compact_rows, components, connect, disconnect, find_slot, plan_compaction
+from .._graph import (
+    compact_graph,
+    compact_rows,
+    compact_rows_2d,
+    components_into,
+    connect,
+    disconnect,
+    find_slot,
+    plan_compaction,
+)
 from .._jit import HAVE_NUMBA, jit  # noqa: F401  (HAVE_NUMBA: which of the two ran)
 
 # ---- integer scalars (iscal) -------------------------------------------------
@@ -96,7 +105,7 @@ EDGE_INTERSECTION = 2
 
 
 # ------------------------------------------------------------------ similarity
-@jit
+@jit(allocates=False)
 def cim(A, i, B, k, sigma):
     """CIM(A[i], B[k]) with bandwidth sigma: sqrt(1 - mean_j exp(-(a_j - b_j)^2 / (2 sigma^2)))."""
     d = A.shape[1]
@@ -111,7 +120,7 @@ def cim(A, i, B, k, sigma):
     return 0.0
 
 
-@jit
+@jit(allocates=False)
 def cim_vec(x, w, sigma):
     """CIM between two 1-D arrays."""
     d = x.shape[0]
@@ -126,7 +135,7 @@ def cim_vec(x, w, sigma):
     return 0.0
 
 
-@jit
+@jit(allocates=False)
 def sq_dists(X, xi, Y, K, dist2):
     """Squared Euclidean distances from X[xi] to the K nodes (features in order)."""
     for k in range(K):
@@ -138,7 +147,7 @@ def sq_dists(X, xi, Y, K, dist2):
             dist2[k] += diff * diff
 
 
-@jit
+@jit(allocates=False)
 def cim_cut(d, sigma, threshold):
     """A squared distance beyond which CIM(., ., sigma) is certainly above ``threshold``.
 
@@ -152,7 +161,7 @@ def cim_cut(d, sigma, threshold):
     return 2.0 * (sigma * sigma) * (-math.log(q)) * (1.0 + 1e-9)
 
 
-@jit
+@jit(allocates=False)
 def row_sum(v, K):
     """v[0] + v[1] + ... in row order (MATLAB's sum of a short row)."""
     s = 0.0
@@ -162,13 +171,13 @@ def row_sum(v, K):
 
 
 # ------------------------------------------------------------------ ordering
-@jit
+@jit(allocates=False)
 def _before(key, a, b):
     """(key[a], a) < (key[b], b): ascending CIM, ties by row (MATLAB's stable sort)."""
     return key[a] < key[b] or (key[a] == key[b] and a < b)
 
 
-@jit
+@jit(allocates=False)
 def _sift_down(heap, n, pos, key):
     while True:
         child = 2 * pos + 1
@@ -186,7 +195,7 @@ def _sift_down(heap, n, pos, key):
             return
 
 
-@jit
+@jit(allocates=False)
 def _heap_pop(heap, n, key):
     top = heap[0]
     n -= 1
@@ -195,7 +204,7 @@ def _heap_pop(heap, n, key):
     return top
 
 
-@jit
+@jit(allocates=False)
 def sorted_neighbours(nbr, deg, a, out):
     """a's neighbours in ascending row order (MATLAB ``find`` on a row of the adjacency matrix)."""
     n = deg[a]
@@ -222,7 +231,7 @@ Buf = namedtuple("Buf", "cims dist2 heap wbuf mask newrow labels grp start sortb
 
 
 # ------------------------------------------------------------------ nodes
-@jit
+@jit(allocates=False)
 def recount_diligence(dil, K, iscal):
     s = 0
     z = 0
@@ -234,7 +243,7 @@ def recount_diligence(dil, K, iscal):
     iscal[I_DILZEROS] = z
 
 
-@jit
+@jit(allocates=False)
 def append_node(X, xi, net, ri, count, sigma):
     """The reference's "Add Node": weight = input, CountNode = count, adaptiveSig = sigma, diligence 1,
     ErrCIM 1, not newly edged, no edges. Returns its row."""
@@ -258,13 +267,13 @@ def append_node(X, xi, net, ri, count, sigma):
     return K
 
 
-@jit
+@jit(allocates=False)
 def delete_nodes(net, mask, newrow):
     """Delete the rows where ``mask`` is set (survivors keep their order); returns the edges lost."""
     iscal = net.iscal
     K = iscal[I_K]
     n = plan_compaction(mask, K, newrow)
-    compact_rows(net.Y, newrow, K)
+    compact_rows_2d(net.Y, newrow, K)
     compact_rows(net.C, newrow, K)
     compact_rows(net.sig, newrow, K)
     compact_rows(net.dil, newrow, K)
@@ -278,7 +287,7 @@ def delete_nodes(net, mask, newrow):
 
 
 # ------------------------------------------------------------------ reconstruction
-@jit
+@jit(allocates=False)
 def intersects(Y, a, b, c, e):
     """The reference's ``findIntersection`` on features 1 and 2: segment a-b strictly crosses c-e."""
     F1 = Y[b, 0] - Y[e, 0]
@@ -295,7 +304,7 @@ def intersects(Y, a, b, c, e):
     return 0.0 < lam and lam < 1.0 and 0.0 < gam and gam < 1.0
 
 
-@jit
+@jit(allocates=False)
 def delete_intersections(net, sigma, nb1, nb2, dels, ri):
     """The reference's ``DeleteIntersection``: for each newly edged node dn (ascending), every edge
     t2-e among dn's neighbours' edges that crosses an edge dn-b: the one of larger CIM goes."""
@@ -333,7 +342,7 @@ def delete_intersections(net, sigma, nb1, nb2, dels, ri):
     ri[RI_NEDGES_X] += nx
 
 
-@jit
+@jit(allocates=False)
 def record_deleted_nodes(net, mask, reason, ri, dels):
     """Write the nodes about to be deleted (``mask``) into the record, and, for ErrCIM deletions,
     their edges (each once)."""
@@ -357,7 +366,7 @@ def record_deleted_nodes(net, mask, reason, ri, dels):
                     ne += 1
 
 
-@jit
+@jit(allocates=False)
 def delete_isolated_nodes(net, ri, dels, mask, newrow):
     """The reference's "Delete Node based on number of neighbors": nodes without edges go, unless
     every node would."""
@@ -374,7 +383,7 @@ def delete_isolated_nodes(net, ri, dels, mask, newrow):
         net.fscal[F_SIGSUM] = row_sum(net.sig, net.iscal[I_K])
 
 
-@jit
+@jit(allocates=False)
 def delete_nodes_by_errcim(net, ri, rf, dels, mask, newrow):
     """The reference's "Delete Node based on ErrCIM": nodes whose ErrCIM exceeds twice the mean
     bandwidth go (with their edges), unless every node would."""
@@ -394,7 +403,7 @@ def delete_nodes_by_errcim(net, ri, rf, dels, mask, newrow):
         net.fscal[F_SIGSUM] = row_sum(net.sig, net.iscal[I_K])
 
 
-@jit
+@jit(allocates=False)
 def reconstruct(net, ri, rf, dels, mask, newrow, nb1, nb2):
     """The reference's "Topology Reconstruction": isolated nodes, then ErrCIM > 2 mean sigma, then
     crossing edges (features 1 and 2; a 1-feature stream has no plane [fix]).
@@ -415,7 +424,7 @@ def reconstruct(net, ri, rf, dels, mask, newrow, nb1, nb2):
 
 
 # ------------------------------------------------------------------ bandwidths
-@jit
+@jit(allocates=False)
 def _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper):
     """Mean sigma over the component's members (rows grp[lo:hi]) on one side of the mean diligence."""
     s = 0.0
@@ -428,11 +437,11 @@ def _members_mean_sigma(sig, grp, lo, hi, dil, meand, upper):
     return s / n
 
 
-@jit
+@jit(allocates=False)
 def group_by_component(net, K, labels, grp, start):
     """The rows grouped by connected component, ascending within each (MATLAB ``find(LebelCluster ==
     k)``): component c holds ``grp[start[c]:start[c + 1]]`` (the last one up to K). Returns their count."""
-    nc = components(net.nbr, net.deg, K, labels)
+    nc = components_into(net.nbr, net.deg, K, labels, grp)  # grp: the stack, before it holds the groups
     for c in range(nc + 1):
         start[c] = 0
     for k in range(K):
@@ -449,7 +458,7 @@ def group_by_component(net, K, labels, grp, start):
     return nc
 
 
-@jit
+@jit(allocates=False)
 def median_diligence(dil, grp, lo, hi, sortbuf):
     """Median of the diligences of rows grp[lo:hi] (insertion sort)."""
     n = hi - lo
@@ -464,7 +473,7 @@ def median_diligence(dil, grp, lo, hi, sortbuf):
     return sortbuf[h] if n % 2 == 1 else (sortbuf[h - 1] + sortbuf[h]) / 2.0
 
 
-@jit
+@jit(allocates=False)
 def adapt_bandwidths(net, rec, buf, K):
     """The reference's bandwidth update, component by component (rows ascending in each): where the
     diligences are not uniform (|0.5 - median / (median + mean)| beyond 0.05), the dense side's
@@ -520,7 +529,7 @@ def adapt_bandwidths(net, rec, buf, K):
     rec.ri[RI_NSIGCHG] = nchg
 
 
-@jit
+@jit(allocates=False)
 def update_cim_sig(net, rec, buf):
     """The reference's "Updates cimSig if there is no node inserted for a certain period": when
     mean(diligence) > 10 cnd (cnd = min(diligence), or 1 if a diligence is 0) and K > 1, adapt the
@@ -551,7 +560,7 @@ def update_cim_sig(net, rec, buf):
 
 
 # ------------------------------------------------------------------ the resonance process
-@jit
+@jit(allocates=False)
 def similarity_measurement(X, xi, net, rec, buf, sbar):
     """The reference's ``nodeCIM = CIM(input, weight, mean(adaptiveSig))``, its sort and ``NstateCIM``.
 
@@ -589,7 +598,7 @@ def similarity_measurement(X, xi, net, rec, buf, sbar):
     return nclose, first, second
 
 
-@jit
+@jit(allocates=False)
 def vigilance_cim(X, xi, net, wbuf, s1):
     """The reference's ``bestWeight`` (s1 moved towards x by 1/(CountNode + 1)), into ``wbuf``, and
     ``bestCIM = CIM(input, bestWeight, adaptiveSig(s1))``, returned."""
@@ -601,7 +610,7 @@ def vigilance_cim(X, xi, net, wbuf, s1):
     return cim_vec(X[xi], wbuf, net.sig[s1])
 
 
-@jit
+@jit(allocates=False)
 def match_success(net, rec, buf, s1, res):
     """The reference's "Match Success": weight(s1) = bestWeight, CountNode and diligence + 1, and
     ErrCIM = min(ErrCIM, CIM(w', w')) -- which is exactly 0, the winner having moved first [ref]."""
@@ -624,7 +633,7 @@ def match_success(net, rec, buf, s1, res):
         net.err[s1] = 0.0
 
 
-@jit
+@jit(allocates=False)
 def create_edge(X, xi, net, rec, s1, s2, sbar):
     """The reference's "Create an edge between s1 and s2 nodes": when s2 (the next node in CIM order)
     passes its own vigilance test, CIM(x, w_s2, sigma_s2) <= mean sigma, the edge s1-s2 is set and s1
@@ -646,7 +655,7 @@ def create_edge(X, xi, net, rec, s1, s2, sbar):
     net.newedged[s1] = 1
 
 
-@jit
+@jit(allocates=False)
 def add_node_like_neighbours(X, xi, net, rec, buf):
     """The reference's "Match Fail" at the last node: a new node whose CountNode and adaptiveSig are
     the means over its 3 nearest nodes (Euclidean, ties by row); every diligence is then reset, the new
@@ -685,7 +694,7 @@ def add_node_like_neighbours(X, xi, net, rec, buf):
     rec.ri[RI_DILRESET] = 1
 
 
-@jit
+@jit(allocates=False)
 def next_in_cim_order(X, xi, net, buf, first, nheap, sbar):
     """The reference's ``currentSortedIndex + 1``: the next node in CIM order after a failed vigilance
     test. The rest of the order is a heap, built (with every missing CIM) at the first failure.
@@ -707,7 +716,7 @@ def next_in_cim_order(X, xi, net, buf, first, nheap, sbar):
     return cand, nheap - 1
 
 
-@jit
+@jit(allocates=False)
 def resonance_process(X, xi, net, rec, buf, sbar, nclose, first, second):
     """The reference's ``while ~resonance``: walk the nodes in CIM order until one passes the vigilance
     test (match success, then the edge to the next node in the order when NstateCIM >= 2), or every
@@ -739,7 +748,7 @@ def resonance_process(X, xi, net, rec, buf, sbar, nclose, first, second):
 
 
 # ------------------------------------------------------------------ one sample
-@jit
+@jit(allocates=False)
 def begin_step(net, rec):
     """t <- t + 1 and a clean record; returns t."""
     ri, rf = rec.ri, rec.rf
@@ -759,7 +768,7 @@ def begin_step(net, rec):
     return t
 
 
-@jit
+@jit(allocates=False)
 def add_node_alone(X, xi, net, rec, sigma):
     """The reference's "Add Node" when no node is around x (NstateCIM == 0), or when there is no node
     at all (the first node, with initSig): count 1, the given bandwidth."""
@@ -769,7 +778,7 @@ def add_node_alone(X, xi, net, rec, sigma):
     rec.rf[RF_NEWCOUNT] = 1.0
 
 
-@jit
+@jit(allocates=False)
 def step(X, xi, net, rec, dels, buf, track):
     """Learn the sample ``X[xi]``: one pass of ``TCA.m``'s loop, one named phase each.
 
@@ -793,7 +802,7 @@ def step(X, xi, net, rec, dels, buf, track):
         reconstruct(net, rec.ri, rec.rf, dels, buf.mask, buf.newrow, buf.nb1, buf.nb2)
     update_cim_sig(net, rec, buf)
     if track:
-        rec.ri[RI_NCLUSTERS] = components(net.nbr, net.deg, net.iscal[I_K], buf.labels)
+        rec.ri[RI_NCLUSTERS] = components_into(net.nbr, net.deg, net.iscal[I_K], buf.labels, buf.heap)
     return 0
 
 
@@ -928,7 +937,7 @@ TRACE_COLUMNS = (
 )
 
 
-@jit
+@jit(allocates=False)
 def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 0] = iscal[I_T]
     trace[i, 1] = ri[RI_CASE]
@@ -956,7 +965,7 @@ def write_trace(trace, i, iscal, fscal, ri, rf):
 
 
 # ------------------------------------------------------------------ prediction
-@jit
+@jit(allocates=False)
 def nearest_nodes(X, Y, K, sigma, out, dist2):
     """Row of the nearest node by CIM(x, w, sigma) for every row of X (the first on ties).
 

@@ -375,7 +375,7 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         if not math.isnan(s):
             return float(s)
         if K >= 2:
-            return float(kernel.silverman(net.Y, np.arange(K), K, net.d))
+            return float(kernel.silverman(net.Y, np.arange(K), K, net.d, np.empty(net.d)))
         return 1.0
 
     @property
