@@ -41,7 +41,20 @@ import time
 
 from . import _paths
 
-__all__ = ["jit", "HAVE_NUMBA", "MODE", "ensure", "prepare", "status", "wait", "compiled", "cache_dir"]
+__all__ = [
+    "jit",
+    "prange",
+    "threads",
+    "run_parallel",
+    "HAVE_NUMBA",
+    "MODE",
+    "ensure",
+    "prepare",
+    "status",
+    "wait",
+    "compiled",
+    "cache_dir",
+]
 
 MODE = os.environ.get("CAE_JIT", "auto").strip().lower() or "auto"
 if MODE not in ("auto", "sync", "off"):
@@ -105,7 +118,7 @@ def _njit(func):
         return numba.njit(cache=True, nogil=True, **options)(func)
 
 
-def jit(func=None, *, allocates=True, inline=False):
+def jit(func=None, *, allocates=True, inline=False, parallel=False):
     """Register a kernel function; compiled at once in ``sync`` mode (or after the switch).
 
     ``@jit``, or with options (plain Python ignores them):
@@ -118,20 +131,73 @@ def jit(func=None, *, allocates=True, inline=False):
         would pay that at every call.
     ``@jit(inline=True)``
         numba inlines the function into its callers before compiling them.
+    ``@jit(parallel=True)``
+        numba runs the function's :func:`prange` loops on several threads (call it through
+        :func:`run_parallel`).
     """
     if func is None:
-        return lambda f: jit(f, allocates=allocates, inline=inline)
+        return lambda f: jit(f, allocates=allocates, inline=inline, parallel=parallel)
     _FUNCS.append(func)
     options = {}
     if not allocates:
         options["_nrt"] = False
     if inline:
         options["inline"] = "always"
+    if parallel:
+        options["parallel"] = True
     if options:
         _OPTIONS[func] = options
     if MODE == "sync" or _COMPILED:
         return _njit(func)
     return func
+
+
+_PARALLEL = threading.Lock()  # one parallel kernel at a time per process (some threading layers need it)
+
+
+def threads():
+    """How many threads a parallel kernel may use: numba's thread count (every core; joblib's workers
+    set it to their share), at most ``CAE_THREADS`` when that is set (``CAE_THREADS=1``: one thread).
+    1 while the kernels run un-jitted."""
+    if not compiled():
+        return 1
+    import numba
+
+    n = numba.config.NUMBA_NUM_THREADS
+    env = os.environ.get("CAE_THREADS", "").strip()
+    if env.isdigit() and int(env) >= 1:
+        n = min(n, int(env))
+    return n
+
+
+def run_parallel(kernel, *args):
+    """Call a ``@jit(parallel=True)`` kernel on :func:`threads` threads; False (nothing called) when that
+    is one thread, or another thread of this process is running a parallel kernel (the caller then runs
+    its one-thread version: the same answer)."""
+    n = threads()
+    if n < 2 or not _PARALLEL.acquire(blocking=False):
+        return False
+    try:
+        import numba
+
+        numba.set_num_threads(n)
+        kernel(*args)
+    finally:
+        _PARALLEL.release()
+    return True
+
+
+def _python_prange(*args):
+    """``range`` (plain Python); the compiled kernels get numba's parallel ``prange`` instead."""
+    return range(*args)
+
+
+#: ``range`` for the loops that numba may run on several threads (in ``@jit(parallel=True)`` functions)
+prange = _python_prange
+if MODE == "sync":
+    import numba as _numba
+
+    prange = _numba.prange
 
 
 # ------------------------------------------------------------------ the cache and its marker
@@ -217,7 +283,10 @@ def status():
 # ------------------------------------------------------------------ switching
 def _switch():
     global _COMPILED
+    import numba
+
     dispatchers = {f: _njit(f) for f in _FUNCS}
+    dispatchers[_python_prange] = numba.prange
     for name, mod in list(sys.modules.items()):
         if name != "cae" and not name.startswith("cae."):
             continue

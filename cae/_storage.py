@@ -63,6 +63,10 @@ class ArrayState:
         ``name -> (dtype, fill, width)``: one row per node, ``width`` None
         (1-D), ``"d"`` (one column per feature) or ``"deg"`` (a neighbour-list
         slot per column);
+    ``FEATURE_MAJOR``
+        the names of ``"d"`` node arrays stored feature-major (Fortran order:
+        one feature of every node side by side, for loops over the nodes that
+        numba vectorises); the model file holds them row-major as the others;
     ``OTHER_ARRAYS``
         ``name -> (dtype kind, ndim)``: arrays saved whole (``iscal`` and
         ``fscal`` are always there);
@@ -78,6 +82,7 @@ class ArrayState:
 
     KERNEL: Any = None  # the kernel module (numba-compiled functions, read as Any)
     NODE_ARRAYS: dict = {}
+    FEATURE_MAJOR: tuple = ()
     OTHER_ARRAYS: dict = {}
     RUN_ARGS: tuple = ()
 
@@ -119,7 +124,7 @@ class ArrayState:
     def _alloc_nodes(self, cap, maxdeg):
         for name, (dtype, fill, width) in self.NODE_ARRAYS.items():
             shape = (cap,) if width is None else (cap, self.d if width == "d" else maxdeg)
-            setattr(self, name, np.full(shape, fill, dtype=dtype))
+            setattr(self, name, np.full(shape, fill, dtype=dtype, order="F" if name in self.FEATURE_MAJOR else "C"))
 
     @property
     def capacity(self):
@@ -187,7 +192,7 @@ class ArrayState:
         other = self.__class__.__new__(self.__class__)
         other.__dict__.update({k: v for k, v in self.__dict__.items() if not isinstance(v, np.ndarray)})
         for name in list(self.NODE_ARRAYS) + ["iscal", "fscal"] + list(self.OTHER_ARRAYS):
-            setattr(other, name, getattr(self, name).copy())
+            setattr(other, name, getattr(self, name).copy(order="K"))
         other._alloc_scratch()
         return other
 
@@ -198,7 +203,7 @@ class ArrayState:
         out = {}
         for name, (_, _, width) in self.NODE_ARRAYS.items():
             arr = getattr(self, name)
-            out[name] = (arr[:K, :used] if width == "deg" else arr[:K]).copy()
+            out[name] = np.array(arr[:K, :used] if width == "deg" else arr[:K], order="C")  # a row-major copy
         out["iscal"] = self.iscal.copy()
         out["fscal"] = self.fscal.copy()
         out.update(self._other_to_arrays())

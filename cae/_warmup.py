@@ -43,6 +43,13 @@ def warm(algorithms=None):
             m.to_networkx()
             if hasattr(m, "prediction_sigma"):
                 m.prediction_sigma()
+    if "CAE" in names:  # the parallel labelling of a large X, whatever the thread count of this process
+        from .algorithms import _cae_kernel
+
+        m = ALGORITHMS["CAE"].make().fit(X)
+        net = m.network_
+        out = np.zeros(len(X), dtype=np.int64)
+        _cae_kernel.nearest_nodes_parallel(X, net.Y, net.K, m.prediction_sigma(), out, True)
 
 
 def _write(path, text):

@@ -81,3 +81,160 @@ def test_silverman_with_scratch_is_the_formula():
     expected = np.median((4 / (2 + d)) ** (1 / (4 + d)) * s * m ** (-1 / (4 + d)))
     got = _cae_kernel.silverman(Y, rows, m, d, np.empty(d))
     assert abs(got - expected) <= 1e-15 * expected
+
+
+# ------------------------------------------------------------ CAE's winner search and its scratch
+def _letter_like(n, d, seed):
+    """Points on a grid of 16 values per feature (as Letter's): many exact ties between CIMs."""
+    rng = np.random.default_rng(seed)
+    centres = rng.integers(0, 16, (12, d))
+    return np.clip(centres[rng.integers(0, 12, n)] + rng.integers(-2, 3, (n, d)), 0, 15) / 15.0
+
+
+def test_the_recency_list_kept_step_by_step_is_the_order_of_the_stamps():
+    """CAE keeps its recency list in scratch from step to step (new nodes and winners to the front, the
+    sweep's survivors renumbered); at every step it is what sorting the stamps gives."""
+    from cae import CAE
+
+    X = _letter_like(1500, 4, 1)
+    model = CAE(deletion_interval=60)  # frequent sweeps
+    checked = 0
+    for i, x in enumerate(X):
+        model.learn_one(x)
+        net = model.network_
+        if i == 700:
+            model.network_ = net = net.copy()  # a copy starts with a fresh scratch: sorted again when needed
+        if net.order[-1] == 1:
+            K = net.K
+            np.testing.assert_array_equal(net.order[:K], np.argsort(-net.stamp[:K], kind="mergesort"))
+            checked += 1
+    assert checked > 1000 and model.n_samples_seen_ == len(X)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**31))
+def test_the_screening_exp_is_within_its_stated_error(d, seed):
+    import math
+
+    rng = np.random.default_rng(seed)
+    for q in np.concatenate([rng.random(200) * 40, rng.random(50) * 700, [0.0, 1e-300, 707.9]]):
+        e, ref = _cae_kernel.screening_exp(q), math.exp(-q)
+        assert abs(e - ref) <= 1e-14 * ref + 1e-320
+    assert _cae_kernel.screening_exp(709.0) == 0.0
+    # a screened CIM**2 is within a sixteenth of the margin of cim's
+    Y = np.asfortranarray(rng.random((30, d)))
+    X = rng.random((3, d))
+    v = np.zeros(30)
+    sigma = float(rng.uniform(0.02, 1.0))
+    _cae_kernel.screen(X, 1, Y, 30, sigma, np.zeros(30), np.inf, v)
+    exact = np.array([_cae_kernel.cim(X, 1, Y, k, sigma) ** 2 for k in range(30)])
+    assert np.all(np.abs(np.maximum(v, 0.0) - exact) <= _cae_kernel.screen_margin(d) / 16)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 20), st.integers(2, 300), st.integers(0, 2**31), st.booleans())
+def test_screening_changes_nothing(d, K, seed, grid):
+    """The winner search with and without the vectorised screening: the same winners and CIMs to the
+    last bit, on points with exact ties too."""
+    rng = np.random.default_rng(seed)
+    pts = _letter_like(K + 20, d, seed) if grid else rng.random((K + 20, d))
+    Y = np.asfortranarray(pts[:K])
+    X = np.ascontiguousarray(pts[K:])
+    sigma = float(rng.uniform(0.05, 0.8))
+    buf = (np.zeros(K), np.zeros(K))
+    for i in range(len(X)):
+        for second in (True, False):
+            a = _cae_kernel.winners(X, i, Y, K, sigma, *buf, second, True)
+            b = _cae_kernel.winners(X, i, Y, K, sigma, *buf, second, False)
+            full = np.array([_cae_kernel.cim(X, i, Y, k, sigma) for k in range(K)])
+            s1 = int(np.argmin(full))
+            assert a[0] == b[0] == s1 and a[1] == b[1] == full[s1]
+            if second:
+                rest = full.copy()
+                rest[s1] = np.inf
+                assert a[2] == b[2] == int(np.argmin(rest)) and a[3] == b[3] == rest.min()
+
+
+def test_a_model_learned_with_and_without_screening_is_the_same(monkeypatch):
+    from cae import CAE
+    from cae.algorithms._cae_network import CAENetwork
+
+    X = _letter_like(3000, 16, 4)
+    screened = CAE().fit(X)
+    monkeypatch.setattr(CAENetwork, "screening", property(lambda self: False))
+    plain = CAE().fit(X)
+    np.testing.assert_array_equal(screened.nodes_, plain.nodes_)
+    np.testing.assert_array_equal(screened.edges_, plain.edges_)
+    np.testing.assert_array_equal(screened.labels_, plain.labels_)
+    assert screened.threshold_ == plain.threshold_
+
+
+def test_parallel_labelling_is_the_one_thread_labelling(monkeypatch):
+    from cae import CAE, _jit
+
+    X = _letter_like(4000, 16, 5)
+    model = CAE().fit(X[:2000])
+    both = model.predict(X)
+    monkeypatch.setenv("CAE_THREADS", "1")
+    assert _jit.threads() == 1
+    np.testing.assert_array_equal(model.predict(X), both)
+    if _jit.compiled():
+        net = model.network_
+        out = np.zeros(len(X), dtype=np.int64)
+        _cae_kernel.nearest_nodes_parallel(X, net.Y, net.K, model.prediction_sigma(), out, True)
+        np.testing.assert_array_equal(model.nearest_nodes(X), out)
+
+
+def test_node_positions_are_feature_major_in_memory_and_row_major_in_the_file(tmp_path):
+    from cae import CAE
+
+    X = _letter_like(1200, 5, 6)
+    model = CAE().fit(X[:200])
+    assert model.network_.Y.flags.f_contiguous
+    model.partial_fit(X[200:])  # the arrays grew
+    assert model.network_.Y.flags.f_contiguous and model.network_.copy().Y.flags.f_contiguous
+    assert model.network_.to_arrays()["Y"].flags.c_contiguous
+    model.save(tmp_path / "m.npz")
+    loaded = CAE.load(tmp_path / "m.npz")
+    assert loaded.network_.Y.flags.f_contiguous
+    np.testing.assert_array_equal(loaded.nodes_, model.nodes_)
+
+
+def test_unjitted_high_dimensional_runs_are_the_compiled_run(tmp_path):
+    """Plain Python (numba absent) learns and labels a 16-D stream with ties exactly as the compiled
+    kernels do, which screen with the polynomial exp there: both without the screening (plain Python's
+    default) and with it forced on, the polynomial then running as plain Python."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    from cae import CAE, _jit
+
+    X = _letter_like(500, 16, 7)
+    np.save(tmp_path / "X.npy", X)
+    code = (
+        "import sys, numpy as np, cae, cae.algorithms._cae_kernel as k\n"
+        "from cae.algorithms._cae_network import CAENetwork\n"
+        "assert not k.HAVE_NUMBA\n"
+        "if sys.argv[1] == 'on':\n"
+        "    CAENetwork.screening = property(lambda self: True)\n"
+        "    calls, screen = [], k.screen\n"
+        "    k.screen = lambda *a: calls.append(1) or screen(*a)\n"
+        f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
+        "m = cae.CAE().fit(X)\n"
+        "assert sys.argv[1] == 'off' or len(calls) > 300  # the polynomial screened\n"
+        f"np.save({str(tmp_path)!r} + '/pred_' + sys.argv[1] + '.npy', m.predict(X))\n"
+        f"m.save({str(tmp_path)!r} + '/plain_' + sys.argv[1] + '.npz')\n"
+    )
+    env = dict(os.environ, CAE_DISABLE_NUMBA="1")
+    compiled = CAE().fit(X)
+    assert _jit.compiled() and compiled.network_.screening
+    for screening in ("off", "on"):
+        subprocess.run([sys.executable, "-c", code, screening], check=True, env=env, cwd=ROOT)
+        plain = CAE.load(tmp_path / f"plain_{screening}.npz")
+        for name in ("nodes_", "edges_", "sigmas_", "win_counts_"):
+            np.testing.assert_array_equal(getattr(plain, name), getattr(compiled, name))
+        assert plain.threshold_ == compiled.threshold_
+        np.testing.assert_array_equal(np.load(tmp_path / f"pred_{screening}.npy"), compiled.predict(X))

@@ -48,7 +48,7 @@ from .._graph import (
     plan_compaction,  # noqa: F401
     remove_slot,
 )
-from .._jit import HAVE_NUMBA, jit  # noqa: F401
+from .._jit import HAVE_NUMBA, jit, prange  # noqa: F401
 
 N_INIT = 10  # samples used for sigma_init [ref]
 DIVERSITY_THRESHOLD = 1.0e-6
@@ -129,12 +129,14 @@ N_RF = 14
 DONE = -1
 
 
+# ------------------------------------------------------------------ CIM and the winner search
 @jit(allocates=False)
 def cim(A, i, B, k, sigma):
     """CIM between rows ``A[i]`` and ``B[k]`` with bandwidth ``sigma``.
 
-    Rows are addressed by index (not sliced) so the compiled loop makes no
-    array views.
+    sqrt(1 - mean_j exp(-(a_j - b_j)**2 / (2 sigma**2))), summed over j in
+    order. Rows are addressed by index (not sliced) so the compiled loop makes
+    no array views.
     """
     d = A.shape[1]
     two_s2 = 2.0 * (sigma * sigma)
@@ -148,33 +150,102 @@ def cim(A, i, B, k, sigma):
     return math.sqrt(v)
 
 
-@jit(allocates=False)
-def winners(X, xi, Y, K, sigma, dist2, need_second):
-    """The nearest and second-nearest nodes to ``X[xi]`` by CIM.
+# The screening exp: exp(-q) as a polynomial that LLVM vectorises (numba never vectorises math.exp).
+# q = k ln 2 - r with k = round(q / ln 2), |r| <= ln(2) / 2, so exp(-q) = 2**-k exp(r): exp(r) by its
+# Taylor series to r**11 (Horner; relative error below 1e-14: the truncation, r**12 / 12! over exp(r),
+# is 9e-15 at r = -ln(2) / 2), 2**-k built from its bits; exactly 0 beyond q = 708 (exp(-q) < 3e-308). It only screens (see winners): every CIM that decides
+# anything is computed by cim above, with the C library's exp, so results do not depend on it.
+_LOG2E = 1.4426950408889634  # 1 / ln 2
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 = _LN2_HI + _LN2_LO; k * _LN2_HI is exact for k < 2**11
+_LN2_LO = 1.90821492927058770002e-10
+_E2, _E3, _E4, _E5, _E6, _E7 = 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040
+_E8, _E9, _E10, _E11 = 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800
 
-    Returns ``(s1, v1, s2, v2)``, the first (lowest) row on exact ties, as an
-    argmin over all K nodes would. Exactly the same answer as computing every
-    CIM, with far fewer ``exp`` calls: a node whose CIM is provably larger than
-    the second-best found so far is skipped. The bound: with z_j =
-    (x_j - y_j)**2 / (2 sigma**2) and Z = sum_j z_j, convexity of exp(-z) gives
-    sum_j exp(-z_j) <= (d - 1) + exp(-Z), so CIM**2 >= (1 - exp(-Z)) / d. Only
-    nodes that clear that bound (with a safety margin far above rounding) get
-    their CIM computed, in row order. When no bound helps (every CIM near 1)
-    every node is computed. With ``need_second`` False only s1 is exact
-    (s2 is then meaningless), which lets the bound use the best node alone.
-    """
+
+@jit(allocates=False)
+def screening_exp(q):
+    """exp(-q) for q >= 0 to 1e-14 (relative), vectorisable (see the comment above)."""
+    if q > 708.0:
+        return 0.0
+    if q != q:  # NaN stays NaN
+        return q
+    k = math.floor(q * _LOG2E + 0.5)
+    r = (k * _LN2_HI - q) + k * _LN2_LO
+    p = _E11 * r + _E10
+    p = p * r + _E9
+    p = p * r + _E8
+    p = p * r + _E7
+    p = p * r + _E6
+    p = p * r + _E5
+    p = p * r + _E4
+    p = p * r + _E3
+    p = p * r + _E2
+    p = p * r + 1.0
+    p = p * r + 1.0
+    return p * np.int64((1023 - k) << 52).view(np.float64)  # 2**-k: k <= 1022 here, a normal number
+
+
+@jit(allocates=False)
+def screen_margin(d):
+    """How far a screened CIM**2 (:func:`screen`) may be from the one :func:`cim` gives, with room to
+    spare: each term 1e-14 (the polynomial) + 8e-17 (the product q = diff**2 * 1/(2 sigma**2), whose
+    rounding moves exp(-q) by at most q exp(-q) 2.2e-16) + 1.2e-16 (the C library's exp, 0.51 ulp), and
+    the rounding of two sums of d terms and their means, (2d + 4) 2.3e-16; then a factor 16."""
+    return 16.0 * (1.02e-14 + (2.0 * d + 4.0) * 2.3e-16)
+
+
+@jit(allocates=False)
+def screen(X, xi, Y, K, sigma, dist2, cut, v):
+    """``v[k]`` ~ 1 - mean_j exp(-(x_j - y_kj)**2 / (2 sigma**2)), i.e. CIM**2 before the clamp at 0, for
+    every node, to :func:`screen_margin`, with :func:`screening_exp`, one feature at a time: the inner
+    loop runs over the nodes along one feature of the feature-major ``Y``, which LLVM vectorises.
+    Returns the two smallest ``v`` among the nodes within ``cut`` (infinite if there are fewer)."""
     d = X.shape[1]
-    two_s2 = 2.0 * (sigma * sigma)
-    # squared distances, feature-major so the loop over nodes vectorises
+    inv = 1.0 / (2.0 * (sigma * sigma))
     for k in range(K):
-        dist2[k] = 0.0
+        v[k] = 0.0
     for j in range(d):
         xj = X[xi, j]
         for k in range(K):
             diff = xj - Y[k, j]
+            v[k] += screening_exp((diff * diff) * inv)
+    w1 = math.inf
+    w2 = math.inf
+    for k in range(K):
+        v[k] = 1.0 - v[k] / d
+        if dist2[k] <= cut:
+            if v[k] < w1:
+                w2 = w1
+                w1 = v[k]
+            elif v[k] < w2:
+                w2 = v[k]
+    return w1, w2
+
+
+@jit(allocates=False)
+def squared_distances(X, xi, Y, K, dist2):
+    """``dist2[k] = |x - y_k|**2``, one feature at a time (vectorised over the nodes)."""
+    for k in range(K):
+        dist2[k] = 0.0
+    for j in range(X.shape[1]):
+        xj = X[xi, j]
+        for k in range(K):
+            diff = xj - Y[k, j]
             dist2[k] += diff * diff
-    # the two smallest (any order on ties: they only seed the bound)
-    b1 = math.inf
+
+
+@jit(allocates=False)
+def cim_cut(X, xi, Y, K, sigma, dist2, need_second):
+    """A squared distance beyond which a node's CIM is provably above the second-best CIM (the best one
+    without ``need_second``); infinite when no distance proves it.
+
+    The bound: with z_j = (x_j - y_j)**2 / (2 sigma**2) and Z = sum_j z_j,
+    convexity of exp(-z) gives sum_j exp(-z_j) <= (d - 1) + exp(-Z), so
+    CIM**2 >= (1 - exp(-Z)) / d. It is seeded with the CIMs of the two
+    Euclidean-nearest nodes and keeps a safety margin far above rounding.
+    """
+    d = X.shape[1]
+    b1 = math.inf  # the two smallest distances (any order on ties: they only seed the bound)
     for k in range(K):
         b1 = min(b1, dist2[k])
     i1 = 0
@@ -188,23 +259,49 @@ def winners(X, xi, Y, K, sigma, dist2, need_second):
         if k != i1 and dist2[k] < b2:
             b2 = dist2[k]
             i2 = k
-    cut = math.inf
-    if K >= 2:
-        ca = cim(X, xi, Y, i1, sigma)
-        if need_second:
-            cb = cim(X, xi, Y, i2, sigma)
-            v2p = max(ca, cb)  # some two nodes have CIM <= v2p, so s2's CIM is <= v2p
-        else:
-            v2p = ca  # s1's CIM is <= v2p
-        q = 1.0 - d * (v2p * v2p * (1.0 + 1e-6) + 1e-12)
-        if q > 0.0:
-            cut = two_s2 * (-math.log(q)) * (1.0 + 1e-9)
+    if K < 2:
+        return math.inf
+    v2p = cim(X, xi, Y, i1, sigma)  # s1's CIM is <= v2p
+    if need_second:
+        v2p = max(v2p, cim(X, xi, Y, i2, sigma))  # some two nodes have CIM <= v2p, so s2's CIM is <= v2p
+    q = 1.0 - d * (v2p * v2p * (1.0 + 1e-6) + 1e-12)
+    if q <= 0.0:
+        return math.inf
+    return 2.0 * (sigma * sigma) * (-math.log(q)) * (1.0 + 1e-9)
+
+
+@jit(allocates=False)
+def winners(X, xi, Y, K, sigma, dist2, v, need_second, screening):
+    """The nearest and second-nearest nodes to ``X[xi]`` by CIM.
+
+    Returns ``(s1, v1, s2, v2)``, the first (lowest) row on exact ties, as an
+    argmin of :func:`cim` over all K nodes would, to the last bit. Nodes are
+    skipped only when provably worse than the second-best: by distance
+    (:func:`cim_cut`); and, when most nodes pass that (high dimensions, every
+    CIM near 1), by a vectorised screening (:func:`screen`) that leaves the
+    nodes whose CIM**2 is within :func:`screen_margin` of the second-best --
+    usually just the two winners -- to be computed by :func:`cim`. With
+    ``need_second`` False only s1 is exact (s2 is then meaningless), which
+    lets both bounds use the best node alone. ``screening`` False computes
+    every CIM within the cut (the same answer; faster in plain Python, where
+    the polynomial costs ten times math.exp).
+    """
+    squared_distances(X, xi, Y, K, dist2)
+    cut = cim_cut(X, xi, Y, K, sigma, dist2, need_second)
+    n_close = 0
+    for k in range(K):
+        if dist2[k] <= cut:
+            n_close += 1
+    limit = math.inf  # screened CIM**2 above this cannot win
+    if screening and n_close >= 8 and 4 * n_close >= K:
+        w1, w2 = screen(X, xi, Y, K, sigma, dist2, cut, v)
+        limit = (w2 if need_second else w1) + screen_margin(X.shape[1])
     s1 = -1
     s2 = -1
     v1 = math.inf
     v2 = math.inf
     for k in range(K):
-        if dist2[k] > cut:
+        if dist2[k] > cut or (limit < math.inf and v[k] > limit):
             continue
         c = cim(X, xi, Y, k, sigma)
         if c < v1:
@@ -227,21 +324,50 @@ def silverman(Y, rows, m, d, s):
     """
     a = (4.0 / (2.0 + d)) ** (1.0 / (4.0 + d))
     b = float(m) ** (-1.0 / (4.0 + d))
+    for j in range(0, d, 4):
+        column_stds(Y, rows, m, j, min(4, d - j), s)
     for j in range(d):
-        mean = 0.0
-        for i in range(m):
-            mean += Y[rows[i], j]
-        mean = mean / m
-        ss = 0.0
-        for i in range(m):
-            dev = Y[rows[i], j] - mean
-            ss += dev * dev
-        sd = math.sqrt(ss / (m - 1)) if m > 1 else math.nan
+        sd = s[j]
         if sd == 0.0:
             sd = 1.0e-6
         s[j] = a * sd * b
     insertion_sort(s, d)
     return median_sorted(s, d)
+
+
+@jit(allocates=False)
+def column_stds(Y, rows, m, j0, n, s):
+    """``s[j]`` = std (ddof=1; NaN for one point) of column j of ``Y[rows[:m]]`` for the n <= 4 columns
+    from j0: each column's sums in row order, four columns side by side (four independent additions
+    at a time instead of one: the same bits, several times faster)."""
+    a0 = a1 = a2 = a3 = 0.0
+    for i in range(m):
+        r = rows[i]
+        a0 += Y[r, j0]
+        if n > 1:
+            a1 += Y[r, j0 + 1]
+        if n > 2:
+            a2 += Y[r, j0 + 2]
+        if n > 3:
+            a3 += Y[r, j0 + 3]
+    a0, a1, a2, a3 = a0 / m, a1 / m, a2 / m, a3 / m
+    b0 = b1 = b2 = b3 = 0.0
+    for i in range(m):
+        r = rows[i]
+        e = Y[r, j0] - a0
+        b0 += e * e
+        if n > 1:
+            e = Y[r, j0 + 1] - a1
+            b1 += e * e
+        if n > 2:
+            e = Y[r, j0 + 2] - a2
+            b2 += e * e
+        if n > 3:
+            e = Y[r, j0 + 3] - a3
+            b3 += e * e
+    for q in range(n):
+        ssq = b0 if q == 0 else (b1 if q == 1 else (b2 if q == 2 else b3))
+        s[j0 + q] = math.sqrt(ssq / (m - 1)) if m > 1 else math.nan
 
 
 @jit(allocates=False)
@@ -267,7 +393,7 @@ def recency_order(stamp, K, order):
     """
     for k in range(K):
         order[k] = k
-    top = order.shape[0]  # the stack grows down from the end of order
+    top = order.shape[0] - 1  # the stack grows down from the end of order (its last slot is recency_list's)
     lo, hi = 0, K - 1
     while True:
         while hi - lo > 16:
@@ -299,10 +425,38 @@ def recency_order(stamp, K, order):
                 order[q] = order[q - 1]
                 q -= 1
             order[q] = x
-        if top == order.shape[0]:
+        if top == order.shape[0] - 1:
             return
         lo, hi = order[top + 1], order[top]
         top += 2
+
+
+@jit(allocates=False)
+def recency_list(net, buf):
+    """Make ``buf.order[:K]`` the recency list (node rows, most recently created-or-won first).
+
+    Sorted from the stamps when needed (:func:`recency_order`), then kept up
+    to date step by step (:func:`move_to_front`, the sweep) for as long as the
+    scratch array lives; its last slot says whether it is up to date.
+    """
+    order = buf.order
+    if order[order.shape[0] - 1] != 1:
+        recency_order(net.stamp, net.iscal[I_K], order)
+        order[order.shape[0] - 1] = 1
+
+
+@jit(allocates=False)
+def move_to_front(buf, n, row):
+    """``row`` to the front of the recency list ``buf.order[:n]`` (a new node: row == n, not in it yet)."""
+    order = buf.order
+    if order[order.shape[0] - 1] != 1:
+        return
+    p = 0
+    while p < n and order[p] != row:
+        p += 1
+    for q in range(p, 0, -1):
+        order[q] = order[q - 1]
+    order[0] = row
 
 
 @jit(allocates=False)
@@ -456,9 +610,10 @@ Rec = namedtuple(
     "ri rf aged_ids aged_ages alpha_ids alpha_ages del_ids del_ages moved_ids moved_before moved_after "
     "swept_ids swept_pos",
 )
-#: Scratch space: component labels (and compaction plans), squared distances, sorted ages, the recency
-#: order (and the component search's stack), a node mask, d numbers (Silverman), the LU of the diversity.
-Buf = namedtuple("Buf", "labels dist2 sortbuf order mask svec lu")
+#: Scratch space: component labels (and compaction plans), squared distances, screened CIMs, sorted ages, the
+#: recency list (see recency_list), the component search's stack, a node mask, d numbers (Silverman), the LU
+#: of the diversity; and whether the winner search screens (see winners).
+Buf = namedtuple("Buf", "labels dist2 acc sortbuf order stack mask svec lu screening")
 
 
 # ------------------------------------------------------------------ the initial phase
@@ -491,7 +646,7 @@ def in_initial_phase(net):
 
 
 @jit(allocates=False)
-def add_node(X, xi, net, rec, t):
+def add_node(X, xi, net, rec, buf, t):
     """x becomes a new node (M = 1, no bandwidth, no edges) at the end of the rows and the front of the
     recency list (its stamp is t). Returns its row. spec: The initial phase, 1; The learning phase, 2."""
     iscal = net.iscal
@@ -503,6 +658,7 @@ def add_node(X, xi, net, rec, t):
     net.ids[K] = iscal[I_NEXTID]
     iscal[I_NEXTID] += 1
     net.stamp[K] = t
+    move_to_front(buf, K, K)
     net.deg[K] = 0
     iscal[I_K] = K + 1
     iscal[I_SIG_STALE] = 1
@@ -541,9 +697,10 @@ def threshold_setup(net, rec, buf):
     and again whenever the network regrows to n_active after a sweep (lambda is
     never re-estimated [ref]).
     """
-    Y, sig, iscal, order = net.Y, net.sig, net.iscal, buf.order
+    Y, sig, iscal = net.Y, net.sig, net.iscal
     K = iscal[I_K]
-    recency_order(net.stamp, K, order)
+    recency_list(net, buf)
+    order = buf.order
     m = min(K, iscal[I_NACTIVE])
     sigma0 = silverman(Y, order, m, Y.shape[1], buf.svec)
     for k in range(K):
@@ -551,14 +708,9 @@ def threshold_setup(net, rec, buf):
     iscal[I_SIG_STALE] = 1
     acc = 0.0
     for a in range(m):
-        k = order[a]
-        best = math.inf
-        for l in range(K):
-            if l != k:
-                c = cim(Y, k, Y, l, sigma0)
-                if c < best:
-                    best = c
-        acc += best
+        # the smallest CIM from y_k to another node: the runner-up of a winner search from y_k, whose
+        # own CIM (exactly 0) is the smallest
+        acc += winners(Y, order[a], Y, K, sigma0, buf.dist2, buf.acc, True, buf.screening)[3]
     net.fscal[F_V] = acc / m
     iscal[I_VSET] = 1
     rec.rf[RF_SIGMA0] = sigma0
@@ -569,7 +721,7 @@ def threshold_setup(net, rec, buf):
 def initial_phase(X, xi, net, rec, buf, t):
     """spec: The initial phase, 1-3: a new node; the diversity D (lambda); the threshold set-up at K = n_active."""
     rec.ri[RI_CASE] = 0
-    add_node(X, xi, net, rec, t)
+    add_node(X, xi, net, rec, buf, t)
     estimate_lambda(net, rec, buf)
     n_active = net.iscal[I_NACTIVE]
     if n_active > 0 and net.iscal[I_K] == n_active:
@@ -592,7 +744,7 @@ def winner_search(X, xi, net, rec, buf):
         iscal[I_SIG_STALE] = 0
     sigma = fscal[F_MEANSIG]
     rf[RF_SIGMA] = sigma
-    s1, v1, s2, v2 = winners(X, xi, net.Y, K, sigma, buf.dist2, True)
+    s1, v1, s2, v2 = winners(X, xi, net.Y, K, sigma, buf.dist2, buf.acc, True, buf.screening)
     ri[RI_S1] = s1
     ri[RI_S2] = s2
     ri[RI_S1ID] = net.ids[s1]
@@ -607,15 +759,16 @@ def case_one_new_node(X, xi, net, rec, buf, t):
     """Case I (V < V1): x becomes a new node whose sigma is the Silverman bandwidth of the active
     node set taken after it joined the front of the recency list. spec: The learning phase, 2."""
     rec.ri[RI_CASE] = 1
-    row = add_node(X, xi, net, rec, t)
+    row = add_node(X, xi, net, rec, buf, t)
     K = net.iscal[I_K]
-    recency_order(net.stamp, K, buf.order)
-    net.sig[row] = silverman(net.Y, buf.order, min(K, net.iscal[I_NACTIVE]), X.shape[1], buf.svec)
+    recency_list(net, buf)
+    order = buf.order
+    net.sig[row] = silverman(net.Y, order, min(K, net.iscal[I_NACTIVE]), X.shape[1], buf.svec)
     rec.rf[RF_NEWSIGMA] = net.sig[row]
 
 
 @jit(allocates=False)
-def winner_learns(X, xi, net, rec, s1, t):
+def winner_learns(X, xi, net, rec, buf, s1, t):
     """M_s1 += 1; y_s1 += (x - y_s1) / M_s1; s1 goes to the front of the recency list.
 
     spec: The learning phase, 3.1 (Cases II and III). Records s1's move.
@@ -629,6 +782,7 @@ def winner_learns(X, xi, net, rec, s1, t):
     for j in range(d):
         Y[s1, j] += (X[xi, j] - Y[s1, j]) / M[s1]
     net.stamp[s1] = t
+    move_to_front(buf, net.iscal[I_K], s1)
     for j in range(d):
         moved_after[0, j] = Y[s1, j]
     rec.ri[RI_NMOVED] = 1
@@ -828,6 +982,7 @@ def sweep_isolated_nodes(net, rec, buf):
         K = plan_compaction(isolated, K, labels)
         n_old = iscal[I_K]
         compact_rows_2d(Y, labels, n_old)
+        keep_recency_list(buf, labels, n_old)
         compact_rows(net.M, labels, n_old)
         compact_rows(net.sig, labels, n_old)
         compact_rows(net.ids, labels, n_old)
@@ -836,6 +991,20 @@ def sweep_isolated_nodes(net, rec, buf):
         iscal[I_K] = K
         iscal[I_SIG_STALE] = 1
     rec.ri[RI_NSWEPT] = nsw
+
+
+@jit(allocates=False)
+def keep_recency_list(buf, newrow, n_old):
+    """The recency list after a deletion: the survivors, in their order, renumbered (``newrow``)."""
+    order = buf.order
+    if order[order.shape[0] - 1] != 1:
+        return
+    n = 0
+    for a in range(n_old):
+        r = newrow[order[a]]
+        if r >= 0:
+            order[n] = r
+            n += 1
 
 
 # ------------------------------------------------------------------ one sample
@@ -866,7 +1035,7 @@ def finish_record(net, rec, buf, track):
     """V after the step, and (when tracking) the number of clusters."""
     rec.rf[RF_THRESHOLD] = net.fscal[F_V]
     if track:
-        rec.ri[RI_NCLUSTERS] = components_into(net.nbr, net.deg, net.iscal[I_K], buf.labels, buf.order)
+        rec.ri[RI_NCLUSTERS] = components_into(net.nbr, net.deg, net.iscal[I_K], buf.labels, buf.stack)
 
 
 @jit(allocates=False)
@@ -888,7 +1057,7 @@ def step(X, xi, net, rec, buf, track):
         else:  # 3. Case II (V1 <= V < V2) and Case III (V2 <= V)
             case3 = v2 <= V
             rec.ri[RI_CASE] = 3 if case3 else 2
-            winner_learns(X, xi, net, rec, s1, t)  # 3.1
+            winner_learns(X, xi, net, rec, buf, s1, t)  # 3.1
             age_winner_edges(net, rec, s1)  # 3.2
             if case3:  # 3.3: the neighbours move, then s1-s2 is linked [ref]
                 neighbours_learn(X, xi, net, rec, s1)
@@ -931,11 +1100,14 @@ def run(
     swept_pos,
     labels,
     dist2,
+    acc,
     sortbuf,
     order,
+    stack,
     mask,
     svec,
     lu,
+    screening,
     track,
     trace,
 ):
@@ -962,7 +1134,7 @@ def run(
         swept_ids,
         swept_pos,
     )
-    buf = Buf(labels, dist2, sortbuf, order, mask, svec, lu)
+    buf = Buf(labels, dist2, acc, sortbuf, order, stack, mask, svec, lu, screening)
     cap = Y.shape[0]
     maxdeg = nbr.shape[1]
     for i in range(start, X.shape[0]):
@@ -1023,9 +1195,28 @@ def write_trace(trace, i, iscal, fscal, ri, rf):
     trace[i, 18] = ri[RI_NDELETED]
 
 
+@jit(allocates=False)
+def nearest_node_rows(X, lo, hi, Y, K, sigma, dist2, acc, out, screening):
+    """``out[i]``: the row of the nearest node by CIM (first on ties) for every row i in [lo, hi) of X."""
+    for i in range(lo, hi):
+        out[i] = winners(X, i, Y, K, sigma, dist2, acc, False, screening)[0]
+
+
 @jit
-def nearest_nodes(X, Y, K, sigma, out):
-    """Row of the nearest node (by CIM, first on ties) for every row of X."""
-    dist2 = np.empty(K)
-    for i in range(X.shape[0]):
-        out[i] = winners(X, i, Y, K, sigma, dist2, False)[0]
+def nearest_nodes(X, Y, K, sigma, out, screening):
+    """Row of the nearest node (by CIM, first on ties) for every row of X, in one thread."""
+    nearest_node_rows(X, 0, X.shape[0], Y, K, sigma, np.empty(K), np.empty(K), out, screening)
+
+
+PREDICT_CHUNK = 256  # rows per task of the parallel labelling
+
+
+@jit(parallel=True)
+def nearest_nodes_parallel(X, Y, K, sigma, out, screening):
+    """:func:`nearest_nodes` on several threads, in chunks of rows (the same answer)."""
+    n = X.shape[0]
+    n_chunks = (n + PREDICT_CHUNK - 1) // PREDICT_CHUNK
+    for c in prange(n_chunks):
+        lo = c * PREDICT_CHUNK
+        hi = min(n, lo + PREDICT_CHUNK)
+        nearest_node_rows(X, lo, hi, Y, K, sigma, np.empty(K), np.empty(K), out, screening)

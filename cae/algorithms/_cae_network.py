@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .. import _jit
 from .._storage import ArrayState, ModelFileError, read_npz, save_npz  # noqa: F401  (re-exported)
 from . import _cae_kernel as kernel
 
@@ -34,6 +35,7 @@ class CAENetwork(ArrayState):
         "nbr": (np.int64, 0, "deg"),
         "age": (np.int64, 0, "deg"),
     }
+    FEATURE_MAJOR = ("Y",)  # the winner search and predict run over one feature of every node at a time
     OTHER_ARRAYS = {"R": ("f", 2), "first": ("f", 2)}
     RUN_ARGS = (
         "Y",
@@ -63,11 +65,14 @@ class CAENetwork(ArrayState):
         "swept_pos",
         "labels",
         "dist2",
+        "acc",
         "sortbuf",
         "order",
+        "stack",
         "mask",
         "svec",
         "lu",
+        "screening",
     )
 
     def __init__(self, d, deletion_interval=None, max_edge_age=None, sweep_per_batch=False, cap=64, maxdeg=8):
@@ -100,12 +105,20 @@ class CAENetwork(ArrayState):
         self.swept_pos = np.zeros((cap, self.d))
         self.labels = np.zeros(cap, dtype=np.int64)
         self.dist2 = np.zeros(cap)
+        self.acc = np.zeros(cap)
         self.sortbuf = np.zeros(maxdeg)
-        self.order = np.zeros(cap + 64, dtype=np.int64)  # the recency order, and its sort's stack after it
+        self.order = np.zeros(cap + 65, dtype=np.int64)  # the recency list, its sort's stack, its up-to-date flag
+        self.stack = np.zeros(cap, dtype=np.int64)
         self.mask = np.zeros(cap, dtype=np.bool_)
         self.svec = np.zeros(self.d)
         n = min(self.R.shape[0], kernel.DIV_LU_MAX)  # the diversity's LU (none for CAEA)
         self.lu = np.zeros((n, n))
+
+    @property
+    def screening(self):
+        """Whether the winner search screens with its vectorised exp: when compiled (the same results;
+        in plain Python the polynomial costs more than it saves)."""
+        return _jit.compiled()
 
     def _grow_other(self):
         if self.iscal[kernel.I_VSET] == 0 and self.iscal[kernel.I_FIXED_LAMBDA] == 0 and self.K + 1 > self.R.shape[0]:
@@ -189,6 +202,8 @@ class CAENetwork(ArrayState):
             return "node ids that repeat or were never issued"
         if i[kernel.I_T] < K:
             return "more nodes than samples seen"
+        if K and len(np.unique(a["stamp"])) != K:
+            return "recency stamps that repeat"
         if a["R"].shape[0] != (i[kernel.I_NR] if i[kernel.I_VSET] == 0 else 0):
             return "the diversity state does not match the node count"
         per_batch = (meta.get("params") or {}).get("sweep_count", "stream") == "batch"

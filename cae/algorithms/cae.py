@@ -34,6 +34,7 @@ from typing import Any, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .. import _jit
 from .._base import StreamingClusterer, _check_magnitude
 from .._params import Choice, Interval
 from .._storage import ModelFileError
@@ -355,12 +356,18 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         )
 
     def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
-        """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X."""
+        """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X.
+
+        A large X is labelled on every core (see :func:`cae._jit.threads`; ``CAE_THREADS=1`` keeps it
+        on one); the answer is the same.
+        """
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
-        kernel.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out)
+        args = (X, net.Y, net.K, self.prediction_sigma(), out, _jit.compiled())
+        if len(X) < 2 * kernel.PREDICT_CHUNK or not _jit.run_parallel(kernel.nearest_nodes_parallel, *args):
+            kernel.nearest_nodes(*args)
         return out
 
     def prediction_sigma(self) -> float:
