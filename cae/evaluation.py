@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from math import log
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 __all__ = [
     "nmi",
     "ari",
+    "contingency_table",
+    "nmi_from_table",
+    "ari_from_table",
     "average_incremental",
     "backward_transfer",
     "clustering_scores",
@@ -57,6 +61,85 @@ def nmi(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 def ari(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Adjusted Rand index."""
     return float(adjusted_rand_score(labels_true, labels_pred))
+
+
+def contingency_table(y_codes: ArrayLike, p_codes: ArrayLike, n_true: int, n_pred: int) -> NDArray[np.int64]:
+    """``T[a, b]`` = how many samples have true code a and predicted code b (codes from 0, below
+    ``n_true`` and ``n_pred``).
+
+    >>> contingency_table([0, 0, 1], [1, 1, 0], 2, 2).tolist()
+    [[0, 2], [1, 0]]
+    """
+    flat = np.asarray(y_codes, dtype=np.int64) * n_pred + np.asarray(p_codes, dtype=np.int64)
+    return np.bincount(flat, minlength=n_true * n_pred).reshape(n_true, n_pred)
+
+
+def _without_empty(T: ArrayLike) -> NDArray[np.int64]:
+    T = np.asarray(T, dtype=np.int64)
+    return T[T.sum(axis=1) > 0][:, T.sum(axis=0) > 0]
+
+
+def _entropy_of_counts(counts: NDArray[np.int64]) -> float:
+    """scikit-learn's entropy of a labelling, from its label counts (in label order)."""
+    pi = counts.astype(np.float64)
+    if pi.size == 1:
+        return 0.0
+    pi_sum = np.sum(pi)
+    return float(-np.sum((pi / pi_sum) * (np.log(pi) - log(pi_sum))))
+
+
+def nmi_from_table(T: ArrayLike) -> float:
+    """:func:`nmi` of the labellings whose contingency table is ``T`` (rows: true labels, columns:
+    predicted ones, in label order; empty rows and columns do not count).
+
+    The same arithmetic as scikit-learn's ``normalized_mutual_info_score(..., "geometric")`` on the
+    same table, so the same value to the last bit (tested), without the labels.
+
+    >>> T = contingency_table([0, 0, 1, 1, 1], [0, 0, 0, 1, 1], 2, 2)
+    >>> nmi_from_table(T) == nmi([0, 0, 1, 1, 1], [0, 0, 0, 1, 1])
+    True
+    """
+    T = _without_empty(T)
+    n_classes, n_clusters = T.shape
+    if n_classes == n_clusters == 1 or n_classes == n_clusters == 0:
+        return 1.0  # no split on either side: a perfect match
+    pi = T.sum(axis=1)
+    pj = T.sum(axis=0)
+    mi = 0.0
+    if pi.size > 1 and pj.size > 1:
+        nzx, nzy = np.nonzero(T)
+        nz_val = T[nzx, nzy]
+        total = T.sum()
+        log_contingency_nm = np.log(nz_val)
+        contingency_nm = nz_val / total
+        outer = pi.take(nzx) * pj.take(nzy)
+        log_outer = -np.log(outer) + log(pi.sum()) + log(pj.sum())
+        terms = contingency_nm * (log_contingency_nm - log(total)) + contingency_nm * log_outer
+        terms = np.where(np.abs(terms) < np.finfo(terms.dtype).eps, 0.0, terms)
+        mi = float(np.clip(terms.sum(), 0.0, None))
+    if mi == 0:
+        return 0.0
+    return float(mi / np.sqrt(_entropy_of_counts(pi) * _entropy_of_counts(pj)))
+
+
+def ari_from_table(T: ArrayLike) -> float:
+    """:func:`ari` of the labellings whose contingency table is ``T``: scikit-learn's pair counts (exact
+    integers) and formula, so the same value to the last bit (tested).
+
+    >>> T = contingency_table([0, 0, 1, 1, 1], [0, 0, 0, 1, 1], 2, 2)
+    >>> ari_from_table(T) == ari([0, 0, 1, 1, 1], [0, 0, 0, 1, 1])
+    True
+    """
+    T = np.asarray(T, dtype=np.int64)
+    n = int(T.sum())
+    sum_squares = int((T**2).sum())
+    fp = int((T @ T.sum(axis=0)).sum()) - sum_squares
+    fn = int((T.T @ T.sum(axis=1)).sum()) - sum_squares
+    tp = sum_squares - n
+    tn = n * n - fp - fn - sum_squares
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
 
 
 def clustering_scores(model: StreamingClusterer[Any], X: ArrayLike, y: ArrayLike) -> dict[str, float]:
@@ -490,20 +573,33 @@ def continual_run(
     single = [len(np.unique(stream.y[: ends[i]][scored[: ends[i]]])) == 1 for i in range(C)]
     stage_single = [len(np.unique(stream.y[starts[k] : ends[k]][scored[starts[k] : ends[k]]])) == 1 for k in range(C)]
     share = np.full((C, C), np.nan)
+    classes = np.unique(stream.y[scored])
+    y_codes = np.searchsorted(classes, stream.y)  # scored samples only are ever counted
     for j in range(C):
         model.learn_many(stream.X[starts[j] : ends[j]])
         model.end_batch()
         pred_all = model.predict(stream.X[: ends[j]]) if len(model.nodes_) else np.full(ends[j], -1)
-        y_all = stream.y[: ends[j]]
+        # the scores from contingency tables: one per stage, summed over the stages so far (a prefix's
+        # table is the sum of its stages'), the same values as scoring the labels themselves
+        p_codes = pred_all + 1 - pred_all.min()
+        n_pred = int(p_codes.max()) + 1
+
+        def table(lo: int, hi: int) -> NDArray[np.int64]:
+            keep = lo + np.flatnonzero(scored[lo:hi])
+            return contingency_table(y_codes[keep], p_codes[keep], len(classes), n_pred)
+
+        prefix: NDArray[np.int64] | None = None
         for i in range(j + 1):
-            sl = np.flatnonzero(scored[: ends[i]])
-            R_nmi[i, j] = nmi(y_all[sl], pred_all[sl])
-            R_ari[i, j] = ari(y_all[sl], pred_all[sl])
-            sk = starts[i] + np.flatnonzero(scored[starts[i] : ends[i]])
-            ps_nmi[i, j] = nmi(y_all[sk], pred_all[sk])
-            ps_ari[i, j] = ari(y_all[sk], pred_all[sk])
-            if len(sk):
-                share[i, j] = np.unique(pred_all[sk], return_counts=True)[1].max() / len(sk)
+            step = table(0 if i == 0 else ends[i - 1], ends[i])
+            prefix = step if prefix is None else prefix + step
+            R_nmi[i, j] = nmi_from_table(prefix)
+            R_ari[i, j] = ari_from_table(prefix)
+            alone = step if starts[i] == (0 if i == 0 else ends[i - 1]) else table(starts[i], ends[i])
+            ps_nmi[i, j] = nmi_from_table(alone)
+            ps_ari[i, j] = ari_from_table(alone)
+            n_alone = int(alone.sum())
+            if n_alone:
+                share[i, j] = alone.sum(axis=0).max() / n_alone
         n_nodes.append(len(model.nodes_))
         n_clusters.append(model.n_clusters_)
         snaps.append(model.snapshot())
