@@ -174,6 +174,7 @@ def test_parallel_labelling_is_the_one_thread_labelling(monkeypatch):
 
     X = _letter_like(4000, 16, 5)
     model = CAE().fit(X[:2000])
+    monkeypatch.setattr(_cae_kernel, "PARALLEL_WORK", 0)  # on every core, however small the work
     both = model.predict(X)
     monkeypatch.setenv("CAE_THREADS", "1")
     assert _jit.threads() == 1

@@ -1209,6 +1209,7 @@ def nearest_nodes(X, Y, K, sigma, out, screening):
 
 
 PREDICT_CHUNK = 256  # rows per task of the parallel labelling
+PARALLEL_WORK = 2**25  # rows x nodes x features below which CAE.nearest_nodes labels on one thread
 
 
 @jit(parallel=True)

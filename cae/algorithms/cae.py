@@ -359,14 +359,18 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X.
 
         A large X is labelled on every core (see :func:`cae._jit.threads`; ``CAE_THREADS=1`` keeps it
-        on one); the answer is the same.
+        on one); the answer is the same. "Large": n x K x d of at least ``PARALLEL_WORK`` (2**25, some
+        10 ms of work on one core), below which waking a second thread cost more than it saved (the 2-D
+        stream and a 16-D mixture of 20,000 rows were labelled slower on two threads, Letter, a 64-D
+        mixture and Skin 2x faster).
         """
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
         args = (X, net.Y, net.K, self.prediction_sigma(), out, _jit.compiled())
-        if len(X) < 2 * kernel.PREDICT_CHUNK or not _jit.run_parallel(kernel.nearest_nodes_parallel, *args):
+        small = len(X) < 2 * kernel.PREDICT_CHUNK or len(X) * net.K * net.d < kernel.PARALLEL_WORK
+        if small or not _jit.run_parallel(kernel.nearest_nodes_parallel, *args):
             kernel.nearest_nodes(*args)
         return out
 
