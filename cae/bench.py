@@ -12,6 +12,11 @@ ASOINN, TCA, AutoCloud) with the paper's parameters on the 2-D paper stream
 (20,000 samples) and, when the paper's datasets are fetched (``python -m cae.data fetch``), on
 Letter (20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
 
+"predict" labels the same stream with the fitted model on every core (numba's threads, see
+:func:`cae._jit.threads`), "1 thread" with ``CAE_THREADS=1``. ``--continual`` times one
+class-incremental CAE run per dataset as the paper's real-world study runs it
+(:func:`cae.experiments.protocol.realworld_job`, seed 0).
+
 ``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
 
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
@@ -19,6 +24,7 @@ against one app server, on the SQLite and the Redis store.
 """
 
 import argparse
+import os
 import time
 import tracemalloc
 from pathlib import Path
@@ -42,9 +48,18 @@ def _skin(path):
     return X[np.random.default_rng(0).permutation(len(X))]
 
 
-def workloads(skin=None):
+def _letter(folder):
+    from .experiments.protocol import load_dataset
+
+    X = load_dataset(str(Path(folder) / "letter.csv"), "minmax").X
+    return X[np.random.default_rng(0).permutation(len(X))]
+
+
+def workloads(skin=None, datasets=None):
     paper = stationary_stream(make_paper2d(seed=0), seed=0).X[:20000]
     yield "2-D paper stream, 20k", paper
+    if datasets is not None and (Path(datasets) / "letter.csv").exists():
+        yield "Letter 20,000 x 16 (min-max)", _letter(datasets)
     yield "16-D mixture, 20k", _mixture(20000, 16, 1)
     yield "64-D mixture, 5k", _mixture(5000, 64, 2)
     if skin is not None and Path(skin).exists():
@@ -100,6 +115,9 @@ def main(argv=None):
     )
     ap.add_argument("--classroom-n", type=int, default=15000, help="classroom: points per distribution (paper: 15000)")
     ap.add_argument("--classroom-steps", type=int, default=10, help="classroom: the teacher's steps timed")
+    ap.add_argument(
+        "--continual", action="store_true", help="also time one class-incremental CAE run on Letter and PenBased"
+    )
     args = ap.parse_args(argv)
     if args.classroom:
         from .classroom import loadtest
@@ -113,10 +131,14 @@ def main(argv=None):
         cold()
         return
     CAE().fit(np.random.default_rng(0).random((300, 2)))  # compile / load the cached kernel
+    from . import _jit
+
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; predict on {_jit.threads()} threads")
     print(
-        f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} {'peak MB':>8s}"
+        f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} "
+        f"{'peak MB':>8s} {'predict us/sample':>18s} {'1 thread':>9s}"
     )
-    for name, X in workloads(args.skin):
+    for name, X in workloads(args.skin, args.datasets):
         n = len(X)
         learn = best_of(lambda: CAE().learn_many(X), args.repeat)
         fit = best_of(lambda: CAE().fit(X), args.repeat)
@@ -124,15 +146,53 @@ def main(argv=None):
         model = CAE().fit(X)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
+        predict = best_of(lambda: model.predict(X), args.repeat)
+        one = _one_thread(lambda: best_of(lambda: model.predict(X), args.repeat))
         print(
-            f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} {peak / 2**20:8.1f}"
+            f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} "
+            f"{peak / 2**20:8.1f} {predict / n * 1e6:18.2f} {one / n * 1e6:9.2f}"
         )
+    if args.continual:
+        print()
+        continual(args.datasets)
     if args.algorithms:
         print()
         algorithms(args.datasets, repeat=max(1, min(args.repeat, 3)))
     if args.frames:
         print()
         frames()
+
+
+def _one_thread(fn):
+    """``fn()`` with ``CAE_THREADS=1`` (CAE's labelling on one thread)."""
+    before = os.environ.get("CAE_THREADS")
+    os.environ["CAE_THREADS"] = "1"
+    try:
+        return fn()
+    finally:
+        if before is None:
+            del os.environ["CAE_THREADS"]
+        else:
+            os.environ["CAE_THREADS"] = before
+
+
+def continual(folder, names=("letter", "penbased"), repeat=2):
+    """One class-incremental CAE run per dataset, as the paper's real-world study runs it (seed 0):
+    learning stage by stage, labelling every prefix after every stage, the scores; wall seconds."""
+    from .experiments.protocol import realworld_job
+
+    print(f"{'class-incremental CAE run':32s} {'wall s':>8s} {'AI (NMI)':>9s}")
+    for stem in names:
+        path = Path(folder) / f"{stem}.csv"
+        if not path.exists():
+            print(f"({path} is absent: skipped)")
+            continue
+        best, row = np.inf, {}
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            row = realworld_job(str(path), "nonstationary", 0, 0)[0]
+            best = min(best, time.perf_counter() - t0)
+        print(f"{row['dataset']:32s} {best:8.2f} {row['ai_nmi']:9.3f}")
 
 
 def algorithm_workloads(folder):
@@ -153,15 +213,24 @@ def algorithms(folder, repeat=3):
     """Every registered algorithm, the paper's stationary parameters, learn time per sample."""
     from .registry import ALGORITHMS
 
-    print(f"{'algorithm':10s} {'workload':24s} {'learn us/sample':>16s} {'total s':>9s} {'nodes':>7s} {'clusters':>9s}")
+    print(
+        f"{'algorithm':10s} {'workload':24s} {'learn us/sample':>16s} {'x CAE':>6s} {'total s':>9s} {'nodes':>7s} "
+        f"{'clusters':>9s} {'predict us/sample':>18s}"
+    )
     for name, key, X in algorithm_workloads(folder):
+        cae_time = None
         for algo, spec in ALGORITHMS.items():
             params = spec.paper_setting(key, "stationary") if spec.params else {}
             spec.make(**params).learn_many(X[:300])  # compile / load the cached kernel
             best = best_of(lambda: spec.make(**params).learn_many(X), repeat)
+            cae_time = best if cae_time is None else cae_time  # CAE comes first in the registry
             model = spec.make(**params).learn_many(X)
+            predict = best_of(lambda: model.predict(X), repeat)
             nodes = len(model.nodes_) if spec.kind == "network" else f"{len(model.nodes_)}c"
-            print(f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best:9.3f} {nodes!s:>7s} {model.n_clusters_:9d}")
+            print(
+                f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best / cae_time:6.1f} {best:9.3f} {nodes!s:>7s} "
+                f"{model.n_clusters_:9d} {predict / len(X) * 1e6:18.2f}"
+            )
 
 
 def frames(argv=None):
