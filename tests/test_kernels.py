@@ -3,6 +3,7 @@ scratch arrays instead of allocating (so that numba compiles them without refere
 exactly what the allocating NumPy calls they replace gave."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,13 +92,16 @@ def _letter_like(n, d, seed):
     return np.clip(centres[rng.integers(0, 12, n)] + rng.integers(-2, 3, (n, d)), 0, 15) / 15.0
 
 
-def test_the_recency_list_kept_step_by_step_is_the_order_of_the_stamps():
+@pytest.mark.parametrize("lam", [60, 10])
+def test_the_recency_list_kept_step_by_step_is_the_order_of_the_stamps(lam):
     """CAE keeps its recency list in scratch from step to step (new nodes and winners to the front, the
-    sweep's survivors renumbered); at every step it is what sorting the stamps gives."""
+    sweep's survivors renumbered); at every step it is what sorting the stamps gives. With λ = 10 the
+    threshold is set up (and the list built) before the 10th sample, whose σ_init borrows the list's
+    scratch: the list must be sorted again afterwards (it once was not, and Case I took the wrong nodes)."""
     from cae import CAE
 
     X = _letter_like(1500, 4, 1)
-    model = CAE(deletion_interval=60)  # frequent sweeps
+    model = CAE(deletion_interval=lam)  # frequent sweeps
     checked = 0
     for i, x in enumerate(X):
         model.learn_one(x)
@@ -108,7 +112,7 @@ def test_the_recency_list_kept_step_by_step_is_the_order_of_the_stamps():
             K = net.K
             np.testing.assert_array_equal(net.order[:K], np.argsort(-net.stamp[:K], kind="mergesort"))
             checked += 1
-    assert checked > 1000 and model.n_samples_seen_ == len(X)
+    assert checked > 600 and model.n_samples_seen_ == len(X)
 
 
 @settings(max_examples=25, deadline=None)

@@ -633,9 +633,10 @@ def keep_first_samples(X, xi, net, buf):
         first[nf, j] = X[xi, j]
     iscal[I_NFIRST] = nf + 1
     if nf + 1 == N_INIT:
-        rows = buf.order
+        rows = buf.order  # borrowed for the row numbers 0..9: the recency list kept there is gone
         for i in range(N_INIT):
             rows[i] = i
+        rows[rows.shape[0] - 1] = 0  # so the next recency_list sorts the stamps again
         net.fscal[F_SIGINIT] = silverman(first, rows, N_INIT, X.shape[1], buf.svec)
 
 
