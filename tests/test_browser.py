@@ -351,10 +351,12 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     for t, slider, seen in panels:  # the slider and the numbers belong to the frame on the plot
         assert int(slider) == t and seen == f"{t:,}", (t, slider, seen)
     # Pause on the frame shown
-    player.locator("#pause").click()
-    t = player.evaluate("() => playerState.shown.t")
-    shown_nodes = player.locator("#plot").evaluate(_NODES_DRAWN)
-    shown_marks = player.locator("#plot").evaluate(_MARKS_DRAWN)
+    # Pause, and read the frame shown in the same breath: the page then reruns without the player, whose
+    # frame may be gone before a second call reaches it
+    t, shown_nodes, shown_marks = player.evaluate(
+        "() => { document.getElementById('pause').click(); const gd = document.getElementById('plot');"
+        f" return [playerState.shown.t, ({_NODES_DRAWN})(gd), ({_MARKS_DRAWN})(gd)]; }}"
+    )
     _wait_seen(page, t, timeout_ms=120000)
     assert t > 40000
     page.locator(".st-key-main_fig .js-plotly-plot").first.wait_for(state="attached")
