@@ -7,9 +7,11 @@
 the cluster of the node it is assigned to (``-1`` while the model has no node), and it composes with River's
 transformers into a pipeline.
 
-Features are named. The first sample learned fixes them and their order (``feature_names_in_``); later
-samples may list them in any order, but a sample with a feature the model has not seen, or without one it
-has, is refused with a :class:`FeatureMismatch` that says which: the network lives in a space of fixed
+Features are named. The first sample learned fixes them (``feature_names_in_``), kept in the order of their
+names (sorted), so the order in which a sample lists them never matters — not even to the last bit of a sum
+over features (River's ``check_shuffle_features_no_impact``), and a pipeline after ``compose.Select`` (whose
+output order varies between processes) learns the same network in every process. A sample with a feature the
+model has not seen, or without one it has, is refused with a :class:`FeatureMismatch` that says which: the network lives in a space of fixed
 dimension. Select the features first (``compose.Select("a", "b") | CAE()``) or impute missing values
 (``preprocessing.StatImputer()``) where a stream's features come and go.
 
@@ -93,7 +95,7 @@ class Clusterer(base.Clusterer):
     Attributes
     ----------
     feature_names_in_ : tuple of str or None
-        The features, in the order the first sample listed them (None before it).
+        The first sample's features, sorted by name (None before it).
     model : cae._base.StreamingClusterer or None
         The fitted model (None before the first sample).
 
@@ -170,11 +172,11 @@ class Clusterer(base.Clusterer):
         return self._model
 
     def learn_one(self, x: dict) -> None:
-        """Learn one sample (a dict of numbers); the first one fixes the features and their order."""
+        """Learn one sample (a dict of numbers); the first one fixes the features (sorted by name)."""
         names = self.feature_names_in_
         first = names is None
         if first:
-            names = tuple(x)
+            names = tuple(sorted(x, key=lambda k: (str(k), type(k).__name__)))
             if not names:
                 raise ValueError("a sample needs at least one feature")
         row = self._row(x, names)
