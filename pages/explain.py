@@ -24,7 +24,8 @@ notices += lesson_apply(pg, st.empty())  # a slot on every run: the page's eleme
 st.sidebar.header("View")
 focus, all_regions = view_toggles()
 st.title("Explain a step")
-show_notices(notices)
+with st.container():  # made on every run: a link's notices come and go without moving what follows
+    show_notices(notices)
 if st.session_state.pop("lesson_applied", False) and pg.t:
     st.session_state.w_explain_t = pg.t
     st.session_state.explain_follow = False

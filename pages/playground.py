@@ -81,11 +81,14 @@ teacher = st.sidebar.toggle(
 )
 
 st.title("Playground")
-classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
-show_notices(notices)
-_switched = switch_note()
-if _switched:
-    st.info(_switched, icon=":material/swap_horiz:")
+# messages that come and go, in one container made on every run: the elements after it keep their places
+# (Streamlit knows an element by its position: an open expander below would close when a message went)
+with st.container():
+    classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
+    show_notices(notices)
+    _switched = switch_note()
+    if _switched:
+        st.info(_switched, icon=":material/swap_horiz:")
 s = pg.stream
 _algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else f"CAEA (λ = {cfg['lam']:d}, a_max = {cfg['amax']:d})"
 st.caption(

@@ -1460,3 +1460,24 @@ def test_new_seed_the_paper_setting_and_switching_algorithms(server, browser):
     assert seed_box.input_value() == str(first + 2) and _query(page)["seed"] == str(first + 2)
     _shot(page, "46_paper_setting_in_the_sidebar")
     ctx.close()
+
+
+def test_an_open_expander_stays_open_when_a_message_above_it_goes(server, browser):
+    """After switching CAE to CAEA the page says so once; the next rerun drops that message, and the
+    place-and-draw section opened meanwhile stays open (Streamlit knows an element by its position: the
+    messages that come and go live in a container made on every run)."""
+    ctx, page = _page_1400(browser)
+    page.goto(server + "/playground?stream=paper2d-ns&n=500&seed=0&t=800")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    page.locator("[data-testid='stSidebar']").get_by_text("CAEA", exact=True).first.click()
+    page.get_by_text("Switched from CAE to CAEA").wait_for()
+    _wait_idle(page)
+    page.get_by_text(PLACE_SECTION).click()
+    _wait_idle(page)
+    page.locator(".st-key-w_place_x0 input").fill("0.17")
+    page.locator(".st-key-w_place_x0 input").press("Enter")
+    _wait_idle(page)
+    assert page.get_by_text("Switched from CAE to CAEA").count() == 0  # said once
+    assert page.locator(".st-key-w_place_x1 input").is_visible()
+    ctx.close()
