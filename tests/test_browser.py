@@ -1183,8 +1183,14 @@ def test_how_often_runs_in_the_background_while_the_page_stays_usable(server, br
     page.get_by_role("button", name="Step 1", exact=True).click()
     _wait_seen(page, 1)
     assert progress.count() == 1, "the job ended before the step: nothing shows it ran in the background"
-    page.locator(".st-key-b_howoften_stop button").click()
-    page.get_by_text("Stopped:").wait_for()
+    for attempt in range(4):  # a click that lands while the page reruns (the step, the progress) can be lost
+        page.locator(".st-key-b_howoften_stop button").click()
+        try:
+            page.get_by_text("Stopped:").wait_for(timeout=20000)
+            break
+        except Exception:
+            if attempt == 3:
+                raise
     _wait_idle(page)
     _shot(page, "numbers_06_how_often_stopped")
     ctx.close()
@@ -1432,6 +1438,12 @@ def test_new_seed_the_paper_setting_and_switching_algorithms(server, browser):
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     seed_box = page.locator("[data-testid='stSidebar'] .st-key-w_seed input")
+    # the box's seed once the caption says the same (a box read while the page still draws may be stale)
+    page.wait_for_function(
+        "() => { const b = document.querySelector(\"[data-testid='stSidebar'] .st-key-w_seed input\");"
+        " return b && document.body.innerText.includes('· seed ' + b.value + ' ·'); }",
+        timeout=60000,
+    )
     first = int(seed_box.input_value())
     for seed in (first + 1, first + 2):
         page.get_by_role("button", name="New seed").click()
