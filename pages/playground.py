@@ -386,7 +386,7 @@ def traces_panel():
     st.subheader("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(
-        f"{pg.t_max:,} steps recorded"
+        f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
         + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
     )
 
