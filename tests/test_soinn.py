@@ -305,6 +305,74 @@ def test_records_agree_with_the_fitted_state():
             assert r.unutility_upper >= r.unutility_median
 
 
+# ------------------------------------------------------- the untracked shortcuts
+def test_untracked_runs_end_in_the_tracked_state():
+    """learn_many does not record its steps, so the edge and node deletions skip the statistics that provably
+    cannot delete anything (the component walk, the percentiles, the median, the MAD); learn_traced records
+    every one of them. The two agree every 100 steps of the benchmark's stream (the shortcuts fire most once
+    many edges and nodes have been deleted), and after every step of a shorter one, to the last bit."""
+    X = stationary_stream(make_paper2d(seed=0), seed=0).X[:20000]
+    tracked, untracked = SOINNPlus(), SOINNPlus()
+    for i in range(0, len(X), 100):
+        tracked.learn_traced(X[i : i + 100])
+        untracked.learn_many(X[i : i + 100])
+        a, b = _state(tracked), _state(untracked)
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=f"after step {i + 100}: {key}")
+    tracked, untracked = SOINNPlus(), SOINNPlus()
+    for i, x in enumerate(X[:2000]):
+        tracked.learn_one(x)
+        untracked.learn_many(x[None, :])
+        a, b = _state(tracked), _state(untracked)
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=f"step {i}: {key}")
+
+
+def test_the_untracked_shortcuts_are_taken_and_change_nothing(tmp_path):
+    """Counted un-jitted: an untracked run walks s1's component, takes percentiles and medians less often than
+    a tracked one (each still runs when it may delete something), and ends in the same state."""
+    X = stationary_stream(make_paper2d(n_per_class=500, seed=3), seed=3).X[:1500]
+    np.save(tmp_path / "X.npy", X)
+    code = (
+        "import json\n"
+        "import numpy as np\n"
+        "import cae.algorithms._soinn_kernel as k\n"
+        "from cae.algorithms.soinn_plus import SOINNPlus\n"
+        "assert not k.HAVE_NUMBA\n"
+        "count = {}\n"
+        "def counted(name, f):\n"
+        "    def g(*args):\n"
+        "        count[name] = count.get(name, 0) + 1\n"
+        "        return f(*args)\n"
+        "    return g\n"
+        "for name in ('component_edge_ages', 'prctile', 'median'):\n"
+        "    setattr(k, name, counted(name, getattr(k, name)))\n"
+        f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
+        "out = {}\n"
+        "for how in ('untracked', 'tracked'):\n"
+        "    count.clear()\n"
+        "    m = SOINNPlus()\n"
+        "    m.learn_many(X) if how == 'untracked' else m.learn_traced(X)\n"
+        f"    m.save({str(tmp_path)!r} + '/' + how + '.npz')\n"
+        "    out[how] = dict(count)\n"
+        "print(json.dumps(out))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, CAE_DISABLE_NUMBA="1"),
+        cwd=ROOT,
+    )
+    counts = json.loads(run.stdout)
+    for name in ("component_edge_ages", "prctile", "median"):
+        assert 0 < counts["untracked"][name] < counts["tracked"][name], (name, counts)
+    compiled = SOINNPlus().learn_many(X)
+    assert_same_model(SOINNPlus.load(tmp_path / "untracked.npz"), compiled)
+    assert_same_model(SOINNPlus.load(tmp_path / "tracked.npz"), compiled)
+
+
 # ------------------------------------------------------------ without numba
 def test_unjitted_kernel_gives_identical_results(tmp_path):
     X = STREAMS["paper2d-stationary"][:250]

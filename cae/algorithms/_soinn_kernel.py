@@ -450,16 +450,35 @@ def remove_winner_edges(net, rec, buf, s1, nd):
 
 # ------------------------------------------------------------- the handlers
 @jit(allocates=False)
-def delete_old_edges_plus(net, rec, buf, s1):
+def delete_old_edges_plus(net, rec, buf, s1, track):
     """deleteOldEdges_Plus: s1's edges older than a threshold from its component's ages."""
     deg, nbr, age, iscal, fscal, ri, rf = net.deg, net.nbr, net.age, net.iscal, net.fscal, rec.ri, rec.rf
     if deg[s1] == 0:
         # the component has no edge: prctile and iqr of nothing are NaN, nothing is deleted
         ri[RI_NCOMP] = 0
         return s1
+    ed = iscal[I_EDGEDEL]
+    oldest = 0
+    for p in range(deg[s1]):
+        if age[s1, p] > oldest:
+            oldest = age[s1, p]
+    if not track:
+        # Exact shortcuts (no effect on results): nothing is deleted unless an edge of s1 is older than
+        # del_th = edgeAvgLtDel r + cur (1 - r), r = ed / (ed + ne), and in floating point too
+        # del_th >= edgeAvgLtDel r: cur = p75 + 2 iqr > 0 (the percentiles of integer ages are exact
+        # multiples of 1/4, so p75 >= p25 >= 1), 1 - r >= 0, and rounding is monotone. The ne edges of
+        # s1's component are at most all E edges, so r >= ed / (ed + E) and del_th >= edgeAvgLtDel
+        # ed / (ed + E) before the walk; after it, with ne known, del_th >= edgeAvgLtDel r. When s1's
+        # oldest edge is not older than the bound, the walk or the percentiles are not needed (they
+        # feed only the step record).
+        if oldest <= fscal[F_EDGE_AVG] * (ed / (ed + iscal[I_E])):
+            return s1
     ebuf = buf.ebuf
     ne = component_edge_ages(nbr, deg, age, s1, buf.stack, buf.mark, ebuf)
     ri[RI_NCOMP] = ne
+    ratio = ed / (ed + ne)
+    if not track and oldest <= fscal[F_EDGE_AVG] * ratio:
+        return s1
     p75 = prctile(ebuf, ne, 75.0)
     p25 = prctile(ebuf, ne, 25.0)
     iqr = p75 - p25
@@ -469,8 +488,6 @@ def delete_old_edges_plus(net, rec, buf, s1):
     if th == 0.0:
         return s1
     cur = p75 + th
-    ed = iscal[I_EDGEDEL]
-    ratio = ed / (ed + ne)
     del_th = fscal[F_EDGE_AVG] * ratio + cur * (1.0 - ratio)
     rf[RF_EDGE_RATIO] = ratio
     rf[RF_EDGE_DEL_TH] = del_th
@@ -524,12 +541,16 @@ def unutility_threshold(net, rec, buf, t, track):
     nd = iscal[I_NODEDEL]
     ratio = nd / (nd + n_data) if nd + n_data > 0 else math.nan
     noise_lv = n_iso / K
+    # Exact shortcuts (no effect on results): the threshold below is at least
+    # nodeDelTh r + c (1 - r)(1 - noise) in floating point too (c + 2 (u - c)/3 >= c,
+    # and rounding is monotone), and that is at least nodeDelTh r (c >= 0, as every
+    # UT is; 0 <= r, noise <= 1). So when no isolated node's UT exceeds nodeDelTh r,
+    # nothing is deleted and neither the median nor the MAD is needed; when none
+    # exceeds the bound with the median, the MAD is not needed.
+    if not track and n_data > 0 and top <= fscal[F_NODE_TH] * ratio:
+        return False, math.nan
     center = median(ubuf, n_data)  # NaN when every node is isolated
     if not track and n_data > 0:
-        # Exact shortcut (no effect on results): the threshold below is at least
-        # nodeDelTh r + c (1 - r)(1 - noise) in floating point too (c + 2 (u - c)/3 >= c,
-        # and rounding is monotone), so when no isolated node's UT exceeds that,
-        # nothing is deleted and the MAD is not needed.
         if top <= fscal[F_NODE_TH] * ratio + center * (1.0 - ratio) * (1.0 - noise_lv):
             return False, math.nan
     for i in range(n_data):
@@ -734,7 +755,7 @@ def step(X, xi, net, rec, buf, track):
             if link:
                 add_edge(net, rec, s1, s2, th1, th2)
             increment_edge_ages(net, s1)
-            s1 = delete_old_edges_plus(net, rec, buf, s1)  # deleteEdgeHandler
+            s1 = delete_old_edges_plus(net, rec, buf, s1, track)  # deleteEdgeHandler
             update_winner_and_adjacent(X, xi, net, s1, t)
         # deleteNoiseHandler every deleteNodePeriod = 1 samples
         delete_noise_nodes_plus(net, rec, buf, t, track)
