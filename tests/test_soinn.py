@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import pytest
 from conftest import ROOT, model_file_parts, rewrite_model_file
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles.soinn_reference import SoinnPlusReference, matlab_iqr, matlab_median, matlab_prctile
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -58,6 +60,42 @@ def test_order_statistics_are_matlabs():
         v = rng.integers(0, 6, n)  # many ties
         for k in (0, n // 3, n - 1):
             assert kernel.kth_smallest(v.copy(), n, k) == np.sort(v)[k]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.one_of(
+        st.lists(st.integers(1, 6), min_size=1, max_size=300),  # edge ages: few values, many ties
+        st.lists(st.floats(0, 1e3, allow_nan=False, allow_subnormal=False), min_size=1, max_size=300),
+    ),
+    where=st.floats(0, 1),
+)
+def test_selection_finds_the_sorted_value_and_splits_the_buffer(values, where):
+    """kth_smallest and kth_and_next are sorting's values (any selection gives them bit for bit), and leave
+    every value right of position k at least as large (kth_and_next relies on it)."""
+    v = np.array(values, dtype=np.int64 if isinstance(values[0], int) else np.float64)
+    n = len(v)
+    k = min(int(where * n), n - 1)
+    ordered = np.sort(v)
+    buf = v.copy()
+    assert kernel.kth_smallest(buf, n, k) == ordered[k]
+    np.testing.assert_array_equal(np.sort(buf), ordered)  # a permutation
+    assert np.all(buf[k + 1 :] >= ordered[k]) and np.all(buf[:k] <= ordered[k])
+    a, b = kernel.kth_and_next(v.copy(), n, k)
+    assert (a, b) == (ordered[k], ordered[min(k + 1, n - 1)])
+    assert kernel.median(v.astype(float), n) == matlab_median(v.astype(float))
+    assert kernel.prctile(v.copy(), n, 75.0) == matlab_prctile(v, 75)
+
+
+def test_selection_falls_back_to_sorting_on_a_stubborn_input():
+    """Median-of-three quickselect on an 'organ pipe' (0, 1, ..., 499, 499, ..., 0) cuts off a few values a
+    round; after 64 rounds the rest is heap-sorted (for these two k: counted un-jitted), with the same answer."""
+    n = 1000
+    v = np.minimum(np.arange(n), n - 1 - np.arange(n)).astype(float)
+    for k in (n // 2, n - 1):
+        buf = v.copy()
+        assert kernel.kth_smallest(buf, n, k) == np.sort(v)[k]
+        assert np.all(buf[k + 1 :] >= np.sort(v)[k])
 
 
 # ----------------------------------------------------------- hand-checked steps
