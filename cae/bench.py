@@ -240,14 +240,15 @@ def frames(argv=None):
     data-seen layer's cap), with the vigilance region and bandwidths on. Then
     the play path as the app runs it (:class:`cae.app.player.PlaySession`): the
     same frame plus the panel's numbers (NMI/ARI on up to 5,000 samples), in
-    chunks of 12 frames encoded for the browser, with the view's defaults
+    chunks of 12 frames encoded for the browser (the first frame whole, the
+    others as patches on the frame before), with the view's defaults
     (vigilance region on, bandwidths off); its frames per second are what the
     server can compute — the browser draws them (the browser test measures
     the frames shown).
     """
     from .app.figures import network_figure
     from .app.player import PlaySession, decode_chunk, panel
-    from .app.stepper import Stepper
+    from .app.stepper import Stepper, drawn_sample
     from .data import make_paper2d, stationary_stream
 
     stream = stationary_stream(make_paper2d(n_per_class=15000, seed=0), seed=0)
@@ -287,7 +288,7 @@ def frames(argv=None):
         )
 
     def draw(p):
-        idx = p.seen(5000)
+        idx = drawn_sample(p.t, max_points=5000)  # as the Playground draws it: the same samples plus the new
         return network_figure(
             p.model,
             X[idx],

@@ -18,7 +18,7 @@ import streamlit as st
 from cae.app.player import FRONTEND, PlaySession, frames_wanted
 
 KEY = "player"  # the component's widget key: its value is the browser's last request
-DEFAULT_FPS = 15
+DEFAULT_FPS = 20  # frames per second: smooth in front of a class (this machine draws 16-18 of them, see the README)
 
 
 def _components():

@@ -17,6 +17,7 @@ from cae.app.lesson_links import (
     parse_playground,
     playground_query,
 )
+from cae.app.stepper import drawn_sample
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
@@ -252,7 +253,7 @@ def network_view(
     model = pg.model if model is None else model
     t = pg.t if t is None else t
     X = pg.stream.X
-    idx = np.linspace(0, t - 1, min(t, 5000)).round().astype(int) if t else np.zeros(0, int)
+    idx = drawn_sample(t, max_points=5000)
     if current is None and t:
         current = X[t - 1]
     from cae.app import figures

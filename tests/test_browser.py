@@ -287,6 +287,12 @@ _MARKS_DRAWN = (  # every drawn trace's name, type, mode, colours and symbol (th
     ".map(t => JSON.stringify([t.name, t.type, t.mode || '', typeof (t.marker || {}).color === 'string'"
     " ? t.marker.color : null, (t.line || {}).color || null, (t.marker || {}).symbol || null]))"
 )
+_LAYERS_DRAWN = (  # what a frame was rebuilt from patches into: every trace's arrays and the edges' paths
+    "gd => [gd._fullData.filter(t => t.visible !== false && t.x && t.x.length).map(t => JSON.stringify([t.name, Array.from(t.x), Array.from(t.y),"
+    " t.text ? Array.from(t.text) : null, t.marker && t.marker.size && t.marker.size.length ? Array.from(t.marker.size)"
+    " : null, t.marker && Array.isArray(t.marker.color) ? t.marker.color : null])).sort(),"
+    " (gd.layout.shapes || []).map(s => JSON.stringify([s.name, s.path, s.line.color]))]"
+)
 _NODES_DRAWN = (
     "gd => { const d = gd._fullData.find(t => t.name === 'nodes' && t.visible !== false && t.x && t.x.length);"
     " return d ? [Array.from(d.x), Array.from(d.y)] : null; }"
@@ -343,6 +349,7 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
         if k == 6:
             _shot(page, "05_play_playing")
     s1 = player.evaluate("() => [playerState.stats.shown, performance.now(), playerState.stats.waits]")
+    speed = player.evaluate("() => playerState.fps")
     answers = player.evaluate("() => playerState.stats.answers")
     draw_ms = player.evaluate("() => playerState.stats.drawMs.slice(-60)")
     fps = (s1[0] - s0[0]) / ((s1[1] - s0[1]) / 1000)
@@ -353,9 +360,9 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     # Pause on the frame shown
     # Pause, and read the frame shown in the same breath: the page then reruns without the player, whose
     # frame may be gone before a second call reaches it
-    t, shown_nodes, shown_marks = player.evaluate(
+    t, shown_nodes, shown_marks, shown_layers = player.evaluate(
         "() => { document.getElementById('pause').click(); const gd = document.getElementById('plot');"
-        f" return [playerState.shown.t, ({_NODES_DRAWN})(gd), ({_MARKS_DRAWN})(gd)]; }}"
+        f" return [playerState.shown.t, ({_NODES_DRAWN})(gd), ({_MARKS_DRAWN})(gd), ({_LAYERS_DRAWN})(gd)]; }}"
     )
     _wait_seen(page, t, timeout_ms=120000)
     assert t > 40000
@@ -366,6 +373,14 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     still_marks = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_MARKS_DRAWN)
     # the frame paused on and the still view draw the same marks in the same colours
     assert sorted(shown_marks) == sorted(still_marks)
+    # and the same data: the frame the browser rebuilt from the server's patches is the figure of that step
+    still_layers = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_LAYERS_DRAWN)
+    assert shown_layers[1] == still_layers[1] and len(shown_layers[1]) > 1  # the edges' paths
+    import difflib
+
+    assert shown_layers[0] == still_layers[0], "\n".join(
+        x[:300] for x in difflib.unified_diff(still_layers[0], shown_layers[0], lineterm="", n=0)
+    )
     model = CAE(deletion_interval=400, max_edge_age=200).learn_many(X[:t])
     want = model.nodes_.astype(np.float32)
     for drawn in (shown_nodes, still_nodes):
@@ -377,7 +392,7 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     compute = [a[5] / a[2] for a in answers if a[5] is not None and a[2]]
     line = (
         f"play at 20 samples/frame, {len(model.nodes_)} nodes: {fps:.1f} frames/s shown "
-        f"(speed chosen: 15; waits for frames: {s1[2] - s0[2]}); median draw {np.median(draw_ms):.0f} ms; "
+        f"(speed chosen: {speed}; waits for frames: {s1[2] - s0[2]}); median draw {np.median(draw_ms):.0f} ms; "
         f"server {np.median(compute):.0f} ms/frame; {len(samples)} samples of the plot, none blank "
         f"(coloured pixels {min(samples)}–{max(samples)}, still view {reference})"
     )

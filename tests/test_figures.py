@@ -42,10 +42,11 @@ def test_network_figure_layers(pg):
     sizes = np.asarray(nodes.marker.size)
     M = np.asarray(pg.model.win_counts_)
     assert sizes[np.argmax(M)] == sizes.max()  # sized by win count
-    edge_traces = [t for t in fig.data if t.mode == "lines" and (t.name or "").startswith("edges age")]
-    n_segments = sum(int(np.isnan(np.asarray(t.x, float)).sum()) for t in edge_traces)
-    assert n_segments == len(pg.model.edges_)  # every edge once, NaN-separated
-    assert len(edge_traces) <= viz.N_AGE_BANDS
+    edge_shapes = [s for s in fig.layout.shapes if (s.name or "").startswith("edges age")]
+    n_segments = sum(s.path.count("M") for s in edge_shapes)
+    assert n_segments == len(pg.model.edges_)  # every edge once, an SVG path per age band
+    assert 1 < len(edge_shapes) <= viz.N_AGE_BANDS and {s.layer for s in edge_shapes} == {"between"}
+    assert not [t for t in fig.data if (t.name or "").startswith("edges")]  # no WebGL lines for them
     assert any(getattr(t.marker, "showscale", False) for t in fig.data)  # the age colour bar
     assert len(_named(fig, "s1")) == 1 and len(_named(fig, "s2")) == 1
     assert len(_named(fig, "current sample")) == 1 and len(_named(fig, "removed this frame")) == 1
@@ -188,11 +189,10 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
     )
     fig = viz.network_figure(net)
     plotly_colour = {}
-    for tr in fig.data:
-        if tr.mode == "lines" and tr.name.startswith("edges age"):
-            xs = np.asarray(tr.x, dtype=float)
-            for x0 in xs[::3]:  # each edge is start, end, NaN: the start's x is the edge number here
-                plotly_colour[int(x0)] = tr.line.color
+    for shape in fig.layout.shapes:
+        if shape.name.startswith("edges age"):
+            for piece in shape.path.split("M")[1:]:  # "x0,y0Lx1,y1": the start's x is the edge number here
+                plotly_colour[int(float(piece.split(",")[0]))] = shape.line.color
     assert sorted(plotly_colour) == list(range(6))  # every edge drawn, the age-0 one too
     svg = viz.network_svg(net)
     strokes = [chunk.split('stroke="')[1].split('"')[0] for chunk in svg.split("<line ")[1:]]
@@ -246,9 +246,10 @@ def test_every_mark_is_drawn_after_the_nodes_on_their_webgl_layer(pg):
         k = names.index(name)
         assert k > nodes and fig.data[k].type == "scattergl", name
     assert names.index(f"{DRAWING} (halo)") < names.index(DRAWING)  # the white halo under the black outline
-    for k, t in enumerate(fig.data):  # every line under the nodes: edges, regions, bandwidths
-        if t.name and (t.name.startswith("edges age") or t.name in ("every node's vigilance region", "bandwidth σ")):
+    for k, t in enumerate(fig.data):  # every line under the nodes: regions, bandwidths (and the edges, SVG)
+        if t.name in ("every node's vigilance region", "bandwidth σ"):
             assert k < nodes, t.name
+    assert {s.layer for s in fig.layout.shapes} == {"between"}  # SVG under every WebGL trace
     assert names[-1] == "current sample"  # the sample on top of everything
 
 
@@ -265,6 +266,21 @@ def test_the_marks_use_colours_no_cluster_has(pg):
     assert _named(fig, "s1")[0].marker.symbol != _named(fig, "s2")[0].marker.symbol  # and shapes tell them apart
     assert _named(fig, "s1")[0].marker.color != _named(fig, "s2")[0].marker.color
     assert "no cluster has these colours" in fig.layout.legend.title.text  # the legend says so
+
+
+def test_s1_and_s2_are_named_beside_them_in_annotations_not_webgl_text(pg):
+    """The names are annotations (SVG text over every trace), and no WebGL trace writes text (plotly.js's
+    WebGL text is the dearer way for a browser without a graphics processor)."""
+    for focus in (False, True):
+        fig = _full_view(pg, focus=focus)
+        assert not [t.name for t in fig.data if t.type == "scattergl" and "text" in (t.mode or "")]
+        notes = {a.text: a for a in fig.layout.annotations}
+        for name in ("s1", "s2"):
+            mark = _named(fig, name)[0]
+            note = notes[name]
+            assert (note.x, note.y) == (float(mark.x[0]), float(mark.y[0])) and (note.xref, note.yref) == ("x", "y")
+            assert note.font.color == mark.marker.color and not note.showarrow
+        assert notes["s1"].xanchor == "left" and notes["s2"].xanchor == "right"  # on opposite sides
 
 
 def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):

@@ -35,6 +35,11 @@ def check_network(model, n_seen):
     nodes = np.asarray(model.nodes_)
     K = len(nodes)
     assert np.all(np.isfinite(nodes))
+    lam = getattr(model, "deletion_interval_", None)
+    if K == 0:  # only isolated-node deletion empties a network (spec: K > 1 and no node has an edge), at t = kλ
+        assert n_seen > 0 and lam and n_seen % lam == 0, (n_seen, lam)
+        assert model.n_clusters_ == 0 and len(model.edges_) == 0
+        return
     assert 1 <= K <= n_seen
     edges, ages = np.asarray(model.edges_), np.asarray(model.edge_ages_)
     if len(edges):
@@ -106,3 +111,16 @@ def test_caea_invariants(data, lam, amax):
             row = list(m.node_ids_).index(rec.s1_id)
             touching = np.any(np.asarray(m.edges_) == row, axis=1)
             assert np.all(np.asarray(m.edge_ages_)[touching] <= amax)
+
+
+def test_isolated_node_deletion_can_empty_the_network_as_the_spec_says():
+    """Spec: at t = kλ with K > 1, every node without an edge goes — all of them if none has one. A fixed
+    a_max of 1 prunes every edge; the network is empty after t = 16 (found by hypothesis), and predicts -1."""
+    X = np.array([0.5669, 0.4307, 0.0941, 0.3481, 0.6215, 0.0217, 0.8746, 0.8540,
+                  0.0443, 0.8024, 0.1848, 0.6956, 0.1550, 0.6916, 0.9586, 0.9850]).reshape(-1, 1)  # fmt: skip
+    model = cae.CAE(deletion_interval=4, max_edge_age=1).fit(X)
+    assert len(model.nodes_) == 0 and model.n_clusters_ == 0
+    check_network(model, len(X))
+    assert model.predict(X[:3]).tolist() == [-1, -1, -1]
+    model.partial_fit(X[:1])  # and it grows again
+    assert len(model.nodes_) == 1

@@ -18,7 +18,7 @@ from cae.app.player import (
     frames_wanted,
     panel,
 )
-from cae.app.stepper import Stepper
+from cae.app.stepper import Stepper, drawn_sample
 from cae.data import make_paper2d, nonstationary_stream
 
 
@@ -102,7 +102,7 @@ def test_pause_goes_back_to_the_frame_shown_and_forgets_the_frames_after_it():
     frames = play.frames(8, 40, _draw, panel)  # 190 ... 470, computed ahead of the browser
     assert pg.t == 470
     # the frame of step 270 removed nodes? whichever it marked comes back with Pause
-    marked = {t: len(json.loads(fig)["data"]) for t, fig, _ in frames}
+    marked = {t: len(fig["data"]) for t, fig, _ in frames}
     rec = play.pause(270)
     assert rec.t == 270 and pg.t == 270 and pg.t_max == 270 and play.shown == 270
     assert np.isnan(pg.trace[270:]).all() and max(pg.snapshots) <= 270
@@ -119,10 +119,10 @@ def test_pause_keeps_the_nodes_removed_in_that_frame():
     pg = Stepper(_stream())
     play = PlaySession(pg, epoch=1)
     frames = play.frames(40, 30, _draw, panel)
-    gone = [t for t, fig, _ in frames if any(d.get("name") == "removed this frame" for d in json.loads(fig)["data"])]
+    gone = [t for t, fig, _ in frames if any(d.get("name") == "removed this frame" for d in fig["data"])]
     assert gone, "no frame removed a node: choose another stream"
     t = gone[0]
-    before = json.loads({ft: fig for ft, fig, _ in frames}[t])
+    before = {ft: fig for ft, fig, _ in frames}[t]
     play.pause(t)
     after = json.loads(figure_json(_draw(pg)))
     assert after["data"] == before["data"]
@@ -155,10 +155,12 @@ def test_requests_are_answered_once_and_only_for_this_play():
     assert play.note_shown({"shown": float("nan")}) == 0 and play.note_shown({}) == 0
 
 
-def test_encode_chunk_inserts_the_figure_text_as_it_is():
-    fig = '{"data":[{"type":"scatter","x":[1,2]}],"layout":{"title":{"text":"λ <b>"}}}'
+def test_encode_chunk_sends_the_first_figure_whole_and_the_rest_as_patches():
+    first = {"data": [{"type": "scatter", "name": "a", "x": list(range(30))}], "layout": {"title": {"text": "λ <b>"}}}
+    second = {"data": [{"type": "scatter", "name": "a", "x": list(range(32))}], "layout": {"title": {"text": "λ <b>"}}}
+    panel_ = {"metrics": [["V", "0.100"]], "last": "t = 12: Case II — s1 learns"}
     raw = encode_chunk(
-        [(12, fig, {"metrics": [["V", "0.100"]], "last": "t = 12: Case II — s1 learns"})],
+        [(12, first, panel_), (13, second, panel_)],
         epoch=1,
         seq=4,
         final=True,
@@ -166,23 +168,134 @@ def test_encode_chunk_inserts_the_figure_text_as_it_is():
         t_start=10,
         timing=(1.5, 2.5),
     )
-    assert isinstance(raw, bytes) and fig.encode() in raw
-    c = decode_chunk(raw)
-    assert c == {
+    assert isinstance(raw, bytes)
+    sent = json.loads(raw)
+    assert sent["frames"][0]["figure"] == first and "patch" not in sent["frames"][0]
+    assert sent["frames"][1]["patch"] == {"data": [{"x": {"$splice": [0, 30, 0, [30, 31]]}}]}  # two numbers
+    assert decode_chunk(raw) == {
         "epoch": 1,
         "seq": 4,
         "final": True,
         "n_samples": 99,
         "t_start": 10,
         "timing": [1.5, 2.5],
-        "frames": [
-            {
-                "t": 12,
-                "panel": {"metrics": [["V", "0.100"]], "last": "t = 12: Case II — s1 learns"},
-                "figure": json.loads(fig),
-            }
-        ],
+        "frames": [{"t": 12, "panel": panel_, "figure": first}, {"t": 13, "panel": panel_, "figure": second}],
     }
+
+
+def _typed(a):
+    import base64
+
+    a = np.asarray(a)
+    return {"dtype": f"{a.dtype.kind}{a.dtype.itemsize}", "bdata": base64.b64encode(a.tobytes()).decode()}
+
+
+@pytest.mark.parametrize(
+    "old, new, op",
+    [
+        (list(range(100)), list(range(100)) + [7, 8], "$splice"),  # the data seen grow
+        (list(range(100)), list(range(20, 100)) + list(range(500, 520)), "$splice"),  # the window slides
+        (list(range(100)), list(range(50)) + [None, 1.5] + list(range(52, 100)), "$set"),  # a few change
+        (list(range(100)), list(range(40)) + list(range(45, 100)), "$splice"),  # an edge gone in the middle
+        (list(range(100)), list(range(100, 0, -1)), None),  # everything changed: the new value
+        ([1, 2, 3], [1, 2, 3, 4], None),  # too short to patch
+        (["a"] * 60, ["a"] * 59 + ["b"], "$set"),
+    ],
+)
+def test_array_patches_are_the_small_ones_and_undo_exactly(old, new, op):
+    from cae.app.player import apply_patch, figure_patch
+
+    pairs = [(old, new)]
+    if all(isinstance(v, int) for v in old + new):  # the same as plotly.js typed arrays
+        pairs.append((_typed(np.array(old, float)), _typed(np.array(new, float))))
+    for o, n in pairs:
+        a = {"data": [{"type": "scattergl", "name": "t", "x": o}], "layout": {}}
+        b = {"data": [{"type": "scattergl", "name": "t", "x": n}], "layout": {}}
+        patch = figure_patch(a, b)
+        x = patch["data"][0]["x"]
+        assert (op in x) if op else (x == n)
+        assert apply_patch(a, patch) == b
+
+
+def test_typed_arrays_are_compared_bit_for_bit():
+    from cae.app.player import apply_patch, figure_patch
+
+    old = np.linspace(0, 1, 64)
+    new = old.copy()
+    new[3] = -0.0 if old[3] == 0 else old[3]
+    new[5] = np.nan
+    new[0] = -0.0  # equal to 0.0, other bits
+    a = {"data": [{"type": "scattergl", "name": "t", "x": _typed(old)}], "layout": {}}
+    b = {"data": [{"type": "scattergl", "name": "t", "x": _typed(new)}], "layout": {}}
+    patch = figure_patch(a, b)
+    assert patch["data"][0]["x"]["$set"][0] == _typed(np.array([0, 5], dtype=np.int32))
+    assert apply_patch(a, patch) == b
+
+
+def test_patches_of_objects_keys_added_changed_and_gone_and_traces_that_come_and_go():
+    from cae.app.player import apply_patch, figure_patch
+
+    a = {
+        "data": [{"type": "scattergl", "name": "nodes", "marker": {"size": 3, "color": "red"}, "text": "x"}],
+        "layout": {"height": 560, "xaxis": {"range": [0, 1]}},
+    }
+    b = {
+        "data": [{"type": "scattergl", "name": "nodes", "marker": {"size": 4, "color": "red", "line": {"width": 1}}}],
+        "layout": {"height": 560, "xaxis": {"range": [0, 2]}},
+    }
+    patch = figure_patch(a, b)
+    assert patch == {
+        "data": [{"marker": {"size": 4, "line": {"width": 1}}, "$del": ["text"]}],
+        "layout": {"xaxis": {"range": [0, 2]}},
+    }
+    assert apply_patch(a, patch) == b
+    assert figure_patch(b, b) == {} and apply_patch(b, {}) == b
+    c = {"data": b["data"] + [{"type": "scattergl", "name": "s1", "x": [0.5]}], "layout": b["layout"]}
+    assert figure_patch(b, c) == {"data": {"$from": [[0, {}], [-1, c["data"][1]]]}}
+    assert apply_patch(b, figure_patch(b, c)) == c
+    d = {"data": [{"type": "scattergl", "name": "s1", "x": [0.6]}, a["data"][0]], "layout": a["layout"]}
+    assert figure_patch(c, d) == {
+        "data": {"$from": [[1, {"x": [0.6]}], [0, figure_patch(b, a)["data"][0]]]},
+        "layout": {"xaxis": {"range": [0, 1]}},
+    }
+    assert apply_patch(c, figure_patch(c, d)) == d
+
+
+def test_every_frame_of_a_long_play_is_whole_again_after_its_patches_and_far_smaller():
+    """Play at 20 samples a frame on the paper's stream: each frame decoded from the chunk is the still view's
+    figure at its step, and the chunk is a fraction of the frames sent whole."""
+    from cae.app.player import figure_dict, figure_json
+
+    s = nonstationary_stream(make_paper2d(1500, seed=0), seed=0)
+    pg = Stepper(s)
+    pg.step(3000)
+
+    def draw(p):
+        idx = drawn_sample(p.t, max_points=2000)
+        X = p.stream.X
+        return network_figure(
+            p.model,
+            X[idx],
+            X[max(0, p.t - 300) : p.t],
+            X[p.t - 1],
+            p.record,
+            bounds=((0, 1), (0, 1)),
+            show_vigilance=True,
+            deleted=p.deleted_in_frame,
+        )
+
+    play = PlaySession(pg, epoch=1)
+    raw = play.chunk(1, 40, 20, draw, panel)
+    chunk = decode_chunk(raw)
+    whole = 0
+    check = Stepper(s)
+    for f in chunk["frames"]:
+        check.go_to(f["t"]) if check.t > f["t"] else check.step(f["t"] - check.t)
+        want = draw(check)
+        assert f["figure"] == figure_dict(want), f["t"]
+        whole += len(figure_json(want))
+    assert [f["t"] for f in chunk["frames"]] == list(range(3020, 3820, 20))
+    assert len(raw) < 0.25 * whole, (len(raw), whole)  # 0.15 measured
 
 
 def test_frames_wanted_and_fmt():
@@ -258,3 +371,65 @@ def test_run_to_in_chunks_is_the_same_run_as_one_step():
     np.testing.assert_array_equal(chunks.model.nodes_, one.model.nodes_)
     assert chunks.events == one.events and sorted(chunks.snapshots) == sorted(one.snapshots)
     assert chunks.run_to(10**9).t == len(chunks.stream) and chunks.finished
+
+
+def _edit(draw, base, st):
+    """A few replacements, insertions and deletions of ``base`` (a list), as a frame of Play changes things."""
+    out = list(base)
+    for _ in range(draw(st.integers(0, 6))):
+        op = draw(st.sampled_from(["set", "insert", "delete"]))
+        if op == "insert" or not out:
+            out.insert(draw(st.integers(0, len(out))), draw(st.integers(-5, 5)))
+        elif op == "set":
+            out[draw(st.integers(0, len(out) - 1))] = draw(st.integers(-5, 5))
+        else:
+            del out[draw(st.integers(0, len(out) - 1))]
+    return out
+
+
+def test_any_patch_undoes_exactly():
+    """Whatever changed between two frames — arrays (lists and typed arrays, grown, slid, edited), SVG paths,
+    objects, keys gone, traces that came or went — the patch gives the new frame back exactly."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from cae.app.player import apply_patch, figure_patch
+
+    @st.composite
+    def frames(draw):
+        base = draw(st.lists(st.integers(-5, 5), min_size=draw(st.sampled_from([0, 40])), max_size=200))
+        new = _edit(draw, base, st)
+        if draw(st.booleans()):  # the window slides: a prefix goes, new values come
+            k = draw(st.integers(0, len(base)))
+            new = base[k:] + draw(st.lists(st.integers(-5, 5), max_size=30))
+        path_a = "".join(f"M{v}.1234,{v}.5678L{v + 1}.8765,{v}.4321" for v in base)  # long enough to patch
+        path_b = "".join(f"M{v}.1234,{v}.5678L{v + 1}.8765,{v}.4321" for v in new)
+
+        def fig(xs, path, with_s1, text):
+            data = [
+                {"type": "scattergl", "name": "data seen", "x": _typed(np.array(xs, np.float32))},
+                {"type": "scattergl", "name": "nodes", "x": list(xs), "marker": {"size": xs[:3], "color": "red"}},
+            ]
+            if with_s1:
+                data.append({"type": "scattergl", "name": "s1", "x": [0.5]})
+            if text is not None:
+                data[1]["text"] = text
+            return {"data": data, "layout": {"shapes": [{"type": "path", "path": path}], "height": 560}}
+
+        a = fig(base, path_a, draw(st.booleans()), draw(st.sampled_from([None, "a"])))
+        b = fig(new, path_b, draw(st.booleans()), draw(st.sampled_from([None, "b"])))
+        return a, b
+
+    ops = set()
+
+    @settings(max_examples=300, deadline=None)
+    @given(frames())
+    def check(pair):
+        a, b = pair
+        patch = figure_patch(a, b)
+        assert apply_patch(a, patch) == b
+        assert figure_patch(b, b) == {}
+        ops.update(op for op in ("$set", "$splice", "$text", "$items", "$from", "$del") if op in json.dumps(patch))
+
+    check()
+    assert ops >= {"$set", "$splice", "$text", "$items", "$from", "$del"}, ops  # every kind of patch was tried

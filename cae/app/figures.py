@@ -55,6 +55,37 @@ def _segments(P, edges):
     return seg[:, 0], seg[:, 1]
 
 
+def edge_path(P, edges):
+    """The edges as one SVG path, ``"M x0,y0 L x1,y1"`` per edge (5 significant digits: well under a pixel).
+
+    The main view draws its edges as layout shapes with these paths (SVG), not as WebGL lines: in a browser
+    without a graphics processor plotly.js's WebGL lines cost more than the rest of a frame together
+    (the whole Playground figure plays at 13–14 frames per second with them, 22–24 with SVG paths).
+
+    >>> import numpy as np
+    >>> edge_path(np.array([[0.0, 0.0], [0.5, 0.25], [1.0, 1 / 3]]), np.array([[0, 1], [1, 2]]))
+    'M0,0L0.5,0.25M0.5,0.25L1,0.33333'
+    """
+    if len(edges) == 0:
+        return ""
+    ends = np.asarray(P, dtype=np.float32).astype(float)[np.asarray(edges).reshape(-1, 2)].reshape(-1, 4)
+    return "".join([f"M{a:.5g},{b:.5g}L{c:.5g},{d:.5g}" for a, b, c, d in ends.tolist()])
+
+
+def _edge_shape(P, edges, color, width, name):
+    """Edges of one colour as a layout shape: an SVG path between the grid and the traces (under the nodes,
+    which are WebGL and drawn over every SVG layer)."""
+    return dict(
+        type="path",
+        path=edge_path(P, edges),
+        xref="x",
+        yref="y",
+        layer="between",
+        line=dict(color=color, width=width),
+        name=name,
+    )
+
+
 def _circles(P, radii, n=24):
     ok = np.isfinite(radii)
     P, radii = P[ok], radii[ok]
@@ -280,7 +311,7 @@ MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED, MARK_
 MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
 
 
-def _mark(x, y, name, symbol, color, size, text=None, width=3, halo=True, hover=None, textposition="top right"):
+def _mark(x, y, name, symbol, color, size, width=3, halo=True, hover=None):
     """A mark drawn over the nodes: WebGL like them (Plotly draws its WebGL layer over the SVG one, and the
     WebGL traces in order), with a white halo under it so that it stands out on any cluster colour."""
     x, y = _f32(np.atleast_1d(x)), _f32(np.atleast_1d(y))
@@ -310,15 +341,28 @@ def _mark(x, y, name, symbol, color, size, text=None, width=3, halo=True, hover=
         hovertext=hover if hover is not None else [name] * len(x),
         hoverinfo="text",
     )
-    if text is not None:
-        mark.update(
-            mode="markers+text",
-            text=[text] * len(x),
-            textposition=textposition,
-            textfont=dict(color=color, size=15, family="sans-serif"),
-        )
     out.append(mark)
     return out
+
+
+def _label(x, y, text, color, where="top right", offset=12):
+    """A mark's name written beside it (s1, s2): an annotation (SVG text, above every trace), lighter for the
+    browser than plotly.js's WebGL text (about a tenth of a Play frame's drawing where the browser has no
+    graphics processor) and as crisp as the axis numbers."""
+    right, top = where.endswith("right"), where.startswith("top")
+    return dict(
+        x=float(_f32(np.atleast_1d(x))[0]),  # where the mark is drawn (its coordinates are sent as float32)
+        y=float(_f32(np.atleast_1d(y))[0]),
+        xref="x",
+        yref="y",
+        text=text,
+        showarrow=False,
+        xanchor="left" if right else "right",
+        yanchor="bottom" if top else "top",
+        xshift=offset if right else -offset,
+        yshift=offset if top else -offset,
+        font=dict(color=color, size=15, family="sans-serif"),
+    )
 
 
 def region_outlines(nodes, sigma, threshold, dims=(0, 1), n_angles=48, r_max=None):
@@ -445,6 +489,8 @@ def network_figure(
     i, j = dims
     traces = []
     marks = []  # drawn after the nodes
+    mark_labels = []  # the names written beside marks (annotations, above everything)
+    edge_shapes = []  # the edges, as SVG paths (layout shapes) under every WebGL trace
     focus_points = []
     if seen is not None and len(seen):
         traces.append(
@@ -509,38 +555,14 @@ def network_figure(
         edges = np.asarray(model.edges_).reshape(-1, 2)
         ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
         if ages is None:  # edges without an age (TCA): one colour
-            x, y = _segments(P, edges)
-            traces.append(
-                dict(
-                    type="scattergl",
-                    x=x,
-                    y=y,
-                    mode="lines",
-                    line=dict(color="#555", width=1.4),
-                    name="edges",
-                    hoverinfo="skip",
-                    showlegend=False,
-                )
-            )
+            if len(edges):
+                edge_shapes.append(_edge_shape(P, edges, "#555", 1.4, "edges"))
         else:
             band, starts, colors, amax = _age_bands(ages)
             for k in range(len(colors)):
                 sel = band == k
-                if not sel.any():
-                    continue
-                x, y = _segments(P, edges[sel])
-                traces.append(
-                    dict(
-                        type="scattergl",
-                        x=x,
-                        y=y,
-                        mode="lines",
-                        line=dict(color=colors[k], width=1.6),
-                        name=f"edges age {starts[k]}+",
-                        hoverinfo="skip",
-                        showlegend=False,
-                    )
-                )
+                if sel.any():
+                    edge_shapes.append(_edge_shape(P, edges[sel], colors[k], 1.6, f"edges age {starts[k]}+"))
             if len(ages):
                 traces.append(
                     dict(
@@ -623,17 +645,8 @@ def network_figure(
                 if len(rows):
                     r = rows[0]
                     focus_points.append(P[r])
-                    rings += _mark(
-                        P[r, 0],
-                        P[r, 1],
-                        key[:2],
-                        sym,
-                        col,
-                        24,
-                        text=key[:2],
-                        hover=[f"{key[:2]} ({what}): node {nid}"],
-                        textposition=where,
-                    )
+                    rings += _mark(P[r, 0], P[r, 1], key[:2], sym, col, 24, hover=[f"{key[:2]} ({what}): node {nid}"])
+                    mark_labels.append(_label(P[r, 0], P[r, 1], key[:2], col, where))
             if record.s1_id in ids and has_regions:
                 r = int(np.flatnonzero(ids == record.s1_id)[0])
                 curve = vigilance_boundary(
@@ -721,6 +734,10 @@ def network_figure(
     )
     if title:
         layout["title"] = dict(text=title)
+    if edge_shapes:
+        layout["shapes"] = edge_shapes
+    if mark_labels:
+        layout["annotations"] = mark_labels
     if window:
         width = window[0][1] - window[0][0]
         full = f" (the full view: {span:.2g})" if span else ""
@@ -739,10 +756,11 @@ def network_figure(
                 borderwidth=1,
                 font=dict(size=13, color="#222"),
             )
-        ]
+        ] + mark_labels
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
     # hundreds of node colours would cost more than the learning itself
-    fig = go.Figure(data=traces, layout=layout, _validate=False)
+    # the axes in the layout itself (update_xaxes/update_yaxes validate: a third of a Play frame's figure time)
+    layout["xaxis"], layout["yaxis"] = dict(automargin=True), dict(automargin=True)
     if window is not None or bounds is not None:
         if window is not None:
             (x0, x1), (y0, y1) = window
@@ -750,13 +768,10 @@ def network_figure(
         else:
             (x0, x1), (y0, y1) = bounds
             px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
-        fig.update_xaxes(range=[x0 - px, x1 + px], showgrid=True, gridcolor="#eee", zeroline=False, constrain="domain")
-        fig.update_yaxes(
-            range=[y0 - py, y1 + py], showgrid=True, gridcolor="#eee", zeroline=False, scaleanchor="x", scaleratio=1
-        )
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+        grid = dict(showgrid=True, gridcolor="#eee", zeroline=False)
+        layout["xaxis"].update(range=[x0 - px, x1 + px], constrain="domain", **grid)
+        layout["yaxis"].update(range=[y0 - py, y1 + py], scaleanchor="x", scaleratio=1, **grid)
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 def thin(t, *cols, max_points=1500):

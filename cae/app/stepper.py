@@ -94,6 +94,23 @@ def compose_stream(stream, placed, drawn):
     return replace(stream, X=X, y=y, stage_starts=starts.astype(s0.dtype))
 
 
+def drawn_sample(t, max_points=5000):
+    """Indices of the first ``t`` samples that a view draws: every ``s``-th, ``s`` the smallest power of two
+    that leaves at most ``max_points``.
+
+    Evenly spread like :meth:`Stepper.seen`, and from one step to the next the same samples plus the new ones
+    (until ``s`` doubles), so that a frame of Play sends only the new points.
+
+    >>> drawn_sample(10, max_points=4), drawn_sample(11, max_points=4), drawn_sample(17, max_points=4)
+    (array([0, 4, 8]), array([0, 4, 8]), array([ 0,  8, 16]))
+    """
+    t = int(t)
+    stride = 1
+    while -(-t // stride) > max_points:
+        stride *= 2
+    return np.arange(0, t, stride, dtype=np.int64)
+
+
 class Stepper:
     """One stream, one model, and the recorded history of every step.
 

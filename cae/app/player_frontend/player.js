@@ -34,7 +34,7 @@
     shown: null, // the frame on the plot
     playing: false,
     final: false, // the server has sent the stream's last frame
-    fps: 15, // the speed chosen
+    fps: 20, // the speed chosen
     drawAvg: 0, // ms a frame takes to draw here (a running average)
     reqSeq: 0, // the last request sent
     pending: false, // a request is on its way
@@ -45,6 +45,8 @@
     drawing: false,
     cycle: 1000, // ms from asking for frames to having them (a running average)
     lastDraw: 0,
+    fitAt: 0, // when the frame's height was last measured
+    nextDue: 0, // when the next frame is due (a grid of 1000/fps ms, so that the speed is kept on average)
     ready: false, // plotly.js loaded
     ended: false,
     config: { displaylogo: false },
@@ -175,12 +177,14 @@
     return slots.map(function (k) {
       const uid = uids[k] || (uids[k] = "slot" + Object.keys(uids).length);
       const d = byKey[k];
-      if (d) return Object.assign(d, { uid: uid });
+      if (d) return Object.assign({}, d, { uid: uid });
       return { type: k.split("|")[0], x: [], y: [], showlegend: false, hoverinfo: "skip", uid: uid };
     });
   }
   function themed(figure) {
-    const layout = figure.layout || {};
+    // a copy of the layout and of each trace's top level: plotly.js writes into what it is given (the
+    // axes' ranges, uids), and the next frame's patch applies to the frame as the server sent it
+    const layout = JSON.parse(JSON.stringify(figure.layout || {}));
     const tpl = isObj(layout.template) ? layout.template : {};
     tpl.layout = mergeDefaults(isObj(tpl.layout) ? tpl.layout : {}, themeLayout || {});
     layout.template = tpl;
@@ -237,7 +241,9 @@
       st.stats.times.push(t1);
       st.stats.drawMs.push(t1 - t0);
       if (st.stats.times.length > 2000) { st.stats.times.shift(); st.stats.drawMs.shift(); }
-      fitHeight();
+      // the frame's height (the panel's lines can wrap): measuring it makes the browser lay the page out
+      // at once, so twice a second is enough
+      if (t1 - st.fitAt > 500 || frame.panel.finished) { st.fitAt = t1; fitHeight(); }
     }, function (err) {
       st.drawing = false;
       status("a frame could not be drawn: " + err);
@@ -279,23 +285,99 @@
   function loop(now) {
     window.requestAnimationFrame(loop);
     if (!st.ready || !st.playing || st.drawing) return;
-    if (now - st.lastDraw < 1000 / rate() - 4) return;
+    // Frames are due on a grid of 1000/fps ms and drawn at the first screen refresh from then: a frame that
+    // lands one refresh late does not delay the ones after it (drawing every fourth refresh of 60 Hz would
+    // be 15 frames per second only if no refresh were ever missed)
+    const interval = 1000 / rate();
+    if (now < st.nextDue - 8) return; // half a refresh early is on time
     const frame = st.queue.shift();
     if (frame === undefined) {
       if (st.final) { stop("end"); return; }
       if (st.shown) { st.stats.waits += 1; status("computing the next frames…"); }
+      st.nextDue = now; // the next frame as soon as it is here, and the grid from it
       ask();
       return;
     }
+    st.nextDue = Math.max(st.nextDue + interval, now - interval); // late by more: one frame to catch up, no burst
     status(rate() < st.fps - 0.5 ? "this computer draws " + Math.round(rate()) + " frames/s" : "");
     draw(frame, now);
     ask();
+  }
+
+  // ------------------------------------------------------------------- frames sent as patches
+  // A chunk's first frame is the whole figure; each later one is a patch on the frame before it
+  // (cae/app/player.py, figure_patch: the keys that changed; "$del" lists keys gone; an array is
+  // {"$set": [indices, values]} or {"$splice": [a, p, s, middle]}: old[a:] keeps its first p and last
+  // s elements with middle between); a long SVG path (the edges) is {"$text": ["M", [[i1, i2, pieces]]]},
+  // its pieces between "M"s with old i1:i2 replaced; {"$items": [...]} patches a list of objects (the
+  // layout's shapes) one by one. Typed arrays ({dtype, bdata}) are decoded to be patched. When
+  // traces came or went, data is {"$from": [[index of the old trace or -1, its patch or the trace]]}.
+  const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Array, i1: Int8Array,
+    u4: Uint32Array, u2: Uint16Array, u1: Uint8Array };
+  function isSpec(v) { return v !== null && typeof v === "object" && typeof v.bdata === "string" && typeof v.dtype === "string"; }
+  function isPlain(v) { return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v) && !isSpec(v); }
+  function decoded(v) {
+    if (!isSpec(v)) return v;
+    const bin = atob(v.bdata);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new TYPED[v.dtype](bytes.buffer);
+  }
+  function applyPatch(old, p) {
+    if (!isPlain(p)) return p;
+    if (p.$set) {
+      const idx = decoded(p.$set[0]), vals = decoded(p.$set[1]);
+      const out = decoded(old).slice();
+      for (let i = 0; i < idx.length; i++) out[idx[i]] = vals[i];
+      return out;
+    }
+    if (p.$splice) {
+      const a = p.$splice[0], pre = p.$splice[1], suf = p.$splice[2], mid = decoded(p.$splice[3]);
+      const base = decoded(old);
+      const end = base.length - suf;
+      if (ArrayBuffer.isView(base)) {
+        const out = new base.constructor(pre + mid.length + suf);
+        out.set(base.subarray(a, a + pre), 0);
+        out.set(mid, pre);
+        out.set(base.subarray(end), pre + mid.length);
+        return out;
+      }
+      return base.slice(a, a + pre).concat(Array.from(mid), base.slice(end));
+    }
+    if (p.$items) return old.map(function (o, i) { return Object.keys(p.$items[i]).length ? applyPatch(o, p.$items[i]) : o; });
+    if (p.$text) {
+      const sep = p.$text[0], pieces = old.split(sep).slice(1), out = [];
+      let at = 0;
+      for (const op of p.$text[1]) {
+        for (let i = at; i < op[0]; i++) out.push(pieces[i]);
+        for (const x of op[2]) out.push(x);
+        at = op[1];
+      }
+      for (let i = at; i < pieces.length; i++) out.push(pieces[i]);
+      return out.length ? sep + out.join(sep) : "";
+    }
+    if (!isPlain(old)) return p;
+    const out = Object.assign({}, old);
+    for (const k of Object.keys(p)) {
+      if (k === "$del") { for (const gone of p.$del) delete out[gone]; }
+      else out[k] = k in old ? applyPatch(old[k], p[k]) : p[k];
+    }
+    return out;
+  }
+  function patchedFigure(prev, patch) {
+    let data = prev.data;
+    if (Array.isArray(patch.data)) data = prev.data.map(function (d, i) { return applyPatch(d, patch.data[i]); });
+    else if (patch.data && patch.data.$from) {
+      data = patch.data.$from.map(function (e) { return e[0] < 0 ? e[1] : applyPatch(prev.data[e[0]], e[1]); });
+    }
+    return { data: data, layout: "layout" in patch ? applyPatch(prev.layout, patch.layout) : prev.layout };
   }
 
   // ----------------------------------------------------------------------------- render messages
   let started = false;
   function take(chunkBytes) {
     if (!chunkBytes || !chunkBytes.byteLength) return;
+    const took = performance.now();
     const c = JSON.parse(placeholderColours(new TextDecoder("utf-8").decode(chunkBytes)));
     if (c.epoch !== st.epoch || st.seen.has(c.seq)) return;
     st.seen.add(c.seq);
@@ -310,8 +392,14 @@
     if (st.stats.answers.length > 500) st.stats.answers.shift();
     st.nSamples = c.n_samples;
     st.tStart = c.t_start;
-    for (const f of c.frames) st.queue.push(f);
+    let prev = null;
+    for (const f of c.frames) {
+      if (f.patch) { f.figure = patchedFigure(prev, f.patch); delete f.patch; }
+      prev = f.figure;
+      st.queue.push(f);
+    }
     if (c.final) st.final = true;
+    st.stats.takeMs = (st.stats.takeMs || []).concat([[took, performance.now() - took]]);
     if (c.seq >= st.reqSeq) st.pending = false;
   }
 
@@ -324,7 +412,7 @@
       // WebGL drawn at the screen's own resolution (plotly.js draws at twice it by default: four times
       // the pixels, a third of a frame's time where the browser has no graphics processor)
       st.config = Object.assign({}, a.config || {}, { responsive: true, plotGlPixelRatio: Math.min(2, Math.max(1, window.devicePixelRatio || 1)) });
-      st.fps = Number(a.fps) || 15;
+      st.fps = Number(a.fps) || 20;
       $("fps").value = String(st.fps);
       loadPlotly(a.plotly).then(function () {
         st.ready = true;
@@ -344,7 +432,7 @@
     }
     st.playing = Boolean(a.playing) && !st.ended;
     if (a.height && !plot.style.minHeight) plot.style.minHeight = a.height + "px";
-    take(a.chunk);
+    if (!(a.epoch === st.epoch && st.seen.has(a.chunk_seq))) take(a.chunk); // a rerun sends the last chunk again
     fitHeight();
   }
 
@@ -352,7 +440,7 @@
     if (ev.data && ev.data.type === "streamlit:render") onRender(ev.data);
   });
   $("pause").addEventListener("click", function () { stop("pause"); });
-  $("fps").addEventListener("change", function () { st.fps = Number($("fps").value) || 15; });
+  $("fps").addEventListener("change", function () { st.fps = Number($("fps").value) || 20; });
   window.addEventListener("resize", fitHeight);
   post("streamlit:componentReady", { apiVersion: 1 });
 })();
