@@ -353,6 +353,12 @@ def test_the_frontend_is_plain_files_with_no_network():
     for text in (html, js):
         assert "http://" not in text and "https://" not in text and "cdn" not in text.lower()
     assert "streamlit:componentReady" in js and "streamlit:setComponentValue" in js
+    from cae.app.player import _PATCHED_DTYPES
+
+    typed = js.split("const TYPED = {")[1].split("}")[0]
+    assert {k.split(":")[0].strip() for k in typed.split(",")} == _PATCHED_DTYPES  # the player decodes each
+    for op in ("$set", "$splice", "$text", "$items", "$from", "$del"):  # and applies every patch the server makes
+        assert f"p.{op}" in js or f"patch.data.{op}" in js or f'"{op}"' in js, op
     assert 'plotly.min.js"' in js  # served by the Streamlit server from the plotly package
     import plotly
 

@@ -163,8 +163,10 @@ def _to_json(obj):
 #   {"$splice": [a, p, s, middle]}        old[a:] keeps its first p and last s elements, middle between
 # a long SVG path (the edges) is {"$text": ["M", [[i1, i2, pieces], ...]]}: its pieces between the "M"s
 # with old pieces i1:i2 replaced by these (in order); a list of objects of the same length (the layout's
-# shapes) is {"$items": [patch of each]}; and anything else is the new value itself. Typed arrays ({"dtype", "bdata"}) stay typed arrays.
+# shapes) is {"$items": [patch of each]}; and anything else is the new value itself. Typed arrays
+# ({"dtype", "bdata"}, of the dtypes the player decodes) stay typed arrays.
 _SAME = object()
+_PATCHED_DTYPES = {"f8", "f4", "i4", "i2", "i1", "u4", "u2", "u1"}  # player.js's TYPED
 
 
 def _is_typed(v):
@@ -266,7 +268,7 @@ def _patch(old, new):
     if _is_typed(old) and _is_typed(new):
         if old == new:
             return _SAME
-        if old["dtype"] != new["dtype"] or "shape" in old or "shape" in new:
+        if old["dtype"] != new["dtype"] or new["dtype"] not in _PATCHED_DTYPES or "shape" in old or "shape" in new:
             return new
         d = _sequence_patch(_typed_array(old), _typed_array(new))
         return new if isinstance(d, dict) and not ("$set" in d or "$splice" in d) else d

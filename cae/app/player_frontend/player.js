@@ -377,7 +377,6 @@
   let started = false;
   function take(chunkBytes) {
     if (!chunkBytes || !chunkBytes.byteLength) return;
-    const took = performance.now();
     const c = JSON.parse(placeholderColours(new TextDecoder("utf-8").decode(chunkBytes)));
     if (c.epoch !== st.epoch || st.seen.has(c.seq)) return;
     st.seen.add(c.seq);
@@ -399,7 +398,6 @@
       st.queue.push(f);
     }
     if (c.final) st.final = true;
-    st.stats.takeMs = (st.stats.takeMs || []).concat([[took, performance.now() - took]]);
     if (c.seq >= st.reqSeq) st.pending = false;
   }
 
