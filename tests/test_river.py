@@ -115,6 +115,23 @@ def test_learn_one_is_learn_many(name):
     assert labels == ref._predict_array(X).tolist() and rm.n_clusters == ref.n_clusters_
 
 
+def test_numbered_columns_keep_their_order_so_learn_one_is_learn_many():
+    """Columns named x0 ... x15 (a DataFrame's, River's iter_array) are kept in number order, not as text
+    (x10 before x2): learning one dict at a time gives learn_many's network on the array to the last bit.
+    With the names sorted as text, Letter's NMI through River was 0.455 against 0.463."""
+    from cae import CAE as Plain
+
+    X = np.random.default_rng(0).random((3000, 16))
+    m = cr.CAE()
+    for row in X:
+        m.learn_one({f"x{j}": v for j, v in enumerate(row)})
+    assert m.feature_names_in_ == tuple(f"x{j}" for j in range(16))
+    ref = Plain().learn_many(X)
+    np.testing.assert_array_equal(m.model.nodes_, ref.nodes_)
+    np.testing.assert_array_equal(m.model.edges_, ref.edges_)
+    assert sorted([10, 2, "a1", "a10", "a2"], key=cr._name_order) == [2, 10, "a1", "a2", "a10"]
+
+
 def test_feature_names_in_one_order_and_saved(tmp_path):
     """The features are kept sorted by name, whatever order the samples list them in: the same network
     to the last bit (a sum over features in another order can differ in its last bit, and flip a tie)."""

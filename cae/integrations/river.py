@@ -8,7 +8,8 @@ the cluster of the node it is assigned to (``-1`` while the model has no node), 
 transformers into a pipeline.
 
 Features are named. The first sample learned fixes them (``feature_names_in_``), kept in the order of their
-names (sorted), so the order in which a sample lists them never matters — not even to the last bit of a sum
+names (sorted with numbers by value: ``x2`` before ``x10``, so columns named ``x0 … x15`` keep their order and
+``learn_one`` learns what ``learn_many`` does on the array, to the last bit), so the order in which a sample lists them never matters — not even to the last bit of a sum
 over features (River's ``check_shuffle_features_no_impact``), and a pipeline after ``compose.Select`` (whose
 output order varies between processes) learns the same network in every process. A sample with a feature the
 model has not seen, or without one it has, is refused with a :class:`FeatureMismatch` that says which: the network lives in a space of fixed
@@ -62,6 +63,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import numpy as np
 
@@ -75,6 +77,18 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from ..registry import ALGORITHMS
 
 __all__ = ["Clusterer", "CAE", "CAEA", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "FeatureMismatch", "RIVER_CLASSES"]
+
+
+def _name_order(name):
+    """A feature's place: its name with the numbers in it compared by value (``x2`` before ``x10``), then the
+    name itself and its type, so that any names have one order.
+
+    >>> sorted(["x10", "x2", "b", 3, "x1"], key=_name_order)
+    [3, 'b', 'x1', 'x2', 'x10']
+    """
+    text = str(name)
+    parts = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text) if p)
+    return parts, text, type(name).__name__
 
 
 class FeatureMismatch(ValueError):
@@ -95,7 +109,7 @@ class Clusterer(base.Clusterer):
     Attributes
     ----------
     feature_names_in_ : tuple of str or None
-        The first sample's features, sorted by name (None before it).
+        The first sample's features, sorted by name, numbers in names by value (None before it).
     model : cae._base.StreamingClusterer or None
         The fitted model (None before the first sample).
 
@@ -176,7 +190,7 @@ class Clusterer(base.Clusterer):
         names = self.feature_names_in_
         first = names is None
         if first:
-            names = tuple(sorted(x, key=lambda k: (str(k), type(k).__name__)))
+            names = tuple(sorted(x, key=_name_order))
             if not names:
                 raise ValueError("a sample needs at least one feature")
         row = self._row(x, names)
