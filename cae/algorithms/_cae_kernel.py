@@ -848,13 +848,10 @@ def link_winners(net, rec, s1, s2):
 @jit(allocates=False)
 def sorted_ages(net, s1, srt):
     """The ages of s1's edges, ascending, into ``srt`` (insertion sort: a node has few edges)."""
-    for p in range(net.deg[s1]):
-        v = float(net.age[s1, p])
-        q = p
-        while q > 0 and srt[q - 1] > v:
-            srt[q] = srt[q - 1]
-            q -= 1
-        srt[q] = v
+    n = net.deg[s1]
+    for p in range(n):
+        srt[p] = float(net.age[s1, p])
+    insertion_sort(srt, n)
 
 
 @jit(allocates=False)
