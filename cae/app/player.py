@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import math
 import time
@@ -241,8 +242,6 @@ def _text_patch(old, new):
     """A long path string (``"M…L…M…L…"``, the edges) as edits of its pieces between "M"s, when smaller."""
     if len(new) < 512 or not old.startswith("M") or not new.startswith("M"):
         return new
-    import difflib
-
     a, b = old.split("M")[1:], new.split("M")[1:]
     ops = [
         [i1, i2, b[j1:j2]]
