@@ -462,22 +462,30 @@ def test_classroom_redis_down_says_so_in_words(tmp_path):
         lambda: store.answers(code),
         lambda: store.purge(),
     ):
-        with pytest.raises(StoreUnavailable, match="Redis") as err:
+        with pytest.raises(StoreUnavailable, match="cannot be reached") as err:
             call()
         assert "Traceback" not in str(err.value) and len(str(err.value)) < 300
+        # students read no host or port; the teacher's detail says which server
+        assert str(server.port) not in str(err.value) and "127.0.0.1" not in str(err.value)
+        assert "Redis at 127.0.0.1" in err.value.detail
     assert "secret" not in repr(open_store("redis://:secret@127.0.0.1:1/0"))
 
 
 def test_classroom_sqlite_read_only_file_refuses_writes_and_keeps_what_it_had(tmp_path):
+    mounted = False
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        # root writes through permission bits: make the file read-only the way a mount would
+        # root writes through permission bits: a read-only bind mount of the folder, as a read-only disk
         path = tmp_path / "ro.sqlite3"
         store = SQLiteStore(path)
         code, token = _room(store)
         store.join(code, "Ann")
         store.close_connection()
+        for args in (["--bind", str(tmp_path), str(tmp_path)], ["-o", "remount,bind,ro", str(tmp_path)]):
+            if subprocess.run(["mount", *args], capture_output=True).returncode != 0:
+                subprocess.run(["umount", str(tmp_path)], capture_output=True)
+                pytest.skip("cannot mount here: a read-only disk needs root's mount")
+        mounted = True
         ro = SQLiteStore(path)
-        ro._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
     else:
         path = tmp_path / "ro.sqlite3"
         store = SQLiteStore(path)
@@ -501,6 +509,9 @@ def test_classroom_sqlite_read_only_file_refuses_writes_and_keeps_what_it_had(tm
         assert ro.poll(code).state == STATE and [s.nickname for s in ro.students(code)] == ["Ann"]
         assert ro.questions(code) == []
     finally:
+        ro.close_connection()
+        if mounted:
+            subprocess.run(["umount", str(tmp_path)], check=True)
         tmp_path.chmod(stat.S_IRWXU)
 
 
@@ -508,17 +519,19 @@ def test_classroom_sqlite_unusable_folder(tmp_path):
     blocker = tmp_path / "a file, not a folder"
     blocker.write_text("x")
     store = SQLiteStore(blocker / "classroom.sqlite3")
-    with pytest.raises(StoreUnavailable, match="cannot be used"):
+    with pytest.raises(StoreUnavailable, match="cannot be opened") as err:
         store.create_room()
+    assert "cannot be used" in err.value.detail and str(blocker) not in str(err.value)
 
 
-def test_classroom_sqlite_is_in_wal_mode_and_the_default_lives_in_the_data_folder(tmp_path, monkeypatch):
+def test_classroom_sqlite_has_no_mapped_journal_and_the_default_lives_in_the_data_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("CAE_EXPLORER_DATA", str(tmp_path / "data"))
     monkeypatch.delenv("CAE_CLASSROOM_URL", raising=False)
     store = open_store()
     assert isinstance(store, SQLiteStore) and store.path == tmp_path / "data" / "classroom.sqlite3"
     store.create_room()
-    assert store.connection_pragma("journal_mode") == "wal"
+    # a rollback journal and no memory mapping: a full or read-only disk is an exception, never SIGBUS
+    assert store.connection_pragma("journal_mode") == "truncate" and store.connection_pragma("mmap_size") == 0
     monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "elsewhere.db"))
     assert open_store().path == tmp_path / "elsewhere.db"
     monkeypatch.setenv("CAE_CLASSROOM_URL", "postgres://nope")

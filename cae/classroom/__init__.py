@@ -4,7 +4,8 @@ predictions come back.
 - :func:`open_store` — the store ``CAE_CLASSROOM_URL`` names (below);
 - :mod:`.store` — the interface every backend implements (rooms, the published lesson state, students,
   questions, answers), its errors and limits;
-- :mod:`.sqlite` — the default backend: one SQLite file in WAL mode in the per-user data folder;
+- :mod:`.sqlite` — the default backend: one SQLite file in the per-user data folder (a rollback journal, no
+  memory mapping: a full or read-only disk is an error in words, never a crashed server);
 - :mod:`.redis` — the backend for several app processes: a Redis server (redis-py, Lua scripts);
 - :mod:`.room` — what a page computes from a room: scores, the answers chart, the CSV, join links;
 - :mod:`.views` — the runs every student of a room shares in one app process (one per lesson state),
@@ -22,9 +23,12 @@ from .store import (
     ClassroomStore,
     LimitReached,
     Limits,
+    Locked,
     NotTeacher,
+    Removed,
     RoomNotFound,
     StoreError,
+    StoreReset,
     StoreUnavailable,
 )
 
@@ -34,8 +38,14 @@ __all__ = [
     "open_store",
     "store_url",
     "default_sqlite_path",
+    "default_sqlite_choice",
+    "limits_from_env",
+    "client_key",
     "StoreError",
     "StoreUnavailable",
+    "StoreReset",
+    "Locked",
+    "Removed",
     "RoomNotFound",
     "NotTeacher",
     "LimitReached",
@@ -44,10 +54,7 @@ __all__ = [
 ]
 
 
-def default_sqlite_path():
-    """The per-user data folder's classroom file: ``$CAE_EXPLORER_DATA`` if set, else
-    ``$XDG_DATA_HOME/cae-explorer`` (``~/.local/share/cae-explorer``; ``%LOCALAPPDATA%`` on Windows),
-    else a folder in the temporary directory; the first one that can be created and written."""
+def _sqlite_candidates():
     import tempfile
 
     cands = []
@@ -58,16 +65,94 @@ def default_sqlite_path():
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     cands.append(Path(base) / "cae-explorer")
     cands.append(Path(tempfile.gettempdir()) / f"cae-explorer-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return cands
+
+
+def _unwritable(d):
+    """Why the folder ``d`` cannot be made or written (None when it can)."""
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def default_sqlite_choice():
+    """The classroom file and, when it is not in the usual folder, why: ``(path, note or None)``.
+
+    The candidates are ``$CAE_EXPLORER_DATA``, ``$XDG_DATA_HOME/cae-explorer`` (``~/.local/share/cae-explorer``;
+    ``%LOCALAPPDATA%`` on Windows) and a folder in the temporary directory. A candidate that holds a classroom
+    file already wins even when it cannot be written now (its classes are there: writes then fail in words,
+    and the teacher's page shows the file); else the first folder that can be written. The note says which
+    folder was passed over and why, for the teacher's page: a process never moves a class silently.
+    """
+    cands = _sqlite_candidates()
     for d in cands:
-        try:
-            d.mkdir(parents=True, exist_ok=True)
-            probe = d / ".write-test"
-            probe.write_bytes(b"")
-            probe.unlink()
-            return d / "classroom.sqlite3"
-        except OSError:
-            continue
-    return cands[-1] / "classroom.sqlite3"
+        if (d / "classroom.sqlite3").exists():
+            why = _unwritable(d)
+            return d / "classroom.sqlite3", (None if why is None else f"its folder cannot be written: {why}")
+    passed = []
+    for d in cands:
+        why = _unwritable(d)
+        if why is None:
+            note = "; ".join(f"{p} cannot be used: {w}" for p, w in passed) or None
+            return d / "classroom.sqlite3", note
+        passed.append((d, why))
+    return cands[-1] / "classroom.sqlite3", "; ".join(f"{p} cannot be used: {w}" for p, w in passed)
+
+
+def default_sqlite_path():
+    """The classroom file of :func:`default_sqlite_choice` (without the note)."""
+    return default_sqlite_choice()[0]
+
+
+def limits_from_env(environ=None):
+    """:class:`Limits` with the abuse limits a deployment sets in its environment (the others default):
+    ``CAE_CLASSROOM_ROOMS_PER_CLIENT``, ``CAE_CLASSROOM_STARTS_PER_CLIENT`` (per hour) and
+    ``CAE_CLASSROOM_JOINS_PER_CLIENT`` (per class, per 10 minutes). A value that is not a positive whole number
+    is ignored.
+
+    >>> limits_from_env({"CAE_CLASSROOM_JOINS_PER_CLIENT": "600", "CAE_CLASSROOM_STARTS_PER_CLIENT": "x"})
+    Limits(students_per_room=500, rooms=1000, questions_per_room=500, ttl_seconds=43200.0, nickname_length=24, \
+state_chars=8000, rooms_per_client=3, starts_per_client=6, starts_window=3600.0, joins_per_client=600, \
+joins_window=600.0)
+    """
+    env = os.environ if environ is None else environ
+    fields = {
+        "rooms_per_client": "CAE_CLASSROOM_ROOMS_PER_CLIENT",
+        "starts_per_client": "CAE_CLASSROOM_STARTS_PER_CLIENT",
+        "joins_per_client": "CAE_CLASSROOM_JOINS_PER_CLIENT",
+    }
+    given = {}
+    for field_name, var in fields.items():
+        raw = str(env.get(var, "")).strip()
+        if raw.isdigit() and int(raw) > 0:
+            given[field_name] = int(raw)
+    return Limits(**given)
+
+
+def client_key(ip, forwarded_for=None):
+    """A client's key for the abuse limits: a hash of its address (no address is stored).
+
+    Behind a reverse proxy on this machine (the peer is a loopback address), the client is the last address
+    of ``X-Forwarded-For`` (the one the proxy saw: what a client writes there itself comes before it). A
+    client that connects directly cannot choose its key.
+
+    >>> client_key("10.0.0.7") == client_key("127.0.0.1", "1.2.3.4, 10.0.0.7")
+    True
+    >>> client_key("10.0.0.7", "10.0.0.8") == client_key("10.0.0.7")
+    True
+    """
+    import hashlib
+
+    addr = str(ip or "unknown")
+    if forwarded_for and (addr in ("::1", "localhost") or addr.startswith("127.")):
+        last = str(forwarded_for or "").split(",")[-1].strip()
+        addr = last or addr
+    return hashlib.sha256(("cae-classroom:" + addr).encode()).hexdigest()[:20]
 
 
 def store_url(url=None):
@@ -77,15 +162,13 @@ def store_url(url=None):
 
 
 def open_store(url=None, limits=None, prefix="cae"):
-    """The store a URL names (see the module docstring); ``limits`` default to :class:`Limits`.
+    """The store a URL names (see the module docstring); ``limits`` default to :func:`limits_from_env`.
 
     Opening checks nothing over the network: an unreachable Redis shows on the first call
     (:class:`StoreUnavailable`). An unknown scheme raises ValueError.
     """
-    from .store import Limits
-
     url = store_url(url)
-    limits = limits or Limits()
+    limits = limits or limits_from_env()
     if url.startswith(("redis://", "rediss://", "unix://")):
         from .redis import RedisStore
 
@@ -93,7 +176,9 @@ def open_store(url=None, limits=None, prefix="cae"):
     if url.startswith("sqlite:///"):
         from .sqlite import SQLiteStore
 
-        return SQLiteStore(url[len("sqlite:///") :], limits=limits)
+        path = url[len("sqlite:///") :]
+        chosen, note = default_sqlite_choice() if not os.environ.get("CAE_CLASSROOM_URL") else (None, None)
+        return SQLiteStore(path, limits=limits, note=note if str(chosen) == path else None)
     raise ValueError(
         "CAE_CLASSROOM_URL must start with redis://, rediss://, unix:// or sqlite:/// "
         f"(got {url.split(':', 1)[0][:20]!r}:…)"

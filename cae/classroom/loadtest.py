@@ -51,9 +51,13 @@ def redis_binary():
 
 
 class RedisServer:
-    """``redis-server`` on 127.0.0.1:PORT with its files in ``folder``, no persistence; ``stop()`` ends it."""
+    """``redis-server`` on 127.0.0.1:PORT with its files in ``folder``; ``stop()`` ends it, ``kill()`` kills it.
 
-    def __init__(self, folder, port=None):
+    No persistence by default; ``persist=True`` keeps every write in an append-only file synced at once
+    (``appendfsync always``), so a server killed and started again on the same folder has every class.
+    """
+
+    def __init__(self, folder, port=None, persist=False):
         binary = redis_binary()
         if binary is None:
             raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
@@ -61,7 +65,8 @@ class RedisServer:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
-        args += ["--save", "", "--appendonly", "no", "--logfile", str(self.folder / "redis.log")]
+        args += ["--save", "", "--logfile", str(self.folder / "redis.log")]
+        args += ["--appendonly", "yes", "--appendfsync", "always"] if persist else ["--appendonly", "no"]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"redis://127.0.0.1:{self.port}/0"
         deadline = time.time() + 20
@@ -75,6 +80,12 @@ class RedisServer:
                 time.sleep(0.05)
         self.stop()
         raise RuntimeError("redis-server did not start: " + (self.folder / "redis.log").read_text(errors="replace"))
+
+    def kill(self):
+        """End the server at once (SIGKILL), as a crash or an out-of-memory kill would."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
     def stop(self):
         if self.proc.poll() is None:

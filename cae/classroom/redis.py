@@ -9,13 +9,19 @@ app processes can never both take the last seat, and a failure leaves the room a
 
 Keys of room ``C`` (prefix ``P``)::
 
-    P:{C}:room       hash: token_hash created expires closed version state state_at nq ns
+    P:{C}:room       hash: token_hash created expires closed version state state_at nq ns locked owner
     P:{C}:students   hash: sid -> {"nickname", "joined", "seq"}
     P:{C}:seen       hash: sid -> last time the student's page asked for news
+    P:{C}:holders    hash: sid -> the browser session holding the student's place
     P:{C}:nicks      hash: nickname key -> sid (the uniqueness of nicknames)
+    P:{C}:removed    hash: sid -> when the teacher removed the student
     P:{C}:q          hash: qid -> {"step", "state", "opened", "kind"}
     P:{C}:revealed   hash: qid -> the truth (JSON)
     P:{C}:a:QID      hash: sid -> {"choice", "at", "seq"}
+
+and, for the whole store, ``P:epoch`` (the store's identity, :meth:`RedisStore.epoch`: a Redis that restarted
+without its data has none, so a lost class is told apart from an ended one), ``P:owner:OWNER`` (the open
+rooms a client started: code → expiry) and ``P:rate:BUCKET`` (a rate limit's counter, expiring with its window).
 """
 
 from __future__ import annotations
@@ -25,16 +31,20 @@ import threading
 import time
 
 from .store import (
+    CLAIM_SECONDS,
     CLOSED_GRACE,
     Answer,
     AnswerRefused,
     BadInput,
+    Claim,
     ClassroomStore,
     LimitReached,
     Limits,
+    Locked,
     NotTeacher,
     Poll,
     Question,
+    Removed,
     Room,
     RoomNotFound,
     StoreUnavailable,
@@ -75,16 +85,43 @@ end
 """
 
 _CREATE = """
-local rooms = KEYS[2]
+local rooms, owned = KEYS[2], KEYS[3]
 local now, code, th, expires, max_rooms = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', rooms, '-inf', now)
 if redis.call('ZCARD', rooms) >= max_rooms then return err('rooms') end
+if ARGV[6] ~= '' then
+  redis.call('ZREMRANGEBYSCORE', owned, '-inf', now)
+  if redis.call('ZCARD', owned) >= tonumber(ARGV[7]) then return err('owner') end
+end
 if redis.call('EXISTS', room) == 1 then return err('taken') end
 redis.call('HSET', room, 'token_hash', th, 'created', ARGV[1], 'expires', expires, 'closed', '0',
-           'version', '0', 'state', '{}', 'state_at', ARGV[1], 'nq', '0', 'ns', '0')
+           'version', '0', 'state', '{}', 'state_at', ARGV[1], 'nq', '0', 'ns', '0', 'locked', '0', 'owner', ARGV[6])
 keep(room)
 redis.call('ZADD', rooms, expires, code)
+if ARGV[6] ~= '' then
+  redis.call('ZADD', owned, expires, code)
+  redis.call('EXPIREAT', owned, math.ceil(tonumber(expires)))
+end
 return {'ok'}
+"""
+
+_ROTATE = """
+local e = teacher(tonumber(ARGV[1]), ARGV[2]); if e then return err(e) end
+redis.call('HSET', room, 'token_hash', ARGV[3])
+return {'ok'}
+"""
+
+_LOCK = """
+local e = teacher(tonumber(ARGV[1]), ARGV[2]); if e then return err(e) end
+redis.call('HSET', room, 'locked', ARGV[3])
+return {'ok', redis.call('HINCRBY', room, 'version', 1)}
+"""
+
+_ALLOW = """
+local n = redis.call('INCR', room)
+if n == 1 then redis.call('EXPIRE', room, tonumber(ARGV[2])) end
+if n > tonumber(ARGV[1]) then return {'ok', 0} end
+return {'ok', 1}
 """
 
 _PUBLISH = """
@@ -100,7 +137,9 @@ local e = teacher(now, ARGV[2]); if e then return err(e) end
 local exp = math.min(tonumber(redis.call('HGET', room, 'expires')), now + tonumber(ARGV[3]))
 redis.call('HSET', room, 'closed', '1', 'expires', tostring(exp))
 redis.call('HINCRBY', room, 'version', 1)
-for _, k in ipairs({room, base .. ':students', base .. ':seen', base .. ':nicks', base .. ':q', base .. ':revealed'}) do
+if KEYS[3] then redis.call('ZREM', KEYS[3], ARGV[4]) end
+for _, k in ipairs({room, base .. ':students', base .. ':seen', base .. ':nicks', base .. ':q', base .. ':revealed',
+                    base .. ':holders', base .. ':removed'}) do
   if redis.call('EXISTS', k) == 1 then keep(k) end
 end
 for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do
@@ -114,28 +153,31 @@ return {'ok'}
 _POLL = """
 local now = tonumber(ARGV[1])
 if not open_room(now, true) then return err('notfound') end
-local f = redis.call('HMGET', room, 'version', 'state', 'closed', 'nq')
+local f = redis.call('HMGET', room, 'version', 'state', 'closed', 'nq', 'locked')
 local q, truth = false, false
 if tonumber(f[4]) > 0 then
   q = redis.call('HGET', base .. ':q', f[4])
   truth = redis.call('HGET', base .. ':revealed', f[4])
 end
-return {'ok', f[1], f[2], f[3], f[4], q, truth}
+return {'ok', f[1], f[2], f[3], f[4], q, truth, f[5] or '0', redis.call('HKEYS', base .. ':removed')}
 """
 
-# ARGV: now, sid, max students, then nickname / key pairs to try in order
+# ARGV: now, sid, max students, holder, then nickname / key pairs to try in order
 _JOIN = """
 local now = tonumber(ARGV[1])
 if not open_room(now, false) then return err('notfound') end
+if redis.call('HGET', room, 'locked') == '1' then return err('locked') end
 local sid, limit = ARGV[2], tonumber(ARGV[3])
+local students = base .. ':students'
 local n = tonumber(redis.call('HGET', room, 'ns'))
-if n >= limit then return err('full') end
+if redis.call('HLEN', students) >= limit then return err('full') end
 local nicks = base .. ':nicks'
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   if redis.call('HSETNX', nicks, ARGV[i + 1], sid) == 1 then
-    local students, seen = base .. ':students', base .. ':seen'
+    local seen = base .. ':seen'
     redis.call('HSET', students, sid, cjson.encode({nickname = ARGV[i], joined = ARGV[1], seq = n}))
     redis.call('HSET', seen, sid, ARGV[1])
+    if ARGV[4] ~= '' then redis.call('HSET', base .. ':holders', sid, ARGV[4]); keep(base .. ':holders') end
     redis.call('HINCRBY', room, 'ns', 1)
     keep(nicks); keep(students); keep(seen)
     return {'ok', ARGV[i]}
@@ -144,12 +186,68 @@ end
 return err('taken')
 """
 
+# ARGV: now, sid, holder ('' for none), force ('1'/'0'), the claim's window; KEYS[1] the room
 _TOUCH = """
-if not open_room(tonumber(ARGV[1]), true) then return err('notfound') end
-if redis.call('HEXISTS', base .. ':students', ARGV[2]) == 1 then
-  redis.call('HSET', base .. ':seen', ARGV[2], ARGV[1])
+local now = tonumber(ARGV[1])
+if not open_room(now, true) then return err('notfound') end
+local sid, holder = ARGV[2], ARGV[3]
+if redis.call('HEXISTS', base .. ':removed', sid) == 1 then return err('removed') end
+if redis.call('HEXISTS', base .. ':students', sid) == 0 then return {'ok', 'unknown'} end
+local seen = tonumber(redis.call('HGET', base .. ':seen', sid) or ARGV[1])
+if holder ~= '' then
+  local held = redis.call('HGET', base .. ':holders', sid)
+  if held and held ~= holder then
+    local age = math.max(0, now - seen)
+    if ARGV[4] ~= 'claim' or (age < tonumber(ARGV[6]) and ARGV[5] ~= '1') then return {'ok', 'other', tostring(age)} end
+  end
+  if ARGV[4] == 'claim' then redis.call('HSET', base .. ':holders', sid, holder); keep(base .. ':holders') end
 end
-return {'ok'}
+redis.call('HSET', base .. ':seen', sid, ARGV[1])
+return {'ok', 'yes'}
+"""
+
+# ARGV: now, token hash, sid, nq
+_REMOVE = """
+local now = tonumber(ARGV[1])
+local e = teacher(now, ARGV[2]); if e then return err(e) end
+local sid = ARGV[3]
+local st = redis.call('HGET', base .. ':students', sid)
+if not st then return err('nostudent') end
+local nick = cjson.decode(st)['nickname']
+local all = redis.call('HGETALL', base .. ':nicks')
+for i = 1, #all, 2 do if all[i + 1] == sid then redis.call('HDEL', base .. ':nicks', all[i]) end end
+redis.call('HDEL', base .. ':students', sid)
+redis.call('HDEL', base .. ':seen', sid)
+redis.call('HDEL', base .. ':holders', sid)
+for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do redis.call('HDEL', base .. ':a:' .. qid, sid) end
+redis.call('HSET', base .. ':removed', sid, ARGV[1])
+keep(base .. ':removed')
+redis.call('HINCRBY', room, 'version', 1)
+return {'ok', nick}
+"""
+
+# ARGV: now, token hash, sid, then nickname / key pairs to try in order
+_RENAME = """
+local now = tonumber(ARGV[1])
+local e = teacher(now, ARGV[2]); if e then return err(e) end
+local sid = ARGV[3]
+local st = redis.call('HGET', base .. ':students', sid)
+if not st then return err('nostudent') end
+local d = cjson.decode(st)
+local nicks = base .. ':nicks'
+for i = 4, #ARGV, 2 do
+  local owner = redis.call('HGET', nicks, ARGV[i + 1])
+  if not owner or owner == sid then
+    local all = redis.call('HGETALL', nicks)
+    for j = 1, #all, 2 do if all[j + 1] == sid then redis.call('HDEL', nicks, all[j]) end end
+    redis.call('HSET', nicks, ARGV[i + 1], sid)
+    d['nickname'] = ARGV[i]
+    redis.call('HSET', base .. ':students', sid, cjson.encode(d))
+    redis.call('HINCRBY', room, 'version', 1)
+    return {'ok', ARGV[i], tostring(d['joined']), redis.call('HGET', base .. ':seen', sid) or tostring(d['joined'])}
+  end
+end
+return err('taken')
 """
 
 _ASK = """
@@ -170,7 +268,10 @@ local now = tonumber(ARGV[1])
 if not open_room(now, false) then return err('notfound') end
 local sid, qid = ARGV[2], ARGV[3]
 local st = redis.call('HGET', base .. ':students', sid)
-if not st then return err('notstudent') end
+if not st then
+  if redis.call('HEXISTS', base .. ':removed', sid) == 1 then return err('removed') end
+  return err('notstudent')
+end
 if not redis.call('HGET', base .. ':q', qid) then return err('noquestion') end
 if redis.call('HGET', room, 'nq') ~= qid then return err('movedon') end
 if redis.call('HEXISTS', base .. ':revealed', qid) == 1 then return err('revealed') end
@@ -204,6 +305,10 @@ _ERRORS = {
     "full": (LimitReached, "this class is full ({students:,} students)"),
     "questions": (LimitReached, "a class can ask {questions:,} questions"),
     "notstudent": (BadInput, "this page is not a student of the class: join it again with the code"),
+    "nostudent": (BadInput, "there is no such student in this class"),
+    "locked": (Locked, "the teacher has locked this class: no new students can join"),
+    "removed": (Removed, "the teacher has removed you from this class"),
+    "owner": (LimitReached, "{owner} classes are open from this address already: end one first"),
     "noquestion": (AnswerRefused, "there is no such question"),
     "movedon": (AnswerRefused, "the teacher has moved on to another question"),
     "revealed": (AnswerRefused, "the answer was revealed already"),
@@ -234,8 +339,29 @@ class RedisStore(ClassroomStore):
         self._lock = threading.Lock()
 
     def __repr__(self):
-        host = self.url.split("@")[-1]  # never show a password
-        return f"RedisStore({host!r}, prefix={self.prefix!r})"
+        return f"RedisStore({self._host!r}, prefix={self.prefix!r})"
+
+    @property
+    def _host(self):
+        return self.url.split("@")[-1]  # never show a password
+
+    @property
+    def location(self):
+        """Where the class is kept, for the teacher's page (students are never shown hosts or ports)."""
+        return f"Redis at {self._host.split('://')[-1]} (keys {self.prefix}:…)"
+
+    def epoch(self):
+        """The store's identity (``PREFIX:epoch``, made by the first process that asks): a Redis that came
+        back empty makes a new one, so a class made before is known to be lost, not ended."""
+        key = f"{self.prefix}:epoch"
+        self._call(self.client.set, key, new_secret(12), nx=True)
+        return self._call(self.client.get, key)
+
+    def _unavailable(self, exc):
+        return StoreUnavailable(
+            "the class's store (its server) cannot be reached right now",
+            f"the classroom server ({self.location}) cannot be used: {_words(exc)}",
+        )
 
     # ------------------------------------------------------------ plumbing
     def _key(self, code, part="room"):
@@ -253,39 +379,55 @@ class RedisStore(ClassroomStore):
         try:
             out = script(keys=keys, args=[str(a) for a in args])
         except self._redis_mod.exceptions.RedisError as exc:
-            raise StoreUnavailable(f"the classroom server (Redis) cannot be used: {_words(exc)}") from None
+            raise self._unavailable(exc) from None
         if out and out[0] == "err":
             cls, text = _ERRORS[out[1]]
             lim = self.limits
             raise cls(
                 text.format(
-                    code=code, rooms=lim.rooms, students=lim.students_per_room, questions=lim.questions_per_room
+                    code=code,
+                    rooms=lim.rooms,
+                    students=lim.students_per_room,
+                    questions=lim.questions_per_room,
+                    owner=lim.rooms_per_client,
                 )
             )
         return out
 
-    def _call(self, fn, *args):
+    def _call(self, fn, *args, **kwargs):
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except self._redis_mod.exceptions.RedisError as exc:
-            raise StoreUnavailable(f"the classroom server (Redis) cannot be used: {_words(exc)}") from None
+            raise self._unavailable(exc) from None
 
     @staticmethod
     def _now(now):
         return time.time() if now is None else float(now)
 
     # ------------------------------------------------------------ rooms
-    def create_room(self, now=None):
+    def _owner_key(self, owner):
+        return f"{self.prefix}:owner:{owner}"
+
+    def create_room(self, now=None, owner=None):
         now = self._now(now)
         token = new_secret()
+        owner = "" if owner is None else str(owner)
         for _ in range(50):
             code = new_room_code()
             try:
                 self._run(
                     "create",
                     _CREATE,
-                    [self._key(code), self._rooms_key],
-                    [repr(now), code, token_hash(token), repr(now + self.limits.ttl_seconds), self.limits.rooms],
+                    [self._key(code), self._rooms_key, self._owner_key(owner)],
+                    [
+                        repr(now),
+                        code,
+                        token_hash(token),
+                        repr(now + self.limits.ttl_seconds),
+                        self.limits.rooms,
+                        owner,
+                        self.limits.rooms_per_client,
+                    ],
                     code,
                 )
                 return code, token
@@ -314,6 +456,7 @@ class RedisStore(ClassroomStore):
             json.loads(f["state"]),
             float(f["state_at"]),
             int(f["nq"]),
+            f.get("locked") == "1",
         )
 
     def is_teacher(self, code, token, now=None):
@@ -321,13 +464,33 @@ class RedisStore(ClassroomStore):
         self.room(code, now)
         return token_matches(token, self._call(self.client.hget, self._key(code), "token_hash"))
 
+    def rotate_token(self, code, token, now=None):
+        code = normalize_code(code)
+        new = new_secret()
+        self._run(
+            "rotate", _ROTATE, [self._key(code)], [repr(self._now(now)), token_hash(token), token_hash(new)], code
+        )
+        return new
+
+    def lock(self, code, token, locked=True, now=None):
+        code = normalize_code(code)
+        args = [repr(self._now(now)), token_hash(token), "1" if locked else "0"]
+        self._run("lock", _LOCK, [self._key(code)], args, code)
+
+    def allow(self, bucket, limit, window, now=None):
+        key = f"{self.prefix}:rate:{bucket}"
+        # a fixed window: the counter expires with it (``now`` is the clock's; Redis keeps the time)
+        out = self._run("allow", _ALLOW, [key], [int(limit), max(1, int(window))])
+        return out[1] == 1
+
     def close(self, code, token, now=None):
         code = normalize_code(code)
         now = self._now(now)
+        owner = self._call(self.client.hget, self._key(code), "owner") or ""
         self._run(
             "close",
             _CLOSE,
-            [self._key(code), self._rooms_key],
+            [self._key(code), self._rooms_key] + ([self._owner_key(owner)] if owner else []),
             [repr(now), token_hash(token), CLOSED_GRACE, code],
             code,
         )
@@ -337,7 +500,7 @@ class RedisStore(ClassroomStore):
         gone = self._call(self.client.zrangebyscore, self._rooms_key, "-inf", now)
         for code in gone:
             nq = self._call(self.client.hget, self._key(code), "nq")
-            parts = ["room", "students", "seen", "nicks", "q", "revealed"]
+            parts = ["room", "students", "seen", "nicks", "q", "revealed", "holders", "removed"]
             parts += [f"a:{q}" for q in range(1, int(nq or 0) + 1)]
             pipe = self.client.pipeline(transaction=True)
             pipe.delete(*[self._key(code, p) for p in parts])
@@ -355,33 +518,59 @@ class RedisStore(ClassroomStore):
     def poll(self, code, now=None):
         code = normalize_code(code)
         out = self._run("poll", _POLL, [self._key(code)], [repr(self._now(now))], code)
-        _, version, state, closed, nq, q, truth = out
+        _, version, state, closed, nq, q, truth, locked, removed = out
         question = _question(int(nq), q, truth) if q else None
-        return Poll(int(version), json.loads(state), question, closed == "1")
+        return Poll(int(version), json.loads(state), question, closed == "1", locked == "1", frozenset(removed))
 
     # ------------------------------------------------------------ students
-    def join(self, code, nickname, now=None):
+    def _candidates(self, name):
+        """Batches of nickname candidates (the name, then "name 2", "name 3"…) and their keys, 16 at a time."""
+        lim = self.limits.nickname_length
+        taken = set()
+        for _ in range(100):
+            batch = []
+            while len(batch) < 32:
+                c = unique_nickname(name, taken, lim)
+                taken.add(nickname_key(c))
+                batch += [c, nickname_key(c)]
+            yield batch
+
+    def join(self, code, nickname, now=None, holder=None):
         code = normalize_code(code)
         now = self._now(now)
         name = clean_nickname(nickname, self.limits.nickname_length)
         sid = new_secret(16)
-        lim = self.limits.nickname_length
-        taken = set()
-        for _ in range(100):
-            # offer a batch of candidates (the name, then "name 2", "name 3"…); the script takes the first free one
-            cands = []
-            while len(cands) < 16:
-                c = unique_nickname(name, taken, lim)
-                taken.add(nickname_key(c))
-                cands.append(c)
-            args = [repr(now), sid, self.limits.students_per_room]
-            for c in cands:
-                args += [c, nickname_key(c)]
+        for batch in self._candidates(name):
+            args = [repr(now), sid, self.limits.students_per_room, "" if holder is None else str(holder), *batch]
             try:
                 out = self._run("join", _JOIN, [self._key(code)], args, code)
             except _Taken:
                 continue
             return Student(sid, out[1], now, now)
+        raise LimitReached("too many students share this nickname; choose another")  # pragma: no cover
+
+    def claim(self, code, sid, holder, force=False, now=None):
+        code = normalize_code(code)
+        args = [repr(self._now(now)), str(sid), str(holder), "claim", "1" if force else "0", CLAIM_SECONDS]
+        out = self._run("touch", _TOUCH, [self._key(code)], args, code)
+        if out[1] == "unknown":
+            raise BadInput("this student link is not known in that class any more: join again with a nickname")
+        return Claim(True) if out[1] == "yes" else Claim(False, float(out[2]))
+
+    def remove_student(self, code, token, sid, now=None):
+        code = normalize_code(code)
+        self._run("remove", _REMOVE, [self._key(code)], [repr(self._now(now)), token_hash(token), str(sid)], code)
+
+    def rename_student(self, code, token, sid, nickname, now=None):
+        code = normalize_code(code)
+        name = clean_nickname(nickname, self.limits.nickname_length)
+        for batch in self._candidates(name):
+            args = [repr(self._now(now)), token_hash(token), str(sid), *batch]
+            try:
+                out = self._run("rename", _RENAME, [self._key(code)], args, code)
+            except _Taken:
+                continue
+            return Student(str(sid), out[1], float(out[2]), float(out[3]))
         raise LimitReached("too many students share this nickname; choose another")  # pragma: no cover
 
     def student(self, code, sid):
@@ -393,9 +582,13 @@ class RedisStore(ClassroomStore):
         seen = self._call(self.client.hget, self._key(code, "seen"), str(sid))
         return Student(str(sid), d["nickname"], float(d["joined"]), float(seen or d["joined"]))
 
-    def touch(self, code, sid, now=None):
+    def touch(self, code, sid, now=None, holder=None):
         code = normalize_code(code)
-        self._run("touch", _TOUCH, [self._key(code)], [repr(self._now(now)), str(sid)], code)
+        args = [repr(self._now(now)), str(sid), "" if holder is None else str(holder), "touch", "0", CLAIM_SECONDS]
+        out = self._run("touch", _TOUCH, [self._key(code)], args, code)
+        if out[1] == "unknown":
+            return None
+        return Claim(True) if out[1] == "yes" else Claim(False, float(out[2]))
 
     def students(self, code):
         code = normalize_code(code)

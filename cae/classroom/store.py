@@ -66,11 +66,15 @@ __all__ = [
     "Answer",
     "StoreError",
     "StoreUnavailable",
+    "StoreReset",
     "RoomNotFound",
     "NotTeacher",
     "LimitReached",
     "AnswerRefused",
     "BadInput",
+    "Locked",
+    "Removed",
+    "Claim",
     "ROOM_ALPHABET",
     "new_room_code",
     "normalize_code",
@@ -79,6 +83,7 @@ __all__ = [
     "token_hash",
     "PRESENT_SECONDS",
     "CLOSED_GRACE",
+    "CLAIM_SECONDS",
 ]
 
 #: room codes use these 19 symbols: no 0/O/D/Q, 1/I/L, 2/Z, 5/S, 8/B, 6/G, U/V — nothing two people
@@ -89,6 +94,9 @@ ROOM_CODE_LENGTH = 6
 PRESENT_SECONDS = 30.0
 #: a closed room is purged this many seconds after it closed (its students' pages say the class ended)
 CLOSED_GRACE = 600.0
+#: a student's place is held by the browser that last asked for news within this many seconds: another
+#: browser opening the student's link asks before taking it over (:meth:`ClassroomStore.claim`)
+CLAIM_SECONDS = 30.0
 
 
 class StoreError(Exception):
@@ -96,7 +104,20 @@ class StoreError(Exception):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be reached or written (Redis down, a read-only SQLite file, a full disk)."""
+    """The store cannot be reached or written (Redis down, a read-only SQLite file, a full disk).
+
+    ``str(exc)`` is for everyone, students included: it names no file, host or port. ``exc.detail`` adds
+    where the store is and what the system said, for the teacher's page and the server's log.
+    """
+
+    def __init__(self, words, detail=None):
+        super().__init__(words)
+        self.detail = detail or words
+
+
+class StoreReset(StoreError):
+    """The store came back without the class: a Redis restarted without persistence, or a SQLite file
+    replaced by a new one. The class is lost, not ended (the page says so, and that a new one can start)."""
 
 
 class RoomNotFound(StoreError):
@@ -105,6 +126,14 @@ class RoomNotFound(StoreError):
 
 class NotTeacher(StoreError):
     """A teacher's action without the room's teacher token."""
+
+
+class Locked(StoreError):
+    """A join refused because the teacher locked the class (no new students)."""
+
+
+class Removed(StoreError):
+    """The student was removed from the class by the teacher."""
 
 
 class LimitReached(StoreError):
@@ -136,6 +165,14 @@ class Limits:
         Characters kept of a nickname (the suffix that makes it unique included).
     state_chars : int
         Characters of a published lesson state (JSON): a link's values are at most 200 characters each.
+    rooms_per_client : int
+        Open classes one client (an address, see :func:`cae.classroom.client_of`) may hold at once.
+    starts_per_client, starts_window : int, float
+        Classes one client may start per ``starts_window`` seconds (open or not).
+    joins_per_client, joins_window : int, float
+        Joins of one class from one client per ``joins_window`` seconds. A lecture hall behind one NAT
+        address counts as one client: 120 per 10 minutes lets a hall of 500 join over a few minutes'
+        arrivals only with ``CAE_CLASSROOM_JOINS_PER_CLIENT`` raised (the README's classroom section).
     """
 
     students_per_room: int = 500
@@ -144,6 +181,11 @@ class Limits:
     ttl_seconds: float = 12 * 3600.0
     nickname_length: int = 24
     state_chars: int = 8000
+    rooms_per_client: int = 3
+    starts_per_client: int = 6
+    starts_window: float = 3600.0
+    joins_per_client: int = 120
+    joins_window: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -187,6 +229,16 @@ class Room:
     state: dict
     state_at: float
     n_questions: int
+    locked: bool = False
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Who holds a student's place: ``ok`` when ``holder`` (a browser session) has it now; otherwise
+    ``other_age`` says how many seconds ago the other holder's page last asked for news."""
+
+    ok: bool
+    other_age: float | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +249,8 @@ class Poll:
     state: dict
     question: Question | None = field(default=None)
     closed: bool = False
+    locked: bool = False
+    removed: frozenset = frozenset()
 
 
 # ---------------------------------------------------------------- small shared rules
@@ -298,9 +352,35 @@ class ClassroomStore(ABC):
     limits: Limits
 
     # rooms
+    #: where the class is kept, in words for the teacher (a file, a server); never shown to students
+    location: str = ""
+
     @abstractmethod
-    def create_room(self, now=None) -> tuple[str, str]:
-        """A new room: ``(code, teacher token)``. LimitReached when the store holds ``limits.rooms`` rooms."""
+    def create_room(self, now=None, owner=None) -> tuple[str, str]:
+        """A new room: ``(code, teacher token)``. LimitReached when the store holds ``limits.rooms`` rooms,
+        or ``owner`` (a client's key, :func:`cae.classroom.client_key`) has ``limits.rooms_per_client`` open."""
+
+    @abstractmethod
+    def epoch(self) -> str:
+        """The store's identity: it changes when the store comes back without its data (a Redis restarted
+        without persistence, a SQLite file replaced), so that a lost class is told apart from an ended one."""
+
+    @abstractmethod
+    def rotate_token(self, code, token, now=None) -> str:
+        """A new teacher token for the room (returned); the old one stops working at once."""
+
+    @abstractmethod
+    def lock(self, code, token, locked=True, now=None) -> None:
+        """Lock the class (no new students: :class:`Locked`) or open it again."""
+
+    @abstractmethod
+    def allow(self, bucket, limit, window, now=None) -> bool:
+        """Count one event of ``bucket`` (e.g. a client starting a class); False when ``limit`` events
+        happened in the current ``window`` seconds already (a fixed window, shared by every process)."""
+
+    def notices(self, since=0.0) -> list[tuple[float, str]]:
+        """What happened to the store that its pages should say (a file restored...): ``[(time, words)]``."""
+        return []
 
     @abstractmethod
     def room(self, code, now=None) -> Room:
@@ -330,16 +410,33 @@ class ClassroomStore(ABC):
 
     # students
     @abstractmethod
-    def join(self, code, nickname, now=None) -> Student:
-        """A new student with a unique nickname (suffixed when taken). LimitReached at ``students_per_room``."""
+    def join(self, code, nickname, now=None, holder=None) -> Student:
+        """A new student with a unique nickname (suffixed when taken), held by the browser ``holder``.
+        LimitReached at ``students_per_room``; :class:`Locked` when the teacher locked the class."""
+
+    @abstractmethod
+    def claim(self, code, sid, holder, force=False, now=None) -> Claim:
+        """Hold the student's place for the browser session ``holder``. Refused (``Claim(False, age)``) when
+        another browser held it and asked for news less than :data:`CLAIM_SECONDS` ago, unless ``force``;
+        :class:`Removed` for a student the teacher removed; BadInput for an unknown one."""
+
+    @abstractmethod
+    def remove_student(self, code, token, sid, now=None) -> None:
+        """Remove a student and their answers (their page is told: :attr:`Poll.removed`)."""
+
+    @abstractmethod
+    def rename_student(self, code, token, sid, nickname, now=None) -> Student:
+        """Give a student another nickname (cleaned and made unique like a joining one)."""
 
     @abstractmethod
     def student(self, code, sid) -> Student | None:
         """The student with this id, or None."""
 
     @abstractmethod
-    def touch(self, code, sid, now=None) -> None:
-        """Note that the student's page is open (for the count of students present)."""
+    def touch(self, code, sid, now=None, holder=None) -> Claim | None:
+        """Note that the student's page is open (for the count of students present). With ``holder``, only
+        when that browser holds the place: ``Claim(False, age)`` when another one took it over. None for
+        an unknown student; :class:`Removed` for one the teacher removed."""
 
     @abstractmethod
     def students(self, code) -> list[Student]:
