@@ -7,18 +7,27 @@ The Playground calls two functions and nothing else: :func:`classroom_bar` near 
 
 Session state (all keys start with ``room_``): ``room_role`` ("teacher" or "student"), ``room_code``,
 ``room_token`` (the teacher's secret), ``room_sid`` and ``room_nick`` (the student's id and nickname),
-``room_published`` (the last state this teacher wrote), ``room_problem`` (what the store last said when
-it failed), ``room_touched`` (when this student's presence was last written).
+``room_published`` (the last state this teacher wrote), ``room_problem`` / ``room_problem_detail`` (what the
+store last said when it failed: words for everyone / where and why, for the teacher), ``room_touched`` (when
+this student's presence was last written), ``room_holder`` (this browser session's id: the student's place
+is held by one browser at a time), ``room_epoch`` (the store's identity when the class was joined or
+started: another one means the store was reset, not that the class ended), ``room_last_poll`` (the last
+news read, drawn while the store is away), ``room_pending`` (an answer that did not reach the store yet).
+
+The teacher's token never stays in the address bar: this browser keeps it in a cookie of the app's own
+origin (``cae_teacher_CODE``, SameSite=Strict, for the class's lifetime), so a reload (F5, a server restart)
+finds the class's teacher again; :func:`remember_teacher` writes it, :func:`teacher_cookie` reads it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
 import streamlit as st
 
-from cae.classroom.store import StoreError, StoreUnavailable
+from cae.classroom.store import RoomNotFound, StoreError, StoreReset, StoreUnavailable, new_secret
 from cae.data.csvio import escape_markdown
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
@@ -38,15 +47,18 @@ def poll(code):
 
 
 @st.cache_resource(show_spinner=False)
-def _open(url):
+def _open(url, limits):
     from cae.classroom import open_store
 
-    return open_store(url or None)
+    return open_store(url or None, limits=limits)
 
 
 def store():
-    """The process's store, as ``CAE_CLASSROOM_URL`` names it (SQLite in the per-user data folder by default)."""
-    return _open(os.environ.get("CAE_CLASSROOM_URL", ""))
+    """The process's store, as ``CAE_CLASSROOM_URL`` names it (SQLite in the per-user data folder by default),
+    with the limits the environment sets (:func:`cae.classroom.limits_from_env`)."""
+    from cae.classroom import limits_from_env
+
+    return _open(os.environ.get("CAE_CLASSROOM_URL", ""), limits_from_env())
 
 
 def safely(fn, *args, **kwargs):
@@ -59,15 +71,125 @@ def safely(fn, *args, **kwargs):
         out = fn(*args, **kwargs)
     except StoreUnavailable as exc:
         st.session_state.room_problem = str(exc)
+        st.session_state.room_problem_detail = getattr(exc, "detail", str(exc))
         return None
     st.session_state.pop("room_problem", None)
+    st.session_state.pop("room_problem_detail", None)
     return out
 
 
-def problem_words():
-    """What to say while the store is unreachable (None when it is fine)."""
+def _sentence(text):
+    return str(text).strip().rstrip(".")
+
+
+def problem_words(teacher=False):
+    """What to say while the store is unreachable (None when it is fine), ending without a full stop (the
+    caller adds what follows). Students read no file, host or port; the teacher also reads where and why."""
     p = st.session_state.get("room_problem")
-    return None if p is None else "The class cannot be reached right now — " + escape_markdown(p)
+    if p is None:
+        return None
+    words = _sentence(p)
+    words = escape_markdown(words[:1].upper() + words[1:])
+    if teacher and st.session_state.get("room_problem_detail"):
+        words += " (" + escape_markdown(_sentence(st.session_state.room_problem_detail)) + ")"
+    return words
+
+
+def client():
+    """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`)."""
+    from cae.classroom import client_key
+
+    try:
+        ip = st.context.ip_address
+        forwarded = st.context.headers.get("X-Forwarded-For")
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        ip, forwarded = None, None
+    # AppTest answers with stand-ins, not addresses: those count as one client
+    return client_key(ip if isinstance(ip, str) else None, forwarded if isinstance(forwarded, str) else None)
+
+
+def holder():
+    """This browser's id: a student's place is held by one browser at a time (:meth:`claim`). Kept in a
+    cookie (``cae_browser``), so that a reload of the same browser keeps the place without asking, while the
+    same link opened in another browser asks first."""
+    if "room_holder" not in st.session_state:
+        try:
+            kept = st.context.cookies.get("cae_browser")
+        except Exception:  # noqa: BLE001 - AppTest has no request
+            kept = None
+        if kept and 16 <= len(kept) <= 64 and kept.replace("-", "").replace("_", "").isalnum():
+            st.session_state.room_holder = kept
+        else:
+            st.session_state.room_holder = new_secret(12)
+            st.session_state.room_holder_due = True
+    if st.session_state.pop("room_holder_due", False):
+        js = (
+            f"document.cookie = 'cae_browser=' + {json.dumps(st.session_state.room_holder)} + "
+            "'; path=/; max-age=31536000; SameSite=Strict';"
+        )
+        st.html(f"<script>{js}</script>", unsafe_allow_javascript=True, width=1)
+    return st.session_state.room_holder
+
+
+def remember_epoch():
+    e = safely(store().epoch)
+    if e is not None:
+        st.session_state.room_epoch = e
+
+
+def gone_words(code):
+    """Why the class ``code`` is not found: reset (the store lost it) or ended (by the teacher, or expired)."""
+    saved = st.session_state.get("room_epoch")
+    try:
+        now = store().epoch()
+    except StoreError:
+        now = saved
+    if saved is not None and now != saved:
+        return (
+            f"The class store was reset: class {code} was lost when the server that keeps classes restarted "
+            "without its data. It did not end; it cannot go on. Start a new class (teacher) or join the new "
+            "one with its code (students)."
+        )
+    return f"Class {code} has ended or expired. Thank you!"
+
+
+def notice_words(since_seconds=900.0):
+    """What happened to the store lately (a deleted file restored...), for teacher and students; or None."""
+    try:
+        got = store().notices(since=time.time() - since_seconds)
+    except Exception:  # noqa: BLE001 - a store without notices
+        got = []
+    return " ".join(w for _, w in got[-1:]) or None
+
+
+# ------------------------------------------------------------------ the teacher's cookie
+def _cookie_name(code):
+    return f"cae_teacher_{code}"
+
+
+def teacher_cookie(code):
+    """The teacher token this browser keeps for class ``code`` (None when it keeps none)."""
+    try:
+        return st.context.cookies.get(_cookie_name(code))
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        return None
+
+
+def _set_cookie(code, value, max_age):
+    js = (
+        f"document.cookie = {json.dumps(_cookie_name(code))} + '=' + {json.dumps(value)} + "
+        f"'; path=/; max-age={int(max_age)}; SameSite=Strict';"
+    )
+    st.html(f"<script>{js}</script>", unsafe_allow_javascript=True, width=1)
+
+
+def remember_teacher(code, token, max_age=12 * 3600):
+    """Keep the teacher's token in this browser (a cookie of the app's origin), not in the address bar."""
+    _set_cookie(code, token, max_age)
+
+
+def forget_teacher(code):
+    _set_cookie(code, "", 0)
 
 
 def role():
@@ -75,20 +197,23 @@ def role():
 
 
 def become_teacher(code, token):
-    for k in ("room_sid", "room_nick", "room_published", "room_answers"):
+    for k in ("room_sid", "room_nick", "room_published", "room_answers", "room_last_poll", "room_pending"):
         st.session_state.pop(k, None)
     st.session_state.room_role, st.session_state.room_code, st.session_state.room_token = "teacher", code, token
+    st.session_state.room_cookie_due = True  # written on the next page drawn (remember_teacher)
+    remember_epoch()
 
 
 def become_student(code, sid, nickname):
-    for k in ("room_token", "room_published", "room_answers"):
+    for k in ("room_token", "room_published", "room_answers", "room_last_poll", "room_pending"):
         st.session_state.pop(k, None)
     st.session_state.room_role, st.session_state.room_code = "student", code
     st.session_state.room_sid, st.session_state.room_nick = sid, nickname
+    remember_epoch()
 
 
 def leave():
-    for k in [k for k in st.session_state if str(k).startswith("room_")]:
+    for k in [k for k in st.session_state if str(k).startswith("room_") and k != "room_holder"]:
         del st.session_state[k]
 
 
@@ -126,11 +251,15 @@ def publish_step(cfg, pg, t=None):
 
 
 def touch():
-    """Note this student's page as present (at most every TOUCH_SECONDS)."""
+    """Note this student's page as present (at most every TOUCH_SECONDS). Returns the store's
+    :class:`~cae.classroom.store.Claim` when it was asked (``ok`` False: another browser took this place over)."""
     if role() != "student" or time.monotonic() - st.session_state.get("room_touched", -1e9) < TOUCH_SECONDS:
-        return
+        return None
     st.session_state.room_touched = time.monotonic()
-    safely(store().touch, st.session_state.room_code, st.session_state.room_sid)
+    claim = safely(store().touch, st.session_state.room_code, st.session_state.room_sid, holder=holder())
+    if claim is not None and not claim.ok:
+        st.session_state.room_role = "taken"
+    return claim
 
 
 def classroom_bar():
@@ -162,8 +291,8 @@ def _student_bar():
         c = st.columns([5, 1.4])
         try:
             p = poll(code)
-        except StoreError:  # ended or expired
-            c[0].info(f"Class {code} has ended. You can keep exploring on your own.")
+        except (RoomNotFound, StoreReset):  # ended, expired or lost
+            c[0].info(gone_words(code) + " You can keep exploring on your own.")
             if c[1].button("Leave the class", key="b_room_leave_bar", width="stretch"):
                 leave()
                 st.rerun()
@@ -174,6 +303,8 @@ def _student_bar():
             c[0].warning(problem_words())
         elif p.closed:
             c[0].info(f"Class {code} has ended. You can keep exploring on your own.")
+        elif st.session_state.get("room_sid") in p.removed:
+            c[0].warning(f"The teacher has removed you from class {code}. You can keep exploring on your own.")
         elif p.question is not None and not p.question.revealed:
             c[0].warning(f"**The teacher asks a question** (class {code}, you are {nick}): follow to answer it.")
         else:

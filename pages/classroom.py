@@ -1,5 +1,7 @@
 """Classroom: a live class — the teacher's steps on every student's screen, the class's predictions back."""
 
+import os
+
 import streamlit as st
 
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
@@ -7,19 +9,35 @@ from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
 from cae.app.streams import SOURCES
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
-from cae.classroom.store import BadInput, RoomNotFound, StoreError, normalize_code
+from cae.classroom.store import (
+    BadInput,
+    LimitReached,
+    Locked,
+    Removed,
+    RoomNotFound,
+    StoreError,
+    StoreReset,
+    normalize_code,
+)
 from cae.classroom.views import SHARED
 from cae.data.csvio import escape_markdown
 from pages._classroom_session import (
     POLL_SECONDS,
     become_student,
     become_teacher,
+    client,
+    forget_teacher,
+    gone_words,
+    holder,
     leave,
+    notice_words,
     problem_words,
     publish,
+    remember_teacher,
     role,
     safely,
     store,
+    teacher_cookie,
     touch,
 )
 from pages._classroom_session import (
@@ -147,12 +165,35 @@ def watch(code, drawn_version):
         p = student_poll(code)
     except StoreError:  # the class ended or expired: the whole page says so
         st.rerun()
-    touch()
+    claim = touch()
+    if claim is not None and not claim.ok:
+        st.rerun()  # another browser took this student's place: the page says so
     if p is None:
         st.caption(":material/cloud_off: " + (problem_words() or "") + " — trying again every second.")
         return
+    if resend_pending():
+        st.rerun()
     if p.version != drawn_version:
         st.rerun()
+
+
+def resend_pending():
+    """An answer that did not reach the store, sent again now that the store answers; True once it is in."""
+    pending = st.session_state.get("room_pending")
+    if pending is None:
+        return False
+    code, qid, choice = pending
+    try:
+        a = safely(store().answer, code, st.session_state.room_sid, qid, choice)
+    except StoreError as exc:  # refused for good (revealed meanwhile...): the student is told why
+        st.session_state.room_pending = None
+        st.session_state.room_pending_refused = str(exc)
+        return True
+    if a is None:
+        return False
+    st.session_state.room_pending = None
+    st.session_state.setdefault("room_answers", {})[qid] = a.choice
+    return True
 
 
 # ------------------------------------------------------------------ arriving: a link, a code, a nickname
@@ -167,6 +208,17 @@ def arrive():
         except BadInput:
             message("warning", "The link's room code {} is not a class code (6 letters and digits).", raw[:40])
     token = q.get("teacher")
+    if token is None and code is not None and role() is None:
+        kept = teacher_cookie(code)  # a teacher's reload: this browser keeps the class's token
+        if kept:
+            try:
+                ok = bool(safely(store().is_teacher, code, kept))
+            except StoreError:
+                ok = False
+            if ok:
+                become_teacher(code, kept)
+                st.session_state.room_cookie_due = False
+                st.toast(f"Welcome back: you teach class {code} (this browser remembers it).", icon=":material/key:")
     if token is not None:
         ok = False
         if code is not None:
@@ -184,16 +236,48 @@ def arrive():
         st.query_params.from_dict({"room": code} if code else {})  # the secret leaves the address bar
     me = q.get("me")
     if me is not None and code is not None and not (role() == "student" and st.session_state.room_sid == me):
-        try:
-            s = safely(store().student, code, me)
-        except StoreError:
-            s = None
-        if s is not None:
-            become_student(code, s.sid, s.nickname)
-        elif not problem_words():
-            st.warning("This page's student link is not known in that class any more: join again with a nickname.")
-            st.query_params.from_dict({"room": code})
+        resume_student(code, me, force=False)
     return code
+
+
+def resume_student(code, me, force):
+    """A student's own link (a reload): their place, unless another browser holds it (then ask first)."""
+    try:
+        s = safely(store().student, code, me)
+        claim = safely(store().claim, code, me, holder(), force=force) if s is not None else None
+    except Removed:
+        st.warning("The teacher has removed this student from the class.")
+        st.query_params.from_dict({"room": code})
+        return
+    except StoreError:
+        s = claim = None
+    if s is not None and claim is not None and claim.ok:
+        st.session_state.pop("room_takeover", None)
+        become_student(code, s.sid, s.nickname)
+    elif s is not None and claim is not None:
+        st.session_state.room_takeover = (code, s.sid, s.nickname, claim.other_age)
+    elif s is None and not problem_words():
+        st.warning("This page's student link is not known in that class any more: join again with a nickname.")
+        st.query_params.from_dict({"room": code})
+
+
+def takeover_prompt():
+    """Another browser holds this student's place: take it over only when the student says so."""
+    code, sid, nick, age = st.session_state.room_takeover
+    st.title(f"Class {code}")
+    st.warning(
+        f"**{escape_markdown(nick)}** is open in another browser (it asked for news {age:.0f} s ago). "
+        "If that is you on another device, take over here; the other browser will be told. "
+        "If it is not you, someone has your link: join again with another nickname."
+    )
+    a, b = st.columns(2)
+    if a.button("Take over here", type="primary", key="b_room_takeover"):
+        resume_student(code, sid, force=True)
+        st.rerun()
+    if b.button("Join with another nickname", key="b_room_takeover_no"):
+        st.session_state.pop("room_takeover", None)
+        st.query_params.from_dict({"room": code})
+        st.rerun()
 
 
 def lobby(code):
@@ -221,7 +305,15 @@ def lobby(code):
         if go:
             try:
                 c = normalize_code(typed)
-                s = safely(store().join, c, nick)
+                lim = store().limits
+                if safely(store().allow, f"join:{c}:{client()}", lim.joins_per_client, lim.joins_window) is False:
+                    raise LimitReached(
+                        f"{lim.joins_per_client} students have joined this class from this address in the last "
+                        f"{lim.joins_window / 60:.0f} minutes; wait a few minutes, or ask the teacher"
+                    )
+                s = safely(store().join, c, nick, holder=holder())
+            except Locked:
+                st.error("Cannot join: the teacher has locked this class (no new students). Ask the teacher.")
             except StoreError as exc:
                 message("error", "Cannot join: {}.", exc)
             else:
@@ -237,12 +329,16 @@ def lobby(code):
             "Start a class, show its code or QR code, and teach on the **Playground** as usual: the class "
             "follows every step. Come back here to ask the class what CAE will do next."
         )
+        passphrase = None
+        if os.environ.get("CAE_CLASSROOM_TEACHER_KEY"):
+            passphrase = st.text_input(
+                "Teacher passphrase",
+                type="password",
+                key="w_room_passphrase",
+                help="This server asks teachers for a passphrase to start a class (its administrator gave it).",
+            )
         if st.button("Start a class", type="primary", key="b_room_start"):
-            try:
-                made = safely(store().create_room)
-            except StoreError as exc:
-                message("error", "A class cannot be started: {}.", exc)
-                made = None
+            made = start_class(passphrase)
             if made is not None:
                 become_teacher(*made)
                 st.query_params.from_dict({"room": made[0]})
@@ -250,6 +346,29 @@ def lobby(code):
             elif problem_words():
                 st.error(problem_words() + ". The Playground works as usual without a class.")
         st.caption("To go on teaching a class from another device, open its teacher link there.")
+
+
+def start_class(passphrase):
+    """A new class for this browser: the passphrase (when the server asks for one) and the per-client limits
+    first. Returns ``(code, token)`` or None (the page says why)."""
+    import hmac
+
+    key = os.environ.get("CAE_CLASSROOM_TEACHER_KEY")
+    if key and not hmac.compare_digest(str(passphrase or "").encode(), key.encode()):
+        st.error("A class cannot be started: that is not this server's teacher passphrase.")
+        return None
+    me = client()
+    try:
+        lim = store().limits
+        if safely(store().allow, f"start:{me}", lim.starts_per_client, lim.starts_window) is False:
+            raise LimitReached(
+                f"this address has started {lim.starts_per_client} classes in the last "
+                f"{lim.starts_window / 3600:.0f} hour(s); end one and try later"
+            )
+        return safely(store().create_room, owner=me)
+    except StoreError as exc:
+        message("error", "A class cannot be started: {}.", exc)
+        return None
 
 
 # ------------------------------------------------------------------ the teacher
@@ -284,11 +403,18 @@ def teacher_page():
             if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
                 address_popover(base)
     if problem_words():
-        st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
+        st.error(
+            problem_words(teacher=True) + ". Your Playground works as usual; the class follows again once it is back."
+        )
+    said = notice_words()
+    if said:
+        st.warning(said, icon=":material/restore:")
 
     publish(teacher_state(cfg, pg))
     p = safely(store().poll, code)
     if p is None:
+        st.caption("The class's controls come back by themselves as soon as the store answers.")
+        recover_when_back(code)
         st.stop()
     if p.closed:
         st.info("This class has ended.")
@@ -360,6 +486,16 @@ def teacher_page():
             st.caption("What the class sees now:")
             draw_step(run.view(t), view_of(state), key="room_teacher_fig")
     results(code, token)
+
+
+@st.fragment(run_every=2.0)
+def recover_when_back(code):
+    """While the store is away: every 2 s, ask it again; once it answers, the whole page is drawn again."""
+    try:
+        store().poll(code)
+    except StoreError:
+        return
+    st.rerun()
 
 
 def reveal(code, token, q, cfg, pg):
@@ -446,7 +582,7 @@ def teacher_state(cfg, pg):
 
 
 def results(code, token):
-    with st.expander("Scores, the class's answers, and ending the class", expanded=False):
+    with st.expander("Scores and the class's answers (CSV)", expanded=False):
         qs = safely(store().questions, code) or []
         answers = safely(store().answers, code) or []
         students = safely(store().students, code) or []
@@ -479,12 +615,32 @@ def results(code, token):
                 "**The lesson link of each question** (the Playground at that step, in quiz mode):\n"
                 + "\n".join(f"- question {q.qid}, step {q.step:,}: `{roomlib.question_url(base, q.state)}`" for q in qs)
             )
+    class_controls(code, token)
+
+
+def class_controls(code, token):
+    """Lock, remove, rename, the teacher link (never shown by default) and ending the class."""
+    with st.expander("Class controls: lock, students, the teacher link, ending", expanded=False):
+        p = safely(store().poll, code)
+        locked = bool(p and p.locked)
+        if (
+            st.toggle(
+                "Class locked (no new students)",
+                value=locked,
+                key=f"w_room_lock_{locked}",
+                help="Who is in stays in; a new nickname cannot join until you open the class again.",
+            )
+            != locked
+        ):
+            try:
+                safely(store().lock, code, token, not locked)
+            except StoreError as exc:
+                message("error", "Cannot lock the class: {}.", exc)
+            st.rerun()
+        students_controls(code, token)
         st.divider()
-        st.caption(
-            "Teacher link — opens this class as its teacher on another device. Keep it to yourself: whoever "
-            "has it can step and reveal for the class."
-        )
-        st.code(roomlib.teacher_url(base, code, token), language=None)
+        teacher_link_controls(code, token)
+        st.divider()
         sure = st.checkbox("I want to end this class", key="w_room_sure")
         if st.button("End the class", key="b_room_close", disabled=not sure):
             try:
@@ -492,9 +648,88 @@ def results(code, token):
             except StoreError as exc:
                 message("error", "Cannot end the class: {}.", exc)
             else:
+                forget_teacher(code)
                 leave()
                 st.query_params.clear()
                 st.rerun()
+
+
+def students_controls(code, token):
+    students = safely(store().students, code) or []
+    if not students:
+        st.caption("No student has joined yet.")
+        return
+    names = {s.sid: s.nickname for s in students}
+    sid = st.selectbox(
+        "A student", list(names), format_func=names.get, key="w_room_pick", help="To rename or remove from the class."
+    )
+    a, b = st.columns(2)
+    new = a.text_input("New nickname", key="w_room_rename", max_chars=60)
+    if a.button("Rename", key="b_room_rename", disabled=not new.strip()):
+        try:
+            safely(store().rename_student, code, token, sid, new)
+        except StoreError as exc:
+            message("error", "Cannot rename: {}.", exc)
+        else:
+            st.rerun()
+    sure = b.checkbox("Remove this student and their answers", key="w_room_remove_sure")
+    if b.button("Remove", key="b_room_remove", disabled=not sure):
+        try:
+            safely(store().remove_student, code, token, sid)
+        except StoreError as exc:
+            message("error", "Cannot remove: {}.", exc)
+        else:
+            st.session_state.pop("w_room_remove_sure", None)
+            st.rerun()
+
+
+def teacher_link_controls(code, token):
+    """The teacher link opens this class as its teacher anywhere: copied, or shown only when asked twice."""
+    url = roomlib.teacher_url(app_base(), code, token)
+    st.markdown(
+        "**Teacher link** — opens this class as its teacher on another device. This browser keeps it by itself "
+        "(a reload keeps your class). Whoever sees it can step and reveal for the class, so it is never shown "
+        "on the projector unless you ask."
+    )
+    copy_button(url)
+    if st.checkbox("Show the teacher link on screen (students may see it)", key="w_room_show_link"):
+        st.warning("Anyone who sees or photographs this link controls the class. Make a new one afterwards.")
+        st.code(url, language=None)
+    if st.button(
+        "Make a new teacher link (the old one stops working)",
+        key="b_room_rotate",
+        help="After the link was seen by someone else: the old link and every device that used it lose control.",
+    ):
+        try:
+            new = safely(store().rotate_token, code, token)
+        except StoreError as exc:
+            message("error", "Cannot make a new link: {}.", exc)
+        else:
+            if new is not None:
+                st.session_state.room_token = new
+                st.session_state.room_cookie_due = True
+                st.session_state.pop("w_room_show_link", None)
+                st.rerun()
+
+
+def copy_button(url):
+    """A button that copies ``url`` to the clipboard without showing it (browsers allow it on https or
+    localhost; elsewhere the button says so, and the link can be shown instead)."""
+    import json
+
+    st.html(
+        '<button id="cae-copy-teacher" type="button" style="font:inherit;padding:.35rem .8rem;'
+        'border:1px solid #6b7280;border-radius:.5rem;background:#fff;color:#111827;cursor:pointer">'
+        "Copy the teacher link</button> "
+        '<span id="cae-copy-said" role="status" style="margin-left:.5rem;color:#1f2937"></span>'
+        "<script>(function(){const b=document.getElementById('cae-copy-teacher');"
+        "const said=document.getElementById('cae-copy-said');if(!b)return;"
+        f"b.onclick=async()=>{{try{{await navigator.clipboard.writeText({json.dumps(url)});"
+        "said.textContent='Copied: paste it on your other device.';}catch(e){"
+        "said.textContent='This browser does not allow copying here (the page is not on https or localhost): "
+        "show the link below instead.';}};})();</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 # ------------------------------------------------------------------ a student
@@ -504,11 +739,32 @@ def student_page():
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
     p = student_poll(code)  # RoomNotFound: the page says the class has ended
-    if p is None:
+    away = p is None
+    if away:  # the store is away: the last news read stays on screen, with a line that says so
+        p = st.session_state.get("room_last_poll")
+        if p is None:
+            st.title(f"Class {code}")
+            st.error((problem_words() or "The class cannot be reached") + ". This page tries again every second.")
+            watch(code, None)
+            return
+        st.warning(
+            (problem_words() or "The class cannot be reached")
+            + ". You see the last step that reached you; this page tries again every second.",
+            icon=":material/cloud_off:",
+        )
+    else:
+        st.session_state.room_last_poll = p
+    if sid in p.removed:
         st.title(f"Class {code}")
-        st.error((problem_words() or "The class cannot be reached.") + ". This page tries again every second.")
-        watch(code, None)
+        st.warning("The teacher has removed you from this class. You can keep exploring on your own.")
+        if st.button("Leave", key="b_room_leave"):
+            leave()
+            st.query_params.clear()
+            st.rerun()
         return
+    said = notice_words()
+    if said:
+        st.info(said, icon=":material/restore:")
     if p.closed:
         st.title(f"Class {code}")
         st.info("The teacher has ended this class. Thank you for taking part!")
@@ -541,7 +797,8 @@ def student_page():
     if q is not None and not q.revealed:
         qrun, _ = SHARED.for_state(q.state)
         view = qrun.view(q.step - 1)
-        left, right = st.columns([1.7, 1])
+        # the question first: on a phone the columns stack, and the answer buttons come before the chart
+        right, left = st.columns([1, 1.7])
         with right:
             st.markdown(f"### Question {q.qid}: what will CAE do with sample {q.step:,}?")
             st.caption(
@@ -559,7 +816,7 @@ def student_page():
         left.plotly_chart(
             step_figure(view, view_of(q.state), "next", height=500),
             key="room_student_fig",
-            config={"displaylogo": False},
+            config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
         )
         m = view.live_metrics(score_noise=view_of(q.state)["sn"])
         right.caption(
@@ -629,26 +886,59 @@ def answer_form(code, sid, q):
             message("error", "Your answer was not counted: {}.", exc)
             return
         if a is None:
-            st.error(problem_words() + ". Your answer was not sent; try again in a moment.")
+            st.session_state.room_pending = (code, q.qid, (case, bool(edge), bool(node)))
+            st.rerun()
             return
+        st.session_state.pop("room_pending", None)
         st.session_state.room_answers[q.qid] = a.choice
         st.rerun()
+    pending = st.session_state.get("room_pending")
+    if pending is not None and pending[1] == q.qid:
+        st.error(
+            "**Your answer has not reached the class yet** — "
+            + (problem_words() or "the class cannot be reached right now")
+            + ". Your choice stays selected: it is sent by itself as soon as the class is back, or press "
+            "*Send my answer* again."
+        )
+    refused = st.session_state.pop("room_pending_refused", None)
+    if refused:
+        message("error", "Your answer was not counted: {}.", refused)
 
 
 # ------------------------------------------------------------------ the page
 code = arrive()
 r = role()
+if r == "teacher" and st.session_state.pop("room_cookie_due", False):
+    remember_teacher(st.session_state.room_code, st.session_state.room_token)
 try:
     if r == "teacher":
         teacher_page()
     elif r == "student":
         student_page()
-except RoomNotFound:
-    st.info(f"Class {st.session_state.get('room_code', '')} has ended or expired. Thank you!")
+except (RoomNotFound, StoreReset):
+    gone = st.session_state.get("room_code", "")
+    st.info(gone_words(gone))
     if st.button("Back to the Classroom page", key="b_room_gone"):
+        if r == "teacher":
+            forget_teacher(gone)
         leave()
         st.query_params.clear()
         st.rerun()
+    st.stop()
+if r == "taken":
+    taken = st.session_state.room_code
+    st.title(f"Class {taken}")
+    st.warning(
+        "Your place in this class was taken over by another browser: your student link was opened there. "
+        "If that was not you, take it back and keep your link to yourself."
+    )
+    if st.button("Take it back here", type="primary", key="b_room_takeback"):
+        st.session_state.room_role = None
+        resume_student(taken, st.session_state.room_sid, force=True)
+        st.rerun()
+    st.stop()
+if r is None and st.session_state.get("room_takeover"):
+    takeover_prompt()
     st.stop()
 if r not in ("teacher", "student"):
     if r == "ended":

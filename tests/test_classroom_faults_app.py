@@ -1,0 +1,203 @@
+"""What the Classroom pages say and keep when the store fails for real, and the teacher's tools, through
+AppTest: each session a page of its own, sharing a real store (a SQLite file, or a `redis-server` killed and
+started again)."""
+
+import os
+
+import pytest
+from classroom_servers import RedisServer, redis_binary
+from test_classroom_app import _join, _session
+
+from cae.classroom import open_store
+
+
+def _teacher():
+    t = _session()
+    t.button(key="b_room_start").click().run()
+    assert not t.exception
+    return t, t.session_state.room_code
+
+
+def _texts(at, *kinds):
+    return [e.value for k in kinds for e in getattr(at, k)]
+
+
+def _ask(teacher, student):
+    teacher.button(key="b_room_ask").click().run()
+    student.run()
+    assert not teacher.exception and not student.exception
+
+
+@pytest.fixture
+def sqlite_class(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
+    return tmp_path
+
+
+@pytest.fixture
+def redis_class(tmp_path, monkeypatch):
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
+    server = RedisServer(tmp_path / "redis", persist=True)
+    monkeypatch.setenv("CAE_CLASSROOM_URL", server.url)
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
+    box = {"server": server, "folder": tmp_path / "redis"}
+    yield box
+    box["server"].stop()
+
+
+def test_classroom_answer_during_an_outage_is_kept_and_sent_when_the_store_is_back(redis_class):
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    port = redis_class["server"].port
+    redis_class["server"].kill()  # Redis dies while the class answers
+    ann.radio(key="w_room_case_1").set_value(2)
+    ann.checkbox(key="w_room_edge_1").check()
+    next(b for b in ann.button if b.label == "Send my answer").click().run()
+    assert not ann.exception
+    said = " ".join(_texts(ann, "error"))
+    assert "has not reached the class yet" in said and "stays selected" in said
+    assert str(port) not in said and "127.0.0.1" not in said
+    assert ann.radio(key="w_room_case_1").value == 2 and ann.checkbox(key="w_room_edge_1").value
+    # Redis is back (it kept its data): the answer goes by itself, without a click
+    redis_class["server"] = RedisServer(redis_class["folder"], port=port, persist=True)
+    ann.run()
+    assert not ann.exception and any("Your answer is in" in s.value for s in ann.success)
+    answers = open_store().answers(code, 1)
+    assert [(a.nickname, a.choice) for a in answers] == [("Ann", (2, True, False))]
+
+
+def test_classroom_teacher_controls_come_back_after_an_outage(redis_class):
+    teacher, code = _teacher()
+    port = redis_class["server"].port
+    redis_class["server"].kill()
+    teacher.run()
+    assert not teacher.exception
+    assert any("come back by themselves" in c.value for c in teacher.caption)
+    assert not [b for b in teacher.button if b.key == "b_room_ask"]
+    # the teacher (and only the teacher) reads where the store is
+    assert any(str(port) in e.value and "Redis" in e.value for e in teacher.error)
+    redis_class["server"] = RedisServer(redis_class["folder"], port=port, persist=True)
+    teacher.run()  # what the page's own 2-second check does once the store answers
+    assert not teacher.exception and [b for b in teacher.button if b.key == "b_room_ask"]
+
+
+def test_classroom_redis_reset_says_reset_not_ended(tmp_path, monkeypatch):
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
+    server = RedisServer(tmp_path / "redis")  # no persistence
+    monkeypatch.setenv("CAE_CLASSROOM_URL", server.url)
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
+    try:
+        teacher, code = _teacher()
+        ann = _join(code, "Ann")
+        server.kill()
+        server = RedisServer(tmp_path / "redis", port=server.port)
+        for page in (ann, teacher):
+            page.run()
+            assert not page.exception
+            said = " ".join(_texts(page, "info"))
+            assert "class store was reset" in said and "has ended" not in said
+    finally:
+        server.stop()
+
+
+def test_classroom_sqlite_file_deleted_mid_class_is_restored_and_said(sqlite_class):
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    ann.radio(key="w_room_case_1").set_value(1)
+    next(b for b in ann.button if b.label == "Send my answer").click().run()
+    for p in sqlite_class.iterdir():
+        if p.name.startswith("classroom.sqlite3"):
+            p.unlink()
+    teacher.run()
+    assert not teacher.exception
+    assert any("restored" in w.value and "Nothing was lost" in w.value for w in teacher.warning)
+    ann.run()
+    assert not ann.exception and any("restored" in i.value for i in ann.info)
+    assert [a.nickname for a in open_store().answers(code, 1)] == ["Ann"]
+    # the teacher's page names the file; the student's names no path
+    assert not any(str(sqlite_class) in t for t in _texts(ann, "markdown", "info", "warning", "error", "caption"))
+
+
+def test_classroom_teacher_link_hidden_rotated_and_the_old_one_stops(sqlite_class):
+    teacher, code = _teacher()
+    old = teacher.session_state.room_token
+    shown = " ".join(c.value for c in teacher.code)
+    assert old not in shown and "teacher=" not in shown  # never on screen by default
+    teacher.checkbox(key="w_room_show_link").check().run()
+    assert any(old in c.value for c in teacher.code)
+    assert any("photographs" in w.value for w in teacher.warning)
+    teacher.button(key="b_room_rotate").click().run()
+    new = teacher.session_state.room_token
+    assert new != old and not any(old in c.value or new in c.value for c in teacher.code)
+    assert teacher.session_state.get("w_room_show_link") is not True
+    stranger = _session(room=code, teacher=old)
+    assert any("does not open any class" in e.value for e in stranger.error)
+    assert stranger.session_state.get("room_role") is None
+    again = _session(room=code, teacher=new)
+    assert again.session_state.room_role == "teacher"
+
+
+def test_classroom_lock_remove_and_rename(sqlite_class):
+    teacher, code = _teacher()
+    ann, bo = _join(code, "Ann"), _join(code, "Prankster")
+    teacher.run()
+    teacher.toggle(key="w_room_lock_False").set_value(True).run()
+    late = _join(code, "Late")
+    assert any("locked" in e.value for e in late.error) and late.session_state.get("room_role") is None
+    # remove the prankster: their page says so; their seat and name are free again
+    bo_sid = bo.session_state.room_sid
+    teacher.selectbox(key="w_room_pick").set_value(bo_sid).run()
+    teacher.checkbox(key="w_room_remove_sure").check().run()
+    teacher.button(key="b_room_remove").click().run()
+    assert [s.nickname for s in open_store().students(code)] == ["Ann"]
+    bo.run()
+    assert not bo.exception and any("removed you" in w.value for w in bo.warning)
+    # rename
+    teacher.selectbox(key="w_room_pick").set_value(ann.session_state.room_sid).run()
+    teacher.text_input(key="w_room_rename").input("Anna").run()
+    teacher.button(key="b_room_rename").click().run()
+    assert [s.nickname for s in open_store().students(code)] == ["Anna"]
+    teacher.toggle(key="w_room_lock_True").set_value(False).run()
+    assert _join(code, "Late").session_state.room_role == "student"
+
+
+def test_classroom_starting_classes_is_limited_per_client_and_by_passphrase(sqlite_class, monkeypatch):
+    monkeypatch.setenv("CAE_CLASSROOM_STARTS_PER_CLIENT", "2")
+    monkeypatch.setenv("CAE_CLASSROOM_ROOMS_PER_CLIENT", "5")
+    for _ in range(2):
+        _teacher()
+    third = _session()
+    third.button(key="b_room_start").click().run()
+    assert not third.exception and third.session_state.get("room_role") is None
+    assert any("has started 2 classes" in e.value for e in third.error)
+    monkeypatch.setenv("CAE_CLASSROOM_STARTS_PER_CLIENT", "50")
+    monkeypatch.setenv("CAE_CLASSROOM_ROOMS_PER_CLIENT", "3")
+    _teacher()  # a third open class from this address
+    fourth = _session()
+    fourth.button(key="b_room_start").click().run()
+    assert any("3 classes are open from this address" in e.value for e in fourth.error)
+    monkeypatch.setenv("CAE_CLASSROOM_ROOMS_PER_CLIENT", "50")
+    monkeypatch.setenv("CAE_CLASSROOM_TEACHER_KEY", "chalk and talk")
+    keyed = _session()
+    keyed.button(key="b_room_start").click().run()
+    assert any("not this server's teacher passphrase" in e.value for e in keyed.error)
+    keyed.text_input(key="w_room_passphrase").input("chalk and talk").run()
+    keyed.button(key="b_room_start").click().run()
+    assert keyed.session_state.room_role == "teacher"
+
+
+def test_classroom_joining_is_limited_per_class_and_client(sqlite_class, monkeypatch):
+    monkeypatch.setenv("CAE_CLASSROOM_JOINS_PER_CLIENT", "3")
+    _, code = _teacher()
+    for k in range(3):
+        assert _join(code, f"bot{k}").session_state.room_role == "student"
+    fourth = _join(code, "bot3")
+    assert fourth.session_state.get("room_role") is None
+    assert any("3 students have joined this class from this address" in e.value for e in fourth.error)
+    assert len(open_store().students(code)) == 3
+    assert os.environ["CAE_CLASSROOM_JOINS_PER_CLIENT"] == "3"
