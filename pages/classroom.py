@@ -5,11 +5,11 @@ import streamlit as st
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
 from cae.app.streams import SOURCES
+from cae.classroom import names
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
 from cae.classroom.store import BadInput, RoomNotFound, StoreError, normalize_code
 from cae.classroom.views import SHARED
-from cae.data.csvio import escape_markdown
 from pages._classroom_session import (
     POLL_SECONDS,
     become_student,
@@ -211,8 +211,7 @@ def lobby(code):
         with st.form("join"):
             typed = st.text_input("Class code", value=code or "", max_chars=12, key="w_room_code")
             nick = st.text_input(
-                "Your nickname",
-                max_chars=60,
+                "Your nickname",  # no max_chars: a longer paste is cut to its first characters, not refused
                 key="w_room_nick",
                 help="Any name you like, shown to the class (no account, nothing else asked). "
                 "If it is taken, a number is added.",
@@ -411,7 +410,7 @@ def present_panel(code):
     st.metric("Students present", len(here), help=f"{len(students)} joined since the class started")
     if here:
         with st.expander("Who is here", expanded=False):
-            st.markdown(", ".join(escape_markdown(s.nickname) for s in here))
+            st.text(", ".join(s.nickname for s in here))  # plain text: nothing in a name is rendered
 
 
 def answers_chart(code, q, truth, height=430):
@@ -500,7 +499,7 @@ def results(code, token):
 # ------------------------------------------------------------------ a student
 def student_page():
     code, sid = st.session_state.room_code, st.session_state.room_sid
-    nick = escape_markdown(st.session_state.room_nick)
+    nick = names.for_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
     p = student_poll(code)  # RoomNotFound: the page says the class has ended
