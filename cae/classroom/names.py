@@ -107,8 +107,14 @@ def _clean_cluster(c: str) -> str:
 def _pass(s: str, limit: int) -> str:
     s = unicodedata.normalize("NFKC", s)
     s = _SPACE.sub(" ", s)
-    s = "".join(_clean_cluster(c) for c in _GRAPHEME.findall(s))
-    s = " ".join(s.split())
+    out, seen = [], 0
+    for m in _GRAPHEME.finditer(s):  # up to a margin past the limit: the rest of a long paste is cut anyway
+        c = _clean_cluster(m.group())
+        out.append(c)
+        seen += bool(c.strip())
+        if seen > 2 * limit + 8:
+            break
+    s = " ".join("".join(out).split())
     return truncate(s, limit)
 
 
