@@ -214,7 +214,7 @@ def lobby(code):
                 "Your nickname",  # no max_chars: a longer paste is cut to its first characters, not refused
                 key="w_room_nick",
                 help="Any name you like, shown to the class (no account, nothing else asked). "
-                "If it is taken, a number is added.",
+                "If it is taken, or looks like one that is, a number is added.",
             )
             go = st.form_submit_button("Join", type="primary")
         if go:
