@@ -27,6 +27,7 @@ import time
 
 import streamlit as st
 
+from cae.classroom import names
 from cae.classroom.store import RoomNotFound, StoreError, StoreReset, StoreUnavailable, new_secret
 from cae.data.csvio import escape_markdown
 
@@ -298,7 +299,7 @@ def _student_bar():
                 st.rerun()
             return
         touch()
-        nick = escape_markdown(st.session_state.room_nick)
+        nick = names.for_markdown(st.session_state.room_nick)
         if p is None:
             c[0].warning(problem_words())
         elif p.closed:

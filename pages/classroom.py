@@ -7,6 +7,7 @@ import streamlit as st
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
 from cae.app.streams import SOURCES
+from cae.classroom import names
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
 from cae.classroom.store import (
@@ -20,7 +21,6 @@ from cae.classroom.store import (
     normalize_code,
 )
 from cae.classroom.views import SHARED
-from cae.data.csvio import escape_markdown
 from pages._classroom_session import (
     POLL_SECONDS,
     become_student,
@@ -266,7 +266,7 @@ def takeover_prompt():
     code, sid, nick, age = st.session_state.room_takeover
     st.title(f"Class {code}")
     st.warning(
-        f"**{escape_markdown(nick)}** is open in another browser (it asked for news {age:.0f} s ago). "
+        f"**{names.for_markdown(nick)}** is open in another browser (it asked for news {age:.0f} s ago). "
         "If that is you on another device, take over here; the other browser will be told. "
         "If it is not you, someone has your link: join again with another nickname."
     )
@@ -295,11 +295,10 @@ def lobby(code):
         with st.form("join"):
             typed = st.text_input("Class code", value=code or "", max_chars=12, key="w_room_code")
             nick = st.text_input(
-                "Your nickname",
-                max_chars=60,
+                "Your nickname",  # no max_chars: a longer paste is cut to its first characters, not refused
                 key="w_room_nick",
                 help="Any name you like, shown to the class (no account, nothing else asked). "
-                "If it is taken, a number is added.",
+                "If it is taken, or looks like one that is, a number is added.",
             )
             go = st.form_submit_button("Join", type="primary")
         if go:
@@ -547,7 +546,7 @@ def present_panel(code):
     st.metric("Students present", len(here), help=f"{len(students)} joined since the class started")
     if here:
         with st.expander("Who is here", expanded=False):
-            st.markdown(", ".join(escape_markdown(s.nickname) for s in here))
+            st.text(", ".join(s.nickname for s in here))  # plain text: nothing in a name is rendered
 
 
 def answers_chart(code, q, truth, height=430):
@@ -659,9 +658,13 @@ def students_controls(code, token):
     if not students:
         st.caption("No student has joined yet.")
         return
-    names = {s.sid: s.nickname for s in students}
+    nick_of = {s.sid: s.nickname for s in students}
     sid = st.selectbox(
-        "A student", list(names), format_func=names.get, key="w_room_pick", help="To rename or remove from the class."
+        "A student",
+        list(nick_of),
+        format_func=nick_of.get,
+        key="w_room_pick",
+        help="To rename or remove from the class.",
     )
     a, b = st.columns(2)
     new = a.text_input("New nickname", key="w_room_rename", max_chars=60)
@@ -735,7 +738,7 @@ def copy_button(url):
 # ------------------------------------------------------------------ a student
 def student_page():
     code, sid = st.session_state.room_code, st.session_state.room_sid
-    nick = escape_markdown(st.session_state.room_nick)
+    nick = names.for_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
     p = student_poll(code)  # RoomNotFound: the page says the class has ended

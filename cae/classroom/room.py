@@ -180,19 +180,20 @@ CASE_LABELS = {
 def answers_figure(answers, n_students=None, names=False, truth=None, height=430):
     """The class's answers as horizontal bars: how many chose each case; an edge / a node deleted, yes and no.
 
-    ``names`` lists who chose what in each bar's hover text (escaped: nicknames are never markup);
+    ``names`` lists who chose what in each bar's hover text (:func:`cae.classroom.names.for_plotly`:
+    nicknames are never markup, and no entity shows as text);
     ``truth`` (after the reveal) colours the right bars green and the others grey.
     """
-    from html import escape
-
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
+
+    from .names import for_plotly
 
     c = counts(answers)
     who = {"case": [[], [], [], []], "edge": [[], []], "node": [[], []]}
     for a in answers:
         case, edge, node = a.choice
-        nick = escape(a.nickname)
+        nick = for_plotly(a.nickname)
         who["case"][int(case)].append(nick)
         who["edge"][0 if edge else 1].append(nick)
         who["node"][0 if node else 1].append(nick)

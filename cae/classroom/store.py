@@ -56,6 +56,8 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
+from . import names
+
 __all__ = [
     "ClassroomStore",
     "Limits",
@@ -162,7 +164,8 @@ class Limits:
     ttl_seconds : float
         A room expires this long after it was made; the store then purges it (every table or key).
     nickname_length : int
-        Characters kept of a nickname (the suffix that makes it unique included).
+        Characters kept of a nickname, as a reader counts them (grapheme clusters: an emoji sequence is
+        one), the suffix that makes it unique included.
     state_chars : int
         Characters of a published lesson state (JSON): a link's values are at most 200 characters each.
     rooms_per_client : int
@@ -284,26 +287,23 @@ def normalize_code(code):
 
 
 def clean_nickname(name, limit=24):
-    """A nickname as stored: printable characters, spaces collapsed, at most ``limit`` characters.
+    """A nickname as stored: :func:`cae.classroom.names.normalise` (NFKC, no invisible characters, spaces
+    collapsed, at most ``limit`` grapheme clusters); BadInput when nothing visible is left.
 
-    Markup is kept as typed (it is escaped wherever it is shown); control and format characters go.
+    Markup is kept as typed (it is escaped wherever it is shown: :mod:`cae.classroom.names`).
 
     >>> clean_nickname("  Ann \\u202e\\n  <b>B</b> ")
     'Ann <b>B</b>'
     """
-    import unicodedata
-
-    s = unicodedata.normalize("NFC", str(name or ""))
-    s = "".join(ch if unicodedata.category(ch)[0] not in "CZ" or ch == " " else " " for ch in s)
-    s = " ".join(s.split())
-    s = s[: int(limit)].strip()
+    s = names.normalise(name, limit)
     if not s:
         raise BadInput("give a nickname (letters, digits, a few words)")
     return s
 
 
 def nickname_key(name):
-    return " ".join(str(name).casefold().split())
+    """What makes two nicknames one: their :func:`cae.classroom.names.skeleton` (``Аnn`` in Cyrillic is ``Ann``)."""
+    return names.skeleton(name)
 
 
 def unique_nickname(name, taken, limit):
@@ -313,7 +313,7 @@ def unique_nickname(name, taken, limit):
     k = 2
     while True:
         suffix = f" {k}"
-        cand = name[: max(1, int(limit) - len(suffix))].rstrip() + suffix
+        cand = names.truncate(name, max(1, int(limit) - len(suffix))) + suffix
         if nickname_key(cand) not in taken:
             return cand
         k += 1
