@@ -118,18 +118,28 @@ def holder():
             kept = st.context.cookies.get("cae_browser")
         except Exception:  # noqa: BLE001 - AppTest has no request
             kept = None
-        if kept and 16 <= len(kept) <= 64 and kept.replace("-", "").replace("_", "").isalnum():
-            st.session_state.room_holder = kept
-        else:
-            st.session_state.room_holder = new_secret(12)
-            st.session_state.room_holder_due = True
-    if st.session_state.pop("room_holder_due", False):
+        ok = isinstance(kept, str) and 16 <= len(kept) <= 64
+        st.session_state.room_holder = (
+            kept if ok and kept.replace("-", "").replace("_", "").isalnum() else new_secret(12)
+        )
+    return st.session_state.room_holder
+
+
+def keep_browser_cookie():
+    """Write this browser's id (:func:`holder`) into its cookie until the browser sends it back: called on
+    every run of the Classroom page (a run that ends in ``st.rerun`` may never reach the browser)."""
+    if "room_holder" not in st.session_state:
+        return
+    try:
+        sent = st.context.cookies.get("cae_browser")
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        sent = None
+    if sent != st.session_state.room_holder:
         js = (
             f"document.cookie = 'cae_browser=' + {json.dumps(st.session_state.room_holder)} + "
             "'; path=/; max-age=31536000; SameSite=Strict';"
         )
         st.html(f"<script>{js}</script>", unsafe_allow_javascript=True, width=1)
-    return st.session_state.room_holder
 
 
 def remember_epoch():

@@ -29,6 +29,7 @@ from pages._classroom_session import (
     forget_teacher,
     gone_words,
     holder,
+    keep_browser_cookie,
     leave,
     notice_words,
     problem_words,
@@ -411,6 +412,7 @@ def teacher_page():
 
     publish(teacher_state(cfg, pg))
     p = safely(store().poll, code)
+    st.session_state.room_drawn_ok = p is not None
     if p is None:
         st.caption("The class's controls come back by themselves as soon as the store answers.")
         recover_when_back(code)
@@ -537,6 +539,9 @@ def address_popover(base):
 def present_panel(code):
     students = safely(store().students, code)
     if students is None:
+        if st.session_state.get("room_drawn_ok"):  # the store just went away: the whole page says so
+            st.session_state.room_drawn_ok = False
+            st.rerun()
         st.metric("Students present", "—")
         return
     import time
@@ -777,18 +782,15 @@ def student_page():
             st.query_params.clear()
             st.rerun()
         return
-    head = st.columns([4, 1.3, 1.4])
-    head[0].markdown(f"## Class {code} · you are **{nick}**")
-    with head[1]:
-        _student_score(code, sid)
-    if head[2].button(
-        "Explore freely",
-        key="b_room_explore",
-        width="stretch",
-        help="Step on your own; come back with Follow the teacher.",
-    ):
-        go = {k: v for k, v in p.state.items() if k not in ("quiz", "teach")}
-        st.switch_page("pages/playground.py", query_params=go)
+    asking = p.question is not None and not p.question.revealed
+    if asking:  # one line: on a phone the question and its answer buttons fit the first screen
+        st.markdown(f"**Class {code}** · you are **{nick}**")
+    else:
+        head = st.columns([4, 1.3, 1.4])
+        head[0].markdown(f"## Class {code} · you are **{nick}**")
+        with head[1]:
+            _student_score(code, sid)
+        explore_button(p)
     state = p.state
     if not state:
         st.info("Waiting for the teacher to start…")
@@ -803,11 +805,7 @@ def student_page():
         # the question first: on a phone the columns stack, and the answer buttons come before the chart
         right, left = st.columns([1, 1.7])
         with right:
-            st.markdown(f"### Question {q.qid}: what will CAE do with sample {q.step:,}?")
-            st.caption(
-                "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
-                "region is where CIM to s1 is at most V."
-            )
+            st.markdown(f"#### Question {q.qid}: what will CAE do with sample {q.step:,}?")
             if q.qid in mine:
                 c = mine[q.qid]
                 st.success(
@@ -821,11 +819,18 @@ def student_page():
             key="room_student_fig",
             config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
         )
+        right.caption(
+            "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
+            "region is where CIM to s1 is at most V."
+        )
         m = view.live_metrics(score_noise=view_of(q.state)["sn"])
         right.caption(
             f"{m['samples seen']:,} of {len(view.stream):,} samples seen · {m['stage']} · {m['nodes']} nodes · "
             f"{m['clusters']} clusters · V = {_fmt(view.model.threshold_ if view.t else float('nan'))}"
         )
+        with right:
+            _student_score(code, sid)
+            explore_button(p)
     elif q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
         view = run.view(t)
         c = mine.get(q.qid)
@@ -849,6 +854,17 @@ def student_page():
         draw_step(run.view(t), view_of(state), key="room_student_fig")
         st.caption("You see the teacher's step. It follows the teacher by itself.")
     watch(code, p.version)
+
+
+def explore_button(p, where=st):
+    if where.button(
+        "Explore freely",
+        key="b_room_explore",
+        width="stretch",
+        help="Step on your own; come back with Follow the teacher.",
+    ):
+        go = {k: v for k, v in p.state.items() if k not in ("quiz", "teach")}
+        st.switch_page("pages/playground.py", query_params=go)
 
 
 def _my_answers(code, sid):
@@ -910,6 +926,7 @@ def answer_form(code, sid, q):
 
 # ------------------------------------------------------------------ the page
 code = arrive()
+keep_browser_cookie()
 r = role()
 if r == "teacher" and st.session_state.pop("room_cookie_due", False):
     remember_teacher(st.session_state.room_code, st.session_state.room_token)

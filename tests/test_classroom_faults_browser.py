@@ -1,0 +1,167 @@
+"""The classroom's survival in a real browser: a teacher's reload (the cookie), the teacher link copied but
+never shown, a student's link opened in a second browser, a phone's screen, and a Redis killed for real while
+the teacher's page is open. Screenshots go to test-output/screenshots/ (look at them)."""
+
+import os
+import time
+
+import pytest
+from classroom_servers import RedisServer, redis_binary
+from test_browser import _chromium, _start_server, _stop, _wait_idle
+from test_classroom_browser import ARGS, _shot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def sqlite_server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("classroom_faults")
+    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL="sqlite:///" + str(folder / "c.sqlite3")))
+    yield url
+    _stop(proc)
+
+
+@pytest.fixture
+def browser():
+    path = _chromium()
+    if path is None:
+        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _page(browser, width=1400, height=900, **kw):
+    ctx = browser.new_context(viewport={"width": width, "height": height}, **kw)
+    page = ctx.new_page()
+    page.set_default_timeout(60000)
+    return page
+
+
+def _start(browser, url, **kw):
+    t = _page(browser, **kw)
+    t.goto(url + "/classroom")
+    _wait_idle(t)
+    t.get_by_role("button", name="Start a class").click()
+    t.get_by_text("Students open this link").wait_for()
+    _wait_idle(t)
+    return t, t.url.split("room=")[1][:6]
+
+
+def _join(browser, url, code, nick, **kw):
+    s = _page(browser, **kw)
+    s.goto(url + f"/classroom?room={code}")
+    _wait_idle(s)
+    s.get_by_role("textbox", name="Your nickname").fill(nick)
+    s.get_by_role("button", name="Join").click()
+    s.get_by_text("you are").first.wait_for()
+    _wait_idle(s)
+    return s
+
+
+def test_classroom_teacher_reload_keeps_control_and_the_link_is_copied_not_shown(browser, sqlite_server):
+    url = sqlite_server
+    t, code = _start(browser, url, permissions=["clipboard-read", "clipboard-write"])
+    assert "teacher=" not in t.url
+    t.reload()  # F5: a new session; the browser's cookie holds the token, the address does not
+    _wait_idle(t)
+    t.get_by_text(f"Class {code}").first.wait_for()
+    t.get_by_role("button", name="Ask the class", exact=False).wait_for()
+    assert "teacher=" not in t.url
+    # the teacher link: copied to the clipboard, never in the page's text
+    t.get_by_text("Class controls").click()
+    t.get_by_role("button", name="Copy the teacher link").click()
+    t.get_by_text("Copied").wait_for()
+    copied = t.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith(url + "/classroom?") and "teacher=" in copied
+    token = copied.split("teacher=")[1]
+    assert token not in t.locator("body").inner_text()
+    _shot(t, "60_classroom_teacher_after_reload_controls")
+    # the copied link works on another device; after a new link, it does not
+    other = _page(browser)
+    other.goto(copied)
+    _wait_idle(other)
+    other.get_by_role("button", name="Ask the class", exact=False).wait_for()
+    t.get_by_role("button", name="Make a new teacher link").click()
+    _wait_idle(t)
+    stale = _page(browser)
+    stale.goto(copied)
+    _wait_idle(stale)
+    stale.get_by_text("does not open any class").wait_for()
+    # the teacher who rotated keeps control through a reload (the cookie was renewed)
+    t.reload()
+    _wait_idle(t)
+    t.get_by_role("button", name="Ask the class", exact=False).wait_for()
+
+
+def test_classroom_student_link_in_a_second_browser_asks_first_and_the_first_is_told(browser, sqlite_server):
+    url = sqlite_server
+    t, code = _start(browser, url)
+    first = _join(browser, url, code, "Ann")
+    link = first.url
+    assert "me=" in link
+    first.reload()  # the same browser: no question asked
+    _wait_idle(first)
+    first.get_by_text("you are").first.wait_for()
+    second = _page(browser)
+    second.goto(link)
+    _wait_idle(second)
+    second.get_by_text("is open in another browser").wait_for()
+    _shot(second, "61_classroom_second_browser_asks")
+    second.get_by_role("button", name="Take over here").click()
+    second.get_by_text("you are").first.wait_for()
+    # the first page learns it within its presence note (every 10 s)
+    first.get_by_text("taken over by another browser").wait_for(timeout=30000)
+    _shot(first, "62_classroom_first_browser_told")
+
+
+def test_classroom_phone_shows_the_answer_buttons_without_scrolling(browser, sqlite_server):
+    url = sqlite_server
+    t, code = _start(browser, url)
+    phone = dict(width=390, height=844, is_mobile=True, has_touch=True, device_scale_factor=3)
+    s = _join(browser, url, code, "Pat", **phone)
+    t.get_by_role("button", name="Ask the class", exact=False).click()
+    s.get_by_role("button", name="Send my answer").wait_for()
+    _wait_idle(s)
+    s.evaluate("window.scrollTo(0, 0)")
+    _shot(s, "63_classroom_phone_question")
+    for name in ("Send my answer",):
+        box = s.get_by_role("button", name=name).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, box
+    first_choice = s.get_by_role("radiogroup").bounding_box()
+    chart = s.locator(".stPlotlyChart").first.bounding_box()
+    assert first_choice["y"] < chart["y"]  # the question comes before the chart
+    assert s.locator(".stPlotlyChart .modebar").count() == 0  # no toolbar over the legend
+
+
+def test_classroom_teacher_controls_come_back_by_themselves_after_redis_is_killed(browser, tmp_path):
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
+    redis = RedisServer(tmp_path / "redis", persist=True)
+    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL=redis.url))
+    try:
+        t, code = _start(browser, url)
+        s = _join(browser, url, code, "Ann")
+        t.reload()
+        _wait_idle(t)
+        ask = t.get_by_role("button", name="Ask the class", exact=False)
+        ask.wait_for()
+        redis.kill()
+        t.get_by_text("come back by themselves").wait_for(timeout=30000)
+        assert ask.count() == 0
+        s.get_by_text("cannot be reached").first.wait_for(timeout=30000)
+        student_text = s.locator("body").inner_text()
+        assert str(redis.port) not in student_text and "127.0.0.1" not in student_text
+        _shot(t, "64_classroom_teacher_redis_down")
+        redis = RedisServer(tmp_path / "redis", port=redis.port, persist=True)
+        back = time.monotonic()
+        ask.wait_for(timeout=15000)  # no click: the page's own check brings the controls back
+        took = time.monotonic() - back
+        _shot(t, "65_classroom_teacher_redis_back")
+        assert took < 15
+        s.get_by_text("cannot be reached").first.wait_for(state="detached", timeout=15000)
+    finally:
+        _stop(proc)
+        redis.stop()
