@@ -434,6 +434,41 @@ def test_continual_page_paper_stream_row_one(convention):
     assert len(at.dataframe[0].value) == 3
 
 
+def _radio_shown(radio):
+    """The option a browser shows for a radio it draws afresh: the value the server sends with it, else the
+    first option (a browser forgets a widget that a run did not draw)."""
+    return radio.proto.raw_value if radio.proto.set_value else radio.proto.options[radio.proto.default]
+
+
+def test_continual_convention_radio_shows_what_the_numbers_follow_after_a_stream_change():
+    """Iris under the text's convention, then the paper's stream and Run (a run in between stops before the
+    radio): the radio shows the text's convention, as every number does; toggling it then changes every number
+    (the paper's stream #1 → #6: BWT (NMI) +0.014 published, −0.190 under the text)."""
+    at = _page("pages/continual.py")
+    at.radio(key="w_cl_src").set_value("builtin").run()
+    at.selectbox(key="w_cl_builtin").set_value("iris").run()
+    at.button(key="b_cl_run").click().run()
+    at.radio(key="w_cl_convention").set_value("text").run()
+    at.radio(key="w_cl_src").set_value("paper").run()  # no result for this stream yet: the page stops early
+    at.button(key="b_cl_run").click().run()
+    assert not at.exception
+    radio = at.radio(key="w_cl_convention")
+    assert _radio_shown(radio) == "The paper's text (scikit-learn's scores)"
+    _check_continual_numbers(at, "text")
+    s = nonstationary_stream(make_paper2d(1500, noise_fraction=0.1, seed=0), order=list(range(6)), seed=0)
+    res = continual_run(s)
+    for convention in ("paper", "text", "paper"):
+        at.radio(key="w_cl_convention").set_value(convention).run()
+        assert not at.exception
+        shown = _radio_shown(at.radio(key="w_cl_convention"))
+        assert shown.startswith("The paper's published" if convention == "paper" else "The paper's text")
+        _check_continual_numbers(at, convention)
+        metrics = {m.label: m.value for m in at.metric}
+        want = res.scores(convention)
+        assert metrics["BWT (NMI)"] == f"{want['bwt_nmi']:+.3f}" and metrics["AI (ARI)"] == f"{want['ai_ari']:.3f}"
+    assert f"{res.scores('paper')['bwt_nmi']:+.3f}" == "+0.014" and f"{res.scores('text')['bwt_nmi']:+.3f}" == "-0.190"
+
+
 def test_compare_page_steps_together():
     at = _page("pages/compare.py")
     assert at.multiselect(key="w_cmp_algos").value == ["CAE", "CAEA", "SOINN+", "TCA"]
