@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data import Dataset
 from ..data.fetch import authors_2d_path, default_folder
 from . import against_paper as cmp
 from . import figures
@@ -48,6 +49,12 @@ def _header(kind, a, extra=""):
 
 
 # ------------------------------------------------------------------ studies
+def _source(f):
+    """What a job loads: a :class:`~cae.data.Dataset` as it is (the built-in Iris of a quick run with
+    nothing fetched), else the path of a CSV as text."""
+    return f if isinstance(f, Dataset) else str(f)
+
+
 def _merge_update(df, out, name, keys):
     """``--update``: the rows of ``df``'s algorithms replace theirs in ``out/name.csv``; the other rows stay.
 
@@ -139,7 +146,10 @@ def study_noise(environments, levels, algorithms, runs, seed, n_per_class, data_
 
 def study_realworld(environment, files, algorithms, runs, seed, scaling, jobs, out, quiet, update=False):
     args = [
-        (str(f), environment, r, seed, scaling, alg, var) for f in files for alg, var in algorithms for r in range(runs)
+        (_source(f), environment, r, seed, scaling, alg, var)
+        for f in files
+        for alg, var in algorithms
+        for r in range(runs)
     ]
     df = run_jobs(realworld_job, args, label=f"real-world {environment}", **jobs)
     metrics = ["nmi", "ari", "n_nodes", "n_clusters"]
@@ -177,7 +187,7 @@ def study_realworld(environment, files, algorithms, runs, seed, scaling, jobs, o
 
 def study_lambda(files, environments, lambdas, runs, seed, scaling, jobs, out, quiet, name="lambda_validity"):
     args = [
-        (str(f), lam, r, seed, scaling, env)
+        (_source(f), lam, r, seed, scaling, env)
         for env in environments
         for f in files
         for lam in [None] + lambdas
@@ -203,7 +213,7 @@ def study_lambda(files, environments, lambdas, runs, seed, scaling, jobs, out, q
 
 def study_runtime(files, environments, runs, seed, scaling, out, quiet):
     # timed one job at a time: parallel jobs on 2 cores would time each other
-    args = [(str(f), r, seed, scaling, env) for env in environments for f in files for r in range(runs)]
+    args = [(_source(f), r, seed, scaling, env) for env in environments for f in files for r in range(runs)]
     df = run_jobs(runtime_job, args, n_jobs=1, label="runtime", progress=not quiet)
     write_study(
         df,
