@@ -132,6 +132,11 @@ def panel(pg, score_noise=False):
             if score_noise
             else "; the uniform noise is learned but not scored, as in the paper"
         )
+    if m["single class"]:
+        note += (
+            "; one class so far, scored 1 as in the paper's published numbers (the Continual learning page's "
+            "convention: scikit-learn's 0 or 1 would flip as clusters split and merge)"
+        )
     return {
         "metrics": metrics,
         "note": note + ".",
