@@ -245,6 +245,23 @@ def test_upload_a_bad_cell_offers_dropping_its_row():
     assert not at.exception and {m.label: m.value for m in at.metric}["Rows learned"] == "19"
 
 
+def test_upload_says_at_once_which_column_is_out_of_the_features_and_why():
+    """Before the offer is taken, the page says that petal is out of the features, which cell keeps it out
+    (line 8 holds 'abc') and what the box does; the count of rows and features says it too. Once the cells
+    are treated as missing, both go."""
+    at = _page("pages/upload.py")
+    data = (CORPUS / "33_one_bad_cell.csv").read_bytes()
+    at.file_uploader(key="w_upload").set_value(("flowers.csv", data, "text/csv")).run()
+    assert not at.exception
+    warning = next(w.value for w in at.warning if "left out of the features" in w.value)
+    assert warning.startswith("Column petal is left out of the features: it is read as text because line 8 holds")
+    assert "'abc', not a number" in warning and "Tick the box below" in warning
+    assert any(t.value == "20 rows × 1 features; left out, cells not numbers: petal" for t in at.text)
+    at.checkbox(key="w_unparsable").check().run()
+    assert not any("left out of the features" in w.value for w in at.warning)
+    assert not any("left out" in t.value for t in at.text)
+
+
 def test_upload_bad_cells_are_shown_escaped():
     at = _page("pages/upload.py")
     rows = "".join(f"{i},{i % 3}\n" for i in range(12))
