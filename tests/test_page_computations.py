@@ -486,6 +486,36 @@ def test_continual_convention_radio_shows_what_the_numbers_follow_after_a_stream
     assert f"{res.scores('paper')['bwt_nmi']:+.3f}" == "+0.014" and f"{res.scores('text')['bwt_nmi']:+.3f}" == "-0.190"
 
 
+def _chart_spec(at, key):
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-" + key)).proto.spec)
+
+
+def test_compare_names_only_the_chosen_algorithms_and_labels_the_stage_lines():
+    """Without AutoCloud, neither the traces chart nor the table's caption mentions it; with it, both do. Each
+    dashed stage line is labelled with the stage it starts; while one class is seen, the caption says it scores 1."""
+    at = _page("pages/compare.py")
+    at.number_input(key="w_cmp_stepn").set_value(300).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    spec = _chart_spec(at, "cmp_traces")
+    texts = [a["text"] for a in spec["layout"]["annotations"]]
+    assert texts[:2] == ["#nodes", "#clusters"]  # the subplot titles
+    assert texts[2:] == [f"→ stream #{k}" for k in range(2, 7)]
+    caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
+    assert "AutoCloud" not in caption and "AutoCloud" not in json.dumps(spec)
+    assert "One class so far: it scores 1" in caption
+    assert "λ belongs to CAE and CAEA only (— for SOINN+ and TCA)" in caption
+    at.multiselect(key="w_cmp_algos").set_value(["CAE", "AutoCloud"]).run()
+    at.number_input(key="w_cmp_stepn").set_value(2000).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    texts = [a["text"] for a in _chart_spec(at, "cmp_traces")["layout"]["annotations"]]
+    assert texts[0] == "#nodes (AutoCloud: #clouds)"
+    caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
+    assert "AutoCloud has clouds, not nodes" in caption and "V and λ belong to CAE only (— for AutoCloud)" in caption
+    assert "One class so far" not in caption
+
+
 def test_compare_page_steps_together():
     at = _page("pages/compare.py")
     assert at.multiselect(key="w_cmp_algos").value == ["CAE", "CAEA", "SOINN+", "TCA"]
