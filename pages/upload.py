@@ -31,6 +31,8 @@ upload = c1.file_uploader(
 )
 samples = sorted(p.name for p in SAMPLES.glob("*.csv"))
 sample = c2.selectbox("…or try a sample file", samples, key="w_sample_name")
+if sample in your_data.SAMPLE_NOTES:
+    c2.caption(your_data.SAMPLE_NOTES[sample])
 if c2.button("Use this sample", key="b_sample"):
     st.session_state.up_sample = sample
 if upload is not None:

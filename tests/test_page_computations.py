@@ -225,6 +225,23 @@ def test_upload_iris_in_file_order_names_the_cause():
     assert not any("sorted by class" in w.value for w in at.warning)
 
 
+def test_upload_the_class_sorted_iris_sample_runs_the_lesson():
+    """sample_data/iris_sorted_by_class.csv, chosen on the page: its note says what it is for, the label column
+    species is found, and learning it in file order gives the advice about rows sorted by class (150 clusters)."""
+    at = _page("pages/upload.py")
+    at.selectbox(key="w_sample_name").set_value("iris_sorted_by_class.csv").run()
+    assert any(c.value.startswith("Iris as it is distributed: 50 setosa") for c in at.caption)
+    at.button(key="b_sample").click().run()
+    assert not at.exception
+    assert next(s for s in at.selectbox if s.label == "Label column (optional)").value == "species"
+    at.button(key="b_learn").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["#clusters"] == "150"
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "The rows are sorted by class: the label column species comes in 3 blocks" in warning
+
+
 def test_upload_a_bad_cell_offers_dropping_its_row():
     """One "abc" in a numeric column: the page says which cell, and offers to read it as missing and drop the row."""
     at = _page("pages/upload.py")

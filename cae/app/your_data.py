@@ -31,7 +31,19 @@ __all__ = [
     "model_bytes",
     "run_config",
     "data_hash",
+    "columns_left_out",
+    "SAMPLE_NOTES",
 ]
+
+
+#: what each file of ``sample_data/`` is for, shown under the page's sample chooser
+SAMPLE_NOTES = {
+    "iris_sorted_by_class.csv": "Iris as it is distributed: 50 setosa, then 50 versicolor, then 50 virginica. "
+    "Learned in file order, CAE makes every row its own cluster; the page names the cause and tries random order "
+    "(the lesson on class-sorted files).",
+    "paper2d_sample.csv": "The paper's six 2-D distributions with 10 % uniform noise, rows shuffled.",
+    "blobs3d_sample.csv": "Three-dimensional blobs, rows shuffled: the view is a PCA projection.",
+}
 
 
 def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
