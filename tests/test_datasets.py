@@ -86,8 +86,7 @@ def test_load_labelled_csv_numeric_labels_sorted():
 
 
 def test_real_world_datasets_load():
-    folder = shared_path("datasets")
-    d = load_labelled_csv(folder / "iris.csv")
+    d = load_labelled_csv(shared_path("datasets", "iris.csv"))
     assert d.X.shape == (150, 4) and len(d.class_names) == 3
 
 
