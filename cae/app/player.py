@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .stepper import SINGLE_CLASS_NOTE
+
 __all__ = [
     "FRONTEND",
     "PlaySession",
@@ -133,10 +135,7 @@ def panel(pg, score_noise=False):
             else "; the uniform noise is learned but not scored, as in the paper"
         )
     if m["single class"]:
-        note += (
-            "; one class so far, scored 1 as in the paper's published numbers (the Continual learning page's "
-            "convention: scikit-learn's 0 or 1 would flip as clusters split and merge)"
-        )
+        note += "; " + SINGLE_CLASS_NOTE
     return {
         "metrics": metrics,
         "note": note + ".",

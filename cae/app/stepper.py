@@ -38,6 +38,13 @@ PLACED_LABEL = -1
 DRAWN_LABEL = -2
 
 
+#: what the pages say beside NMI/ARI while one class has been seen (see :meth:`Stepper.live_metrics`)
+SINGLE_CLASS_NOTE = (
+    "one class so far, scored 1 as in the paper's published numbers (the Continual learning page's convention: "
+    "scikit-learn's 0 or 1 would flip as clusters split and merge)"
+)
+
+
 class Drawing(NamedTuple):
     """Stream positions ``start`` .. ``start + count - 1`` are drawn uniformly from the union of ``regions``."""
 
