@@ -1072,6 +1072,7 @@ def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500,
             xanchor="left",
             yanchor="top",
             font=dict(size=12),
+            bgcolor="rgba(255,255,255,0.85)",  # readable over the traces
         )
     fig.update_layout(
         height=height,
