@@ -3,7 +3,7 @@
 ::
 
     python -m cae.data fetch [--to DIR] [--names iris,letter] [--from DIR] [--force]
-    python -m cae.data check [DIR]
+    python -m cae.data check [DIR] [--names iris,pima]   # exits 1 when any is missing or different
     python -m cae.data sample_data [FOLDER]
 """
 
