@@ -89,8 +89,19 @@ def main(argv=None):
     from .data.fetch import default_folder
 
     default_skin = default_folder() / "skin.csv"
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=10)
+    ap = argparse.ArgumentParser(
+        prog="python -m cae.bench",
+        description="Speed and memory benchmark: microseconds per sample (best of --repeat runs, warm compiled "
+        "kernels) for the streams the README quotes, and peak memory.",
+        epilog="python -m cae.bench --peers [its options] times CAE beside River's and scikit-learn's streaming "
+        "clusterers instead (python -m cae.bench --peers --help lists its options).",
+    )
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="run the peer comparison instead (cae.bench_peers; the options after it are its own)",
+    )
+    ap.add_argument("--repeat", type=int, default=10, help="runs of each timing; the best is kept (default 10)")
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
     ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
     ap.add_argument("--algorithms", action="store_true", help="also time every registered algorithm")

@@ -38,6 +38,20 @@ def ensure_entrypoint(page_file):
         st.rerun()
 
 
+def keep_value(key, default):
+    """Keep the widget ``key``'s value across runs that end before it is drawn; call it just before the widget.
+
+    A run that stops (``st.stop()``) before a widget is drawn keeps the widget's value on the server, but the
+    browser forgets the widget: drawn again, it would show its first option while the page follows the kept
+    value. Setting the value through the Session State API every run makes the browser show the value the
+    page uses; a copy under another key brings it back after a full run without the widget.
+    """
+    copy = f"_kept_{key}"
+    value = st.session_state.get(key, st.session_state.get(copy, default))
+    st.session_state[key] = st.session_state[copy] = value
+    return value
+
+
 def render_blocks(blocks):
     """Show explanation blocks (our own text and numbers; nothing from a file)."""
     for kind, content in blocks:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
+from cae.app.stepper import SINGLE_CLASS_NOTE
 from cae.app.streams import SOURCES
 from cae.classroom import names
 from cae.classroom import room as roomlib
@@ -131,6 +132,8 @@ def step_numbers(view, toggles, last_step=True):
     b.metric("ARI", _fmt(m["ARI"]))
     a.metric("λ", _fmt(view.model.deletion_interval_ if view.t else None))
     b.metric("V", _fmt(view.model.threshold_ if view.t else float("nan")))
+    if m["single class"]:
+        st.caption("NMI/ARI: " + SINGLE_CLASS_NOTE + ".")
     if last_step and view.record is not None:
         st.markdown(f"**Last step** · {headline(view.record)}")
 

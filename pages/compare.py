@@ -3,7 +3,7 @@
 import streamlit as st
 
 from cae.app import figures
-from cae.app.lockstep import Lockstep, display_table
+from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_titles
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, message, slow_hint
@@ -121,20 +121,17 @@ for r in range(0, len(items), per_row):
                 )
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
 st.dataframe(display_table(ls.metrics(score_noise=score_noise)), hide_index=True)  # "—": no such quantity
-st.caption(
-    "NMI/ARI on the samples seen so far"
-    + (
-        ", the noise counted as a class of its own."
-        if score_noise
-        else ", the uniform noise learned but not scored (as in the paper)."
-    )
-    + " AutoCloud has clouds, not nodes (#nodes —); V and λ belong to CAE and CAEA."
-)
+algorithms = [ls.runs[label][0] for label in ls.playgrounds]
+st.caption(metrics_caption(algorithms, score_noise, one_class=ls.one_class_so_far(score_noise)))
 if ls.t:
     series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
     st.plotly_chart(
         figures.compare_figure(
-            series, ("#nodes (AutoCloud: #clouds)", "#clusters"), stage_starts=ls.stream.stage_starts, height=460
+            series,
+            traces_titles(algorithms),
+            stage_starts=ls.stream.stage_starts,
+            stage_names=ls.stream.stage_names,
+            height=460,
         ),
         key="cmp_traces",
     )

@@ -17,7 +17,7 @@ from cae.data import (
 from cae.data.csvio import scale
 from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
-from pages._common import algorithm_picker, ensure_entrypoint, message, show_notices, slow_hint
+from pages._common import algorithm_picker, ensure_entrypoint, keep_value, message, show_notices, slow_hint
 from pages._playground_session import lesson_link, link_is_new, remember_link
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -162,6 +162,7 @@ if got is None or got[0] != key:
     st.stop()
 _, res, stream = got
 
+keep_value("w_cl_convention", "paper")  # drawn only once there is a result: the browser must show what is used
 convention = st.radio(
     "Convention",
     list(CONVENTIONS),
@@ -214,6 +215,7 @@ if one.any():
         )
     )
 
+keep_value("w_cl_metric", "NMI")
 which = st.radio("Matrix", ["NMI", "ARI"], horizontal=True, key="w_cl_metric")
 metric = which.lower()
 R = res.matrix(metric, convention)
@@ -244,6 +246,7 @@ with h[0]:
     )
 with h[1]:
     st.markdown("**Each stage alone (rows) after stage j (columns)**")
+    keep_value("w_cl_stage_view", "metric")
     by_share = (
         st.radio(
             "Each stage alone, scored by",

@@ -52,7 +52,9 @@ def _download(fig, name, key):
 
 @st.cache_data(show_spinner=False)
 def _comparison(path, mtime):
-    return pd.read_csv(path, keep_default_na=True).fillna({"mark": "", "mark_abs": "", "note": "", "stage": ""})
+    return pd.read_csv(path, keep_default_na=True).fillna(
+        {"mark": "", "mark_abs": "", "note": "", "stage": "", "beside": ""}
+    )
 
 
 @st.cache_data(show_spinner=False)
@@ -106,6 +108,11 @@ with tabs[0]:
                         "Our noise study (tab *Noise robustness*) measures how the merges depend on the amount "
                         "of noise, for every algorithm."
                     )
+        if table == "synthetic stationary":
+            note = against_paper.stationary_caea_note(df)
+            if note:
+                with st.container(border=True, key="ex_cmp_caea_note"):
+                    st.markdown(note)
         st.dataframe(shown.drop(columns=["table"]).round(4), hide_index=True, key="ex_cmp_rows")
         st.download_button(
             "Download the comparison (CSV)",

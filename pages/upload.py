@@ -31,6 +31,8 @@ upload = c1.file_uploader(
 )
 samples = sorted(p.name for p in SAMPLES.glob("*.csv"))
 sample = c2.selectbox("…or try a sample file", samples, key="w_sample_name")
+if sample in your_data.SAMPLE_NOTES:
+    c2.caption(your_data.SAMPLE_NOTES[sample])
 if c2.button("Use this sample", key="b_sample"):
     st.session_state.up_sample = sample
 if upload is not None:
@@ -69,6 +71,17 @@ for w in report.warnings:
 if report.unparsable_cells:  # a few cells that are not numbers in a column of numbers
     n_cells = sum(len(v) for v in report.unparsable_cells.values())
     rows = report.unparsable_rows
+    for col, line, text, more in your_data.columns_left_out(report):  # said at once, before any offer is taken
+        message(
+            "warning",
+            "Column {} is left out of the features: it is read as text because line {} holds {}, not a number"
+            + (f" (and {more:,} more cell{'s' if more > 1 else ''})" if more else "")
+            + ". Tick the box below to treat such cells as missing: the column becomes a feature and those rows "
+            "are dropped.",
+            col,
+            str(line),
+            repr(text),
+        )
     st.checkbox(
         f"Treat the {n_cells:,} unparsable cell{'s' if n_cells > 1 else ''} as missing and drop "
         f"{'those' if rows > 1 else 'that'} {rows:,} row{'s' if rows > 1 else ''}",
@@ -129,6 +142,9 @@ if sel.rows_dropped:
     kept += (
         f" ({sel.rows_dropped:,} dropped: " + ", ".join(f"{v:,} with {k}" for k, v in sel.drop_reasons.items()) + ")"
     )
+out = [c[0] for c in your_data.columns_left_out(report)]
+if out:
+    kept += f"; left out, cells not numbers: {', '.join(out)}"
 st.text(kept)
 for w in sel.warnings:
     message("warning", "{}", w)

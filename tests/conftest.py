@@ -5,18 +5,72 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# The project's reference files (spec, golden traces, the paper, its datasets) beside the repository. A clone
-# has none: CAE_TEST_SHARED=none (or any folder that does not exist) runs the suite as it runs there.
+# The project's reference files (its specification, golden traces, the paper's text and a copy of the paper's
+# datasets), kept outside the repository in a folder "shared" beside it; $CAE_TEST_SHARED names another. A clone
+# has none: CAE_TEST_SHARED=none (or any folder that does not exist) runs the suite as it runs there. The paper's
+# datasets are also found where `python -m cae.data fetch` saves them (the per-user data folder).
 SHARED = Path(os.environ.get("CAE_TEST_SHARED") or ROOT.parent / "shared")
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: how to get the project's reference files, for the skip messages
+REFERENCE_HOWTO = (
+    "the project's reference files (its specification, golden traces and the paper's text) are not in the "
+    "repository: set CAE_TEST_SHARED to the folder that holds them (spec/, golden/, paper/, data/, datasets/)"
+)
+
+
+def fetched_folder():
+    """Where ``python -m cae.data fetch`` saves the paper's datasets (``$CAE_EXPLORER_DATA``, else the per-user
+    data folder); nothing is created."""
+    from cae.data.fetch import default_folder
+
+    return default_folder()
+
+
+def _paper_data(parts):
+    """Where the paper's dataset ``parts`` (under ../shared) may also be, once fetched, and how to fetch it;
+    None for a reference file."""
+    from cae.data import fetch as F
+
+    if len(parts) == 2 and parts[0] == "datasets" and parts[1].endswith(".csv"):
+        stem = parts[1][: -len(".csv")]
+        if stem in F.PAPER_DATASETS:
+            return fetched_folder() / parts[1], f"python -m cae.data fetch --names {stem}"
+    if tuple(parts) == ("data", F.PAPER2D_FILE):
+        return F.authors_2d_path(fetched_folder()), f"python -m cae.data fetch --names {F.AUTHORS_2D.stem}"
+    return None
 
 
 def shared_path(*parts):
-    """A path under ../shared, or skip the test when it is absent."""
+    """One of the paper's datasets or a reference file (a path under $CAE_TEST_SHARED, by default ../shared);
+    else the paper's dataset where ``python -m cae.data fetch`` saved it; else skip, saying how to get it."""
     p = SHARED.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"{p} is not available")
-    return p
+    if p.exists():
+        return p
+    data = _paper_data(parts)
+    if data is None:
+        pytest.skip(f"needs {'/'.join(parts)}: {REFERENCE_HOWTO}")
+    fetched, command = data
+    if fetched.exists():
+        return fetched
+    pytest.skip(f"needs {fetched.name}, one of the paper's datasets: run `{command}` (it saves to {fetched.parent})")
+
+
+def paper_datasets_folder():
+    """A folder with every one of the paper's 12 datasets and the authors' 2-D file (``data/`` under
+    $CAE_TEST_SHARED, or the fetched folder's ``paper2d/``): ``(datasets folder, folder of the 2-D file)``;
+    skip, saying how to get them, when neither holds all of them."""
+    from cae.data import fetch as F
+
+    candidates = [
+        (SHARED / "datasets", SHARED / "data"),
+        (fetched_folder(), F.authors_2d_path(fetched_folder()).parent),
+    ]
+    for folder, data in candidates:
+        if all((folder / d.filename).exists() for d in F.PAPER_DATASETS.values()) and (data / F.PAPER2D_FILE).exists():
+            return folder, data
+    pytest.skip(
+        f"needs all of the paper's datasets: run `python -m cae.data fetch` (it saves them to {fetched_folder()})"
+    )
 
 
 def load_golden_input(case_dir):

@@ -59,3 +59,13 @@ def test_partial_scoring_is_marked(tmp_path):
     pd.DataFrame(rows).to_csv(tmp_path / "p.csv", index=False)
     table = bench_peers.markdown(tmp_path / "p.csv")
     assert "| 0.500 † |" in table and "4.5×" in table and "† labelled and scored on 1,000 random samples" in table
+
+
+def test_bench_help_names_its_command_and_peers():
+    """``python -m cae.bench --help`` says how it is typed (not ``bench.py``) and lists the README's ``--peers``."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "cae.bench", "--help"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m cae.bench [-h] [--peers]")
+    assert "--peers               run the peer comparison instead" in r.stdout

@@ -478,6 +478,37 @@ def test_continual_and_compare_pages(server, browser):
     ctx.close()
 
 
+def test_continual_convention_radio_after_a_stream_change(server, browser):
+    """Iris under the text's convention, then the paper's stream and Run: the radio the browser shows is the
+    text's, as the numbers are (before: it showed the published convention beside BWT −0.190, and clicking it did
+    nothing); clicking the published convention then gives its BWT, +0.014."""
+    ctx, page = _page(browser)
+    page.goto(server + "/continual?stream=iris&order=0,1,2&seed=0")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("AI (NMI)", exact=True).wait_for()
+    _wait_idle(page)
+    page.get_by_text("The paper's text (scikit-learn's scores)").click()
+    _wait_idle(page)
+    page.get_by_text("Paper 2-D stream #1 → #6").click()
+    _wait_idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("BWT (NMI)", exact=True).wait_for()
+    _wait_idle(page)
+    text = page.get_by_role("radio", name="The paper's text (scikit-learn's scores)")
+    published = page.get_by_role("radio", name="The paper's published numbers (a single class scores 1)")
+    _scroll_to(page, page.get_by_text("BWT (NMI)", exact=True))
+    _shot(page, "continual_convention_after_stream_change")
+    assert text.is_checked() and not published.is_checked()
+    assert _metric(page, "BWT (NMI)") == "-0.190"
+    assert page.get_by_text("Everything on this page follows the paper's text").count() == 1
+    page.get_by_text("The paper's published numbers (a single class scores 1)").click()
+    _wait_idle(page)
+    assert published.is_checked() and _metric(page, "BWT (NMI)") == "+0.014"
+    assert page.get_by_text("Everything on this page follows the paper's published numbers").count() == 1
+    ctx.close()
+
+
 def test_direct_link_to_a_page_on_a_fresh_server(browser):
     """The first request a server sees is a link to a page, not to the home page."""
     port = _free_port()

@@ -80,6 +80,9 @@ def test_classroom_teacher_and_three_students(classroom):
         assert _seen(s) == 300 and not s.exception
     pg = teacher.session_state.pg
     assert _metric(students[0], "#nodes") == str(len(pg.model.nodes_))
+    # stream #1 alone: one class, scored 1 as on the Playground, and the students' page says why
+    assert _metric(students[0], "NMI") == "1.000"
+    assert any(c.value.startswith("NMI/ARI: one class so far, scored 1") for c in students[0].caption)
 
     # the question: asked at step 301; three different answers
     teacher.switch_page("pages/classroom.py").run()

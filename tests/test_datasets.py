@@ -86,8 +86,7 @@ def test_load_labelled_csv_numeric_labels_sorted():
 
 
 def test_real_world_datasets_load():
-    folder = shared_path("datasets")
-    d = load_labelled_csv(folder / "iris.csv")
+    d = load_labelled_csv(shared_path("datasets", "iris.csv"))
     assert d.X.shape == (150, 4) and len(d.class_names) == 3
 
 
@@ -99,6 +98,25 @@ def test_sample_data_files_are_reproducible():
     for name in SAMPLE_FILES:
         on_disk = pd.read_csv(ROOT / "sample_data" / name)
         pd.testing.assert_frame_equal(on_disk, sample_frame(name), check_exact=False, rtol=0, atol=1e-12)
+
+
+def test_the_class_sorted_iris_sample_reads_through_the_apps_reader():
+    """sample_data/iris_sorted_by_class.csv is scikit-learn's Iris with the built-in Iris's column names, read by
+    the app's CSV reader as 4 numeric features and a text species column, its rows in 3 blocks of 50 by class."""
+    from conftest import ROOT
+    from sklearn.datasets import load_iris
+
+    from cae.data import load_builtin
+    from cae.data.csvio import read_csv
+
+    table, report = read_csv((ROOT / "sample_data" / "iris_sorted_by_class.csv").read_bytes())
+    d = load_builtin("iris")
+    assert table.numeric_columns == d.feature_names and table.text_columns == ["species"]
+    assert not report.warnings and not report.unparsable_cells
+    species = table.frame["species"].tolist()
+    assert species == [name for name in d.class_names for _ in range(50)]  # sorted by class
+    sel = table.select(d.feature_names)
+    np.testing.assert_array_equal(sel.X, load_iris().data)  # the rows as scikit-learn has them (already sorted)
 
 
 def test_python_m_cae_data_rewrites_sample_data_exactly(tmp_path):

@@ -349,6 +349,60 @@ def test_comparison_marks_by_hand(tmp_path):
     assert "| Iris | 0.300 (0.400) ~ | 0.500 (0.500) ✓ | 0.600 (0.500) ✓ |" in table  # no paper row: no column
 
 
+def test_caea_stationary_synthetic_row_is_ne_with_the_authors_code_and_lambda_200_beside(tmp_path):
+    """CAEA's stationary synthetic row (432.3 nodes at λ = 50) is n/e, not ✗: the authors' CAEA_Train.m under the
+    stated protocol gives 191.2 nodes, as ours does; its numbers and our CAEA(λ=200) run (from the study's CSV,
+    never typed) stand beside. CAE's row in the same table keeps its mark."""
+    paper, ours = _fake_paper(tmp_path)
+    pd.DataFrame(
+        [
+            ("stationary", "all", "n_nodes", "CAEA", 432.3, 82.3),
+            ("stationary", "all", "NMI", "CAEA", 0.998, 0.0),
+            ("stationary", "all", "NMI", "CAE", 0.907, 0.254),
+        ],
+        columns=["environment", "stage", "metric", "algorithm", "mean", "std"],
+    ).to_csv(paper / "synthetic.csv", index=False)
+    rows = [
+        {"algorithm": a, "run": r, "stage": "all", "nmi": v, "ari": v, "n_nodes": n, "n_clusters": 6}
+        for a, v, n in (("CAEA", 0.88, 160), ("CAE", 0.97, 260), ("CAEA(λ=200)", 0.998, 430))
+        for r in range(2)
+    ]
+    rows[-1]["n_nodes"] = 440
+    pd.DataFrame(rows).to_csv(ours / "synthetic_stationary.csv", index=False)
+    df = cmp.build_comparison(ours, paper)
+    row = df.set_index(["table", "stage", "metric", "algorithm"]).sort_index()
+    nodes = row.loc[("synthetic stationary", "all", "n_nodes", "CAEA")]
+    assert nodes["mark"] == "n/e" and "authors' own CAEA_Train.m" in nodes["note"]
+    assert (nodes["reference_mean"], nodes["reference_std"]) == (191.2, 40.7)
+    assert nodes["beside"] == "CAEA(λ=200)" and nodes["beside_mean"] == 435.0 and nodes["ours_mean"] == 160.0
+    nmi = row.loc[("synthetic stationary", "all", "NMI", "CAEA")]
+    assert nmi["mark"] == "n/e" and nmi["reference_mean"] == 0.905 and nmi["beside_mean"] == pytest.approx(0.998)
+    cae = row.loc[("synthetic stationary", "all", "NMI", "CAE")]
+    assert cae["mark"] == "✓" and cae["beside"] == "" and np.isnan(cae["beside_mean"])
+    assert "CAEA(λ=200)" not in set(df["algorithm"])  # beside its row, not a row of its own
+    md = cmp.comparison_markdown(df)
+    assert "| all | CAEA | 432.3 (82.3) | 191.2 (40.7) | 160.0 (0.0) ×2 | CAEA(λ=200): 435.0 (7.1) |" in md
+    assert "*authors' code*: CAEA_Train.m (Masuyama-lab/CAEAC)" in md
+    note = cmp.stationary_caea_note(df)
+    assert note.startswith("Synthetic, stationary, CAEA: its 2 rows are marked n/e, not explained")
+    assert "| #nodes | 432.3 (82.3) | 191.2 (40.7) | 160.0 (0.0) | 435.0 (7.1) |" in note
+    counts = cmp.summary_counts(df).set_index(["table", "algorithm"])
+    assert counts.loc[("synthetic stationary", "CAEA"), ["compared", "✗", "n/e"]].tolist() == [0, 0, 2]
+
+
+def test_paper_runs_caea_at_lambda_200_beside_the_stationary_synthetic_study():
+    """``paper`` runs CAEA(λ=200) in the stationary synthetic study whenever CAEA is chosen (the parser's
+    λ variant: the paper's setting with λ set)."""
+    from cae.experiments.cli import SYNTHETIC_STATIONARY_BESIDE
+    from cae.experiments.protocol import make_model, parse_algorithms
+
+    assert parse_algorithms(SYNTHETIC_STATIONARY_BESIDE[("CAEA", "paper")]) == [("CAEA", "λ=200")]
+    _, params = make_model("CAEA", "synthetic", "stationary", "λ=200")
+    assert params == {"deletion_interval": 200, "max_edge_age": 30}
+    row = ex.synthetic_job("stationary", 0, 0, "CAEA", "λ=200", n_per_class=300)[0]
+    assert row["algorithm"] == "CAEA(λ=200)" and '"deletion_interval": 200' in row["params"]
+
+
 def test_statistics_by_hand(tmp_path):
     paper, ours = _fake_paper(tmp_path)
     df = cmp.build_comparison(ours, paper)

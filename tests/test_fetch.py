@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, SHARED, shared_path
+from conftest import REFERENCE_HOWTO, ROOT, SHARED, paper_datasets_folder, shared_path
 
 from cae import presets
 from cae.data import fetch as F
@@ -87,7 +87,7 @@ def test_the_table_is_the_papers():
             assert len(d.source.classes) == d.classes == len(set(d.source.classes))
     tex = SHARED / "paper" / "cae-paper.tex"
     if not tex.exists():
-        pytest.skip(f"{tex} is not available (the sizes above were checked against the table)")
+        pytest.skip(f"needs paper/cae-paper.tex (the sizes above were checked without it): {REFERENCE_HOWTO}")
     table = {}
     for line in tex.read_text().splitlines():
         parts = [p.strip().replace(",", "") for p in line.strip().rstrip("\\").split("&")]
@@ -118,10 +118,10 @@ def test_the_writer_reproduces_our_files_byte_for_byte(stem, tmp_path):
 
 
 def test_check_folder_on_shared():
-    folder = shared_path("datasets")
+    folder, data = paper_datasets_folder()
     checks = F.check_folder(folder, list(F.PAPER_DATASETS))
     assert all(c.ok and c.identity == "identical" for c in checks.values())
-    c = F.check_file(shared_path("data", F.PAPER2D_FILE), F.AUTHORS_2D)
+    c = F.check_file(data / F.PAPER2D_FILE, F.AUTHORS_2D)
     assert c.ok and c.identity == "identical"
 
 
@@ -386,15 +386,37 @@ def test_fetch_from_a_local_folder_and_check(tmp_path):
     assert r.returncode != 0 and "unknown dataset nonsense" in r.stderr
 
 
+def test_check_ends_with_what_is_missing_and_how_to_get_it(tmp_path):
+    """``check`` on a folder with Iris alone exits 1 and its last line says 1 of 13, names the 12 missing, and
+    gives the command that gets them into that folder; a subset checks with --names."""
+    _iris(tmp_path)
+    r = _run("check", str(tmp_path))
+    assert r.returncode == 1
+    last = r.stdout.splitlines()[-1]
+    assert last.startswith(f"1 of 13 datasets as the paper has them in {tmp_path}; missing: ionosphere, pima,")
+    assert last.endswith(
+        f"paper2d. Run `python -m cae.data fetch --to {tmp_path}` to get them "
+        "(`python -m cae.data check --names iris,…` checks only some)."
+    )
+    F.write_labelled_csv(tmp_path / "pima.csv", np.zeros((3, 8)), [0, 1, 0])
+    r = _run("check", str(tmp_path), "--names", "iris,pima,yeast")
+    assert r.returncode == 1 and r.stdout.splitlines()[-1] == (
+        f"1 of 3 datasets as the paper has them in {tmp_path}; missing: yeast; not as the paper has them: pima. "
+        f"Run `python -m cae.data fetch --names yeast,pima --to {tmp_path}` to get them."
+    )
+    r = _run("check", str(tmp_path), "--names", "iris")
+    assert r.returncode == 0 and r.stdout.splitlines()[-1].startswith("All 1 dataset(s) checked are as the paper")
+
+
 def test_fetch_everything_from_shared(tmp_path):
     """The whole set from ../shared (what a machine without network but with the files does)."""
-    folder = shared_path("datasets")
-    r = _run("fetch", "--to", str(tmp_path), "--from", str(folder), "--from", str(SHARED / "data"))
+    folder, data = paper_datasets_folder()
+    r = _run("fetch", "--to", str(tmp_path), "--from", str(folder), "--from", str(data))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "13 of 13 datasets" in r.stdout
     for spec in F.PAPER_DATASETS.values():
         assert (tmp_path / spec.filename).read_bytes() == (folder / spec.filename).read_bytes()
-    assert F.authors_2d_path(tmp_path).read_bytes() == (SHARED / "data" / F.PAPER2D_FILE).read_bytes()
+    assert F.authors_2d_path(tmp_path).read_bytes() == (data / F.PAPER2D_FILE).read_bytes()
 
 
 def test_the_default_folder_is_the_per_user_one(tmp_path, monkeypatch):

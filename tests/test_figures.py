@@ -403,3 +403,14 @@ def test_the_drawing_is_outlined_closed_and_placed_samples_marked(pg):
     placed = _named(fig, "placed by hand")[0]
     np.testing.assert_allclose(np.column_stack([placed.x, placed.y]), [[0.2, 0.2], [0.8, 0.8]], atol=1e-6)
     assert DRAWING not in [t.name for t in _full_view(pg, drawn_regions=None).data]
+
+
+def test_compare_figure_labels_each_stage_line():
+    """Every stage line but the first stage's start is labelled with the stage's name (or its number)."""
+    series = [{"a": (np.arange(5), np.arange(5))}]
+    fig = viz.compare_figure(series, ("#nodes",), stage_starts=[0, 2, 4], stage_names=["one", "two", "three"])
+    notes = [a.text for a in fig.layout.annotations]
+    assert notes == ["#nodes", "→ two", "→ three"]
+    assert [s.x0 for s in fig.layout.shapes] == [2, 4]
+    fig = viz.compare_figure(series, ("#nodes",), stage_starts=[0, 2])
+    assert [a.text for a in fig.layout.annotations] == ["#nodes", "→ stage 2"]

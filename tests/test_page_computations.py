@@ -225,6 +225,23 @@ def test_upload_iris_in_file_order_names_the_cause():
     assert not any("sorted by class" in w.value for w in at.warning)
 
 
+def test_upload_the_class_sorted_iris_sample_runs_the_lesson():
+    """sample_data/iris_sorted_by_class.csv, chosen on the page: its note says what it is for, the label column
+    species is found, and learning it in file order gives the advice about rows sorted by class (150 clusters)."""
+    at = _page("pages/upload.py")
+    at.selectbox(key="w_sample_name").set_value("iris_sorted_by_class.csv").run()
+    assert any(c.value.startswith("Iris as it is distributed: 50 setosa") for c in at.caption)
+    at.button(key="b_sample").click().run()
+    assert not at.exception
+    assert next(s for s in at.selectbox if s.label == "Label column (optional)").value == "species"
+    at.button(key="b_learn").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["#clusters"] == "150"
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "The rows are sorted by class: the label column species comes in 3 blocks" in warning
+
+
 def test_upload_a_bad_cell_offers_dropping_its_row():
     """One "abc" in a numeric column: the page says which cell, and offers to read it as missing and drop the row."""
     at = _page("pages/upload.py")
@@ -243,6 +260,23 @@ def test_upload_a_bad_cell_offers_dropping_its_row():
     assert any(t.value == "19 rows × 2 features (1 dropped: 1 with unparsable value)" for t in at.text)
     at.button(key="b_learn").click().run()
     assert not at.exception and {m.label: m.value for m in at.metric}["Rows learned"] == "19"
+
+
+def test_upload_says_at_once_which_column_is_out_of_the_features_and_why():
+    """Before the offer is taken, the page says that petal is out of the features, which cell keeps it out
+    (line 8 holds 'abc') and what the box does; the count of rows and features says it too. Once the cells
+    are treated as missing, both go."""
+    at = _page("pages/upload.py")
+    data = (CORPUS / "33_one_bad_cell.csv").read_bytes()
+    at.file_uploader(key="w_upload").set_value(("flowers.csv", data, "text/csv")).run()
+    assert not at.exception
+    warning = next(w.value for w in at.warning if "left out of the features" in w.value)
+    assert warning.startswith("Column petal is left out of the features: it is read as text because line 8 holds")
+    assert "'abc', not a number" in warning and "Tick the box below" in warning
+    assert any(t.value == "20 rows × 1 features; left out, cells not numbers: petal" for t in at.text)
+    at.checkbox(key="w_unparsable").check().run()
+    assert not any("left out of the features" in w.value for w in at.warning)
+    assert not any("left out" in t.value for t in at.text)
 
 
 def test_upload_bad_cells_are_shown_escaped():
@@ -432,6 +466,71 @@ def test_continual_page_paper_stream_row_one(convention):
     else:
         np.testing.assert_allclose(R[0], res.R_nmi[0].round(3))
     assert len(at.dataframe[0].value) == 3
+
+
+def _radio_shown(radio):
+    """The option a browser shows for a radio it draws afresh: the value the server sends with it, else the
+    first option (a browser forgets a widget that a run did not draw)."""
+    return radio.proto.raw_value if radio.proto.set_value else radio.proto.options[radio.proto.default]
+
+
+def test_continual_convention_radio_shows_what_the_numbers_follow_after_a_stream_change():
+    """Iris under the text's convention, then the paper's stream and Run (a run in between stops before the
+    radio): the radio shows the text's convention, as every number does; toggling it then changes every number
+    (the paper's stream #1 → #6: BWT (NMI) +0.014 published, −0.190 under the text)."""
+    at = _page("pages/continual.py")
+    at.radio(key="w_cl_src").set_value("builtin").run()
+    at.selectbox(key="w_cl_builtin").set_value("iris").run()
+    at.button(key="b_cl_run").click().run()
+    at.radio(key="w_cl_convention").set_value("text").run()
+    at.radio(key="w_cl_src").set_value("paper").run()  # no result for this stream yet: the page stops early
+    at.button(key="b_cl_run").click().run()
+    assert not at.exception
+    radio = at.radio(key="w_cl_convention")
+    assert _radio_shown(radio) == "The paper's text (scikit-learn's scores)"
+    _check_continual_numbers(at, "text")
+    s = nonstationary_stream(make_paper2d(1500, noise_fraction=0.1, seed=0), order=list(range(6)), seed=0)
+    res = continual_run(s)
+    for convention in ("paper", "text", "paper"):
+        at.radio(key="w_cl_convention").set_value(convention).run()
+        assert not at.exception
+        shown = _radio_shown(at.radio(key="w_cl_convention"))
+        assert shown.startswith("The paper's published" if convention == "paper" else "The paper's text")
+        _check_continual_numbers(at, convention)
+        metrics = {m.label: m.value for m in at.metric}
+        want = res.scores(convention)
+        assert metrics["BWT (NMI)"] == f"{want['bwt_nmi']:+.3f}" and metrics["AI (ARI)"] == f"{want['ai_ari']:.3f}"
+    assert f"{res.scores('paper')['bwt_nmi']:+.3f}" == "+0.014" and f"{res.scores('text')['bwt_nmi']:+.3f}" == "-0.190"
+
+
+def _chart_spec(at, key):
+    return json.loads(next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-" + key)).proto.spec)
+
+
+def test_compare_names_only_the_chosen_algorithms_and_labels_the_stage_lines():
+    """Without AutoCloud, neither the traces chart nor the table's caption mentions it; with it, both do. Each
+    dashed stage line is labelled with the stage it starts; while one class is seen, the caption says it scores 1."""
+    at = _page("pages/compare.py")
+    at.number_input(key="w_cmp_stepn").set_value(300).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    spec = _chart_spec(at, "cmp_traces")
+    texts = [a["text"] for a in spec["layout"]["annotations"]]
+    assert texts[:2] == ["#nodes", "#clusters"]  # the subplot titles
+    assert texts[2:] == [f"→ stream #{k}" for k in range(2, 7)]
+    caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
+    assert "AutoCloud" not in caption and "AutoCloud" not in json.dumps(spec)
+    assert "One class so far: it scores 1" in caption
+    assert "λ belongs to CAE and CAEA only (— for SOINN+ and TCA)" in caption
+    at.multiselect(key="w_cmp_algos").set_value(["CAE", "AutoCloud"]).run()
+    at.number_input(key="w_cmp_stepn").set_value(2000).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    texts = [a["text"] for a in _chart_spec(at, "cmp_traces")["layout"]["annotations"]]
+    assert texts[0] == "#nodes (AutoCloud: #clouds)"
+    caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
+    assert "AutoCloud has clouds, not nodes" in caption and "V and λ belong to CAE only (— for AutoCloud)" in caption
+    assert "One class so far" not in caption
 
 
 def test_compare_page_steps_together():

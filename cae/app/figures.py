@@ -1037,8 +1037,12 @@ def diversity_heatmap(R, height=380):
     return fig
 
 
-def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500):
-    """Several runs' traces on shared axes: ``series`` is a list (one per row) of ``{label: (t, values)}``."""
+def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500, stage_names=()):
+    """Several runs' traces on shared axes: ``series`` is a list (one per row) of ``{label: (t, values)}``.
+
+    A dashed line marks where each stage after the first starts, labelled at the top with its name from
+    ``stage_names`` ("→ stream #2"), or "→ stage k" without names.
+    """
     fig = make_subplots(rows=len(series), cols=1, shared_xaxes=True, vertical_spacing=0.07, subplot_titles=titles)
     for r, runs in enumerate(series, start=1):
         for k, (label, (t, v)) in enumerate(runs.items()):
@@ -1056,8 +1060,20 @@ def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500)
                 row=r,
                 col=1,
             )
-    for s in list(stage_starts)[1:]:
+    for k, s in enumerate(list(stage_starts)[1:], start=1):
         fig.add_vline(x=float(s), line=dict(color="rgba(0,0,0,0.4)", dash="dash", width=1))
+        fig.add_annotation(
+            x=float(s),
+            y=1.0,
+            xref="x",
+            yref="paper",
+            text=f"→ {stage_names[k]}" if k < len(stage_names) else f"→ stage {k + 1}",
+            showarrow=False,
+            xanchor="left",
+            yanchor="top",
+            font=dict(size=12),
+            bgcolor="rgba(255,255,255,0.85)",  # readable over the traces
+        )
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=30, b=10),

@@ -11,7 +11,7 @@ import pandas as pd
 from ..registry import ALGORITHMS, make_algorithm
 from .stepper import Stepper
 
-__all__ = ["Lockstep", "display_table", "COUNT_COLUMNS"]
+__all__ = ["Lockstep", "display_table", "COUNT_COLUMNS", "traces_titles", "metrics_caption"]
 
 #: columns that hold counts: shown as integers
 COUNT_COLUMNS = ("samples seen", "#nodes", "#clusters", "λ")
@@ -77,6 +77,15 @@ class Lockstep:
             )
         return pd.DataFrame(rows)
 
+    def one_class_so_far(self, score_noise=False):
+        """Whether the samples scored so far hold a single class (NMI/ARI then score 1: the paper's published
+        convention, see :meth:`cae.app.stepper.Stepper.live_metrics`)."""
+        y = self.stream.y[: self.t]
+        if not score_noise and self.stream.noise_label is not None:
+            y = y[y != self.stream.noise_label]
+        y = y[y >= 0]
+        return len(y) >= 2 and bool(np.all(y == y[0]))
+
     def traces(self, name):
         """``{label: (t, values)}`` of one trace column for every run (NaN where a run has no such column)."""
         return {label: (pg.column("t"), pg.column(name)) for label, pg in self.playgrounds.items()}
@@ -116,3 +125,59 @@ def display_table(table, digits=4, missing="—"):
         else:
             out[name] = values.round().astype(np.int64) if is_count else values.round(digits)
     return pd.DataFrame(out, index=table.index)
+
+
+def _chosen_with(algorithms, attribute):
+    """The algorithms among ``algorithms`` whose models have the fitted quantity ``attribute``."""
+    return [a for a in algorithms if hasattr(type(ALGORITHMS[a].make()), attribute)]
+
+
+def _words(names):
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def traces_titles(algorithms):
+    """The titles of the Compare page's traces chart, naming only the chosen ``algorithms``.
+
+    >>> traces_titles(["CAE", "TCA"])
+    ('#nodes', '#clusters')
+    >>> traces_titles(["CAE", "AutoCloud"])
+    ('#nodes (AutoCloud: #clouds)', '#clusters')
+    """
+    clouds = [a for a in dict.fromkeys(algorithms) if ALGORITHMS[a].kind == "clouds"]
+    return ("#nodes" + (f" ({_words(clouds)}: #clouds)" if clouds else ""), "#clusters")
+
+
+def metrics_caption(algorithms, score_noise=False, one_class=False):
+    """The caption under the Compare page's table: what NMI/ARI are computed on and, for the chosen
+    ``algorithms`` only, which have no nodes (clouds) and which have no V or λ.
+
+    >>> metrics_caption(["CAE", "TCA"])
+    'NMI/ARI on the samples seen so far, the uniform noise learned but not scored (as in the paper). λ belongs to CAE only (— for TCA).'
+    """
+    chosen = list(dict.fromkeys(algorithms))
+    text = "NMI/ARI on the samples seen so far" + (
+        ", the noise counted as a class of its own."
+        if score_noise
+        else ", the uniform noise learned but not scored (as in the paper)."
+    )
+    if one_class:
+        text += (
+            " One class so far: it scores 1, as in the paper's published numbers (the Continual learning page's "
+            "convention)."
+        )
+    clouds = [a for a in chosen if ALGORITHMS[a].kind == "clouds"]
+    if clouds:
+        text += f" {_words(clouds)} {'has' if len(clouds) == 1 else 'have'} clouds, not nodes (#nodes —)."
+    have = {"V": _chosen_with(chosen, "threshold_"), "λ": _chosen_with(chosen, "deletion_interval_")}
+    groups = [("V and λ", have["V"])] if have["V"] == have["λ"] else list(have.items())
+    for symbols, holders in groups:
+        if len(holders) < len(chosen):
+            verb = "belong" if " and " in symbols else "belongs"
+            others = [a for a in chosen if a not in holders]
+            text += (
+                f" {symbols} {verb} to {_words(holders)} only (— for {_words(others)})."
+                if holders
+                else f" None of them has {symbols.replace(' and ', ' or ')} (—)."
+            )
+    return text

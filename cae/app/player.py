@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .stepper import SINGLE_CLASS_NOTE
+
 __all__ = [
     "FRONTEND",
     "PlaySession",
@@ -132,6 +134,8 @@ def panel(pg, score_noise=False):
             if score_noise
             else "; the uniform noise is learned but not scored, as in the paper"
         )
+    if m["single class"]:
+        note += "; " + SINGLE_CLASS_NOTE
     return {
         "metrics": metrics,
         "note": note + ".",

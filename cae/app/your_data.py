@@ -31,7 +31,19 @@ __all__ = [
     "model_bytes",
     "run_config",
     "data_hash",
+    "columns_left_out",
+    "SAMPLE_NOTES",
 ]
+
+
+#: what each file of ``sample_data/`` is for, shown under the page's sample chooser
+SAMPLE_NOTES = {
+    "iris_sorted_by_class.csv": "Iris as it is distributed: 50 setosa, then 50 versicolor, then 50 virginica. "
+    "Learned in file order, CAE makes every row its own cluster; the page names the cause and tries random order "
+    "(the lesson on class-sorted files).",
+    "paper2d_sample.csv": "The paper's six 2-D distributions with 10 % uniform noise, rows shuffled.",
+    "blobs3d_sample.csv": "Three-dimensional blobs, rows shuffled: the view is a PCA projection.",
+}
 
 
 def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
@@ -265,6 +277,30 @@ def advise(
 
 
 # ---------------------------------------------------------------- views
+def columns_left_out(report):
+    """Why each mostly numeric column with cells that are not numbers is out of the features.
+
+    While those cells are read as text (the default), such a column is a text column and cannot be a
+    feature. Returns one ``(column, line, text, more)`` per column: its first such cell's line (the header
+    is line 1) and text as in the file (escape both names and text before showing them), and how many more
+    there are. Empty once the cells are treated as missing (the column is then a feature).
+
+    >>> from cae.data.csvio import read_csv
+    >>> _, rep = read_csv(b"x,y\\n1,2\\n3,abc\\n5,6\\n")
+    >>> columns_left_out(rep)
+    [('y', 3, 'abc', 0)]
+    >>> columns_left_out(read_csv(b"x,y\\n1,2\\n3,abc\\n5,6\\n", unparsable="missing")[1])
+    []
+    """
+    if report.unparsable_as_missing:
+        return []
+    out = []
+    for col, cells in report.unparsable_cells.items():
+        line, text = min(cells)
+        out.append((col, line, text, len(cells) - 1))
+    return sorted(out, key=lambda c: c[1])
+
+
 def pca_view(X, nodes, n_components=None):
     """Project data and nodes with one PCA fitted on the data.
 

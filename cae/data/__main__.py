@@ -3,7 +3,7 @@
 ::
 
     python -m cae.data fetch [--to DIR] [--names iris,letter] [--from DIR] [--force]
-    python -m cae.data check [DIR]
+    python -m cae.data check [DIR] [--names iris,pima]   # exits 1 when any is missing or different
     python -m cae.data sample_data [FOLDER]
 """
 
@@ -43,12 +43,40 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="fetch again even where a checked file is there")
     p.add_argument("--timeout", type=float, default=60, help="seconds to wait for a server (default 60)")
-    p = sub.add_parser("check", help="check a folder of the paper's datasets against the paper's table")
+    p = sub.add_parser(
+        "check",
+        help="check a folder of the paper's datasets against the paper's table",
+        description="Check the paper's 12 datasets and the authors' 2-D file in DIR against the paper's table and "
+        "this project's copies; exits 1 when any is missing or different (give --names to check only some).",
+    )
     p.add_argument("folder", nargs="?", default=None, help="default: the per-user data folder")
     p.add_argument("--names", default=None, help=f"comma-separated stems among {stems} (default: all)")
     p = sub.add_parser("sample_data", help="rewrite the files of sample_data/")
     p.add_argument("folder", nargs="?", default="sample_data")
     return ap
+
+
+def check_summary(checks: dict, folder: object, names: str | None = None, to: str | None = None) -> str:
+    """The last line of ``check``: how many are as the paper has them, which are missing or wrong, and what to do
+    (``fetch`` keeps the files that are already as the paper has them, so it names the datasets only when a few
+    are wanted; ``to``: the folder given to ``check``, where ``fetch`` should write)."""
+    missing = [s for s, c in checks.items() if not c.ok and c.summary.endswith(": missing")]
+    wrong = [s for s, c in checks.items() if not c.ok and s not in missing]
+    good = len(checks) - len(missing) - len(wrong)
+    if not missing and not wrong:
+        return f"All {len(checks)} dataset(s) checked are as the paper has them in {folder}."
+    text = f"{good} of {len(checks)} datasets as the paper has them in {folder}"
+    if missing:
+        text += f"; missing: {', '.join(missing)}"
+    if wrong:
+        text += f"; not as the paper has them: {', '.join(wrong)}"
+    todo = missing + wrong
+    fetch = "python -m cae.data fetch" + (f" --names {','.join(todo)}" if len(todo) <= 3 else "")
+    fetch += f" --to {to}" if to else ""
+    text += f". Run `{fetch}` to get them"
+    if not names:
+        text += " (`python -m cae.data check --names iris,…` checks only some)"
+    return text + "."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,12 +94,10 @@ def main(argv: list[str] | None = None) -> int:
             checks = check_folder(folder, a.names)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-        bad = 0
         for stem, c in checks.items():
             print(("✓ " if c.ok else "✗ ") + f"{stem:<11s} {c.summary}")
-            bad += not c.ok
-        print(f"{len(checks) - bad} of {len(checks)} as the paper has them in {folder}")
-        return 1 if bad else 0
+        print(check_summary(checks, folder, a.names, a.folder))
+        return 0 if all(c.ok for c in checks.values()) else 1
     try:
         outcomes = fetch(a.names, to=a.to, force=a.force, from_folder=a.from_folder, timeout=a.timeout)
     except ValueError as exc:

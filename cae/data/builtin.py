@@ -22,6 +22,7 @@ __all__ = [
     "BUILTINS",
     "load_labelled_csv",
     "SAMPLE_FILES",
+    "SORTED_SAMPLES",
     "sample_frame",
     "home_stream",
     "home_spread",
@@ -136,17 +137,36 @@ def load_labelled_csv(path: str | os.PathLike[str] | IO[str], label_column: str 
 SAMPLE_FILES: dict[str, Callable[[], Dataset]] = {
     "paper2d_sample.csv": lambda: make_paper2d(n_per_class=1500, noise_fraction=0.1, seed=2026),
     "blobs3d_sample.csv": lambda: make_blobs3d(n=6000, seed=2026),
+    "iris_sorted_by_class.csv": lambda: load_builtin("iris"),
 }
+#: the sample files kept with their rows sorted by class (the lesson on class-sorted files), the class's name
+#: in a ``species`` column; the others are shuffled, with a numeric ``label`` column
+SORTED_SAMPLES = ("iris_sorted_by_class.csv",)
 
 
 def sample_frame(name: str) -> pd.DataFrame:
     """The content of one of the ``sample_data/`` files as a DataFrame (features, then ``label``).
 
-    Rows are shuffled (seed 2026) so the file is a stationary stream as it stands.
+    Rows are shuffled (seed 2026) so the file is a stationary stream as it stands; but the files of
+    :data:`SORTED_SAMPLES` keep their rows sorted by class (a stable sort: the built-in order within a
+    class) and name the class in a ``species`` column, as Iris is distributed.
+
+    Examples
+    --------
+    >>> df = sample_frame("iris_sorted_by_class.csv")
+    >>> list(df.columns)
+    ['sepal length (cm)', 'sepal width (cm)', 'petal length (cm)', 'petal width (cm)', 'species']
+    >>> df["species"].iloc[[0, 50, 100]].tolist()
+    ['setosa', 'versicolor', 'virginica']
     """
     import pandas as pd
 
     d = SAMPLE_FILES[name]()
+    if name in SORTED_SAMPLES:
+        order = np.argsort(d.y, kind="stable")
+        df = pd.DataFrame(np.round(d.X[order], 6), columns=d.feature_names)
+        df["species"] = [d.class_names[k] for k in d.y[order]]
+        return df
     order = np.random.default_rng(2026).permutation(len(d.X))
     df = pd.DataFrame(np.round(d.X[order], 6), columns=d.feature_names)
     df["label"] = d.y[order]

@@ -11,9 +11,11 @@ difference in units of the paper's std and the absolute difference, and a mark:
 * The continual metrics (AI, BWT) are also marked by absolute difference (✓ within 0.03): the
   paper's std of AI and BWT is often 0.001–0.01, far below the run-to-run noise of a class order.
 * Where the paper's own protocol cannot explain a number the row says so (mark ``n/e``) instead of a
-  mark: the synthetic non-stationary table, stream #1 … #6, which the authors' own code does not
-  reproduce under the stated protocol either (``cae/experiments/paper_tables/README.md``); the numbers measured with
-  the authors' code (:mod:`cae.experiments.reference_runs`) stand beside ours there.
+  mark: the synthetic non-stationary table, stream #1 … #6, and CAEA's stationary synthetic row, which the
+  authors' own code does not reproduce under the stated protocol either
+  (``cae/experiments/paper_tables/README.md``); the numbers measured with the authors' code
+  (:mod:`cae.experiments.reference_runs`) stand beside ours there, and for CAEA our run at λ = 200
+  (:data:`BESIDE`, the ``beside_*`` columns), the setting that reproduces the row.
 
 Runtime (CAE only in the paper) is laid beside the paper's MATLAB figures as ratios.
 """
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats as st
-from .reference_runs import NOT_EXPLAINED_NOTE, reference_frame
+from .reference_runs import CAEA_STATIONARY_NOTE, NOT_EXPLAINED_NOTE, reference_frame
 from .runner import fmt_mean_std, markdown_table
 
 __all__ = [
@@ -53,16 +55,21 @@ METRICS = {
 }
 CONTINUAL = ("AI-NMI", "AI-ARI", "BWT-NMI", "BWT-ARI")
 ALGORITHM_ORDER = ["AutoCloud", "ASOINN", "ASOINN(mean)", "SOINN+", "TCA", "TCA(mean)", "CAEA", "CAEA(mean)", "CAE"]
-#: (table, stage) -> why the paper's number is not explained; stage None: every row of the table
+#: (table, stage, algorithm) -> why the paper's number is not explained; None: every stage or algorithm
 NOT_EXPLAINED = {
-    ("synthetic non-stationary", None): NOT_EXPLAINED_NOTE,
+    ("synthetic non-stationary", None, None): NOT_EXPLAINED_NOTE,
+    ("synthetic stationary", None, "CAEA"): CAEA_STATIONARY_NOTE,
     (
         "synthetic non-stationary",
         "stream 1",
+        None,
     ): "not explained by the paper's stated protocol: stream #1 holds one class; scikit-learn scores it 0 and the "
     "continual convention 1, and the paper's 0.987 (CAE), 1.000 (CAEA), 0.067 (AutoCloud) fit neither "
     "(cae/experiments/paper_tables/README.md)",
 }
+#: (table, algorithm) -> the label of our run laid beside that algorithm's rows (columns beside, beside_mean,
+#: beside_std): the setting that reproduces a row the stated protocol does not explain
+BESIDE = {("synthetic stationary", "CAEA"): "CAEA(λ=200)"}
 ABS_TOLERANCE = 0.03
 TABLE_ORDER = [
     "real-world stationary",
@@ -130,6 +137,14 @@ def build_comparison(results, paper):
         p = ps[ps["environment"] == env].rename(columns={"mean": "paper_mean", "std": "paper_std"})
         m = p.merge(o, on=["stage", "metric", "algorithm"], how="inner")
         m["table"], m["dataset"] = name, "synthetic"
+        for (table, algo), label in BESIDE.items():
+            b = o[o["algorithm"] == label]
+            if table != name or not len(b):
+                continue
+            b = b.rename(columns={"ours_mean": "beside_mean", "ours_std": "beside_std"}).assign(
+                algorithm=algo, beside=label
+            )
+            m = m.merge(b[["stage", "metric", "algorithm", "beside", "beside_mean", "beside_std"]], how="left")
         frames.append(m)
     # -- real-world, stationary and non-stationary (final scores), continual (AI/BWT)
     for env, name, paper_file, metrics in (
@@ -164,8 +179,9 @@ def build_comparison(results, paper):
     cont = df["metric"].isin(CONTINUAL) & df["diff"].notna()
     df.loc[cont, "mark_abs"] = np.where(df.loc[cont, "diff"].abs() <= ABS_TOLERANCE, "✓", "✗")
     df["note"] = ""
-    for (table, stage), note in sorted(NOT_EXPLAINED.items(), key=lambda kv: kv[0][1] is not None):
-        sel = (df["table"] == table) & (True if stage is None else df["stage"] == stage) & df["paper_mean"].notna()
+    for (table, stage, algo), note in sorted(NOT_EXPLAINED.items(), key=lambda kv: kv[0][1] is not None):
+        sel = (df["table"] == table) & df["paper_mean"].notna()
+        sel &= (True if stage is None else df["stage"] == stage) & (True if algo is None else df["algorithm"] == algo)
         df.loc[sel, "note"] = note
         df.loc[sel, "mark"] = "n/e"
     ref = reference_frame().rename(columns={"mean": "reference_mean", "std": "reference_std", "runs": "reference_runs"})
@@ -192,8 +208,15 @@ def build_comparison(results, paper):
         "mark_abs",
         "reference_mean",
         "reference_std",
+        "beside",
+        "beside_mean",
+        "beside_std",
         "note",
     ]
+    for c in ("beside", "beside_mean", "beside_std"):
+        if c not in df:
+            df[c] = "" if c == "beside" else np.nan
+    df["beside"] = df["beside"].fillna("")
     return df[cols].reset_index(drop=True)
 
 
@@ -299,7 +322,8 @@ def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header="")
             out += ["", f"**{'n/e' if ne else 'note'}** ({int((part['note'] == n).sum())} rows) — {n}."]
         with_ref = has_ref and part["reference_mean"].notna().any()
         if with_ref:
-            out += ["", "*authors' code*: " + _reference_source() + "."]
+            out += ["", "*authors' code*: " + _reference_source(table) + "."]
+        with_beside = "beside_mean" in part and part["beside_mean"].notna().any()
         for metric, pm in part.groupby("metric", sort=False):
             out += ["", f"### {metric}", ""]
             rows = []
@@ -311,9 +335,15 @@ def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header="")
                 }
                 if with_ref:
                     row["authors' code"] = _fmt_ref(r.reference_mean, r.reference_std)
+                row["ours"] = fmt_mean_std(r.ours_mean, r.ours_std) + f" ×{r.runs}"
+                if with_beside:
+                    row["ours, other setting"] = (
+                        f"{r.beside}: {fmt_mean_std(r.beside_mean, r.beside_std)}"
+                        if isinstance(r.beside, str) and r.beside
+                        else ""
+                    )
                 row.update(
                     {
-                        "ours": fmt_mean_std(r.ours_mean, r.ours_std) + f" ×{r.runs}",
                         "z": "" if np.isnan(r.z) else f"{r.z:+.1f}",
                         "Δ": "" if np.isnan(r.diff) else _fmt(r.diff, metric),
                         "mark": r.mark + (f" ({r.mark_abs} by Δ)" if r.mark_abs else ""),
@@ -380,10 +410,10 @@ def comparison_markdown(df, runtime=None, stat=None, stat_paper=None, header="")
     return "\n".join(out) + "\n"
 
 
-def _reference_source():
-    from .reference_runs import SOURCE
+def _reference_source(table="synthetic non-stationary"):
+    from .reference_runs import SOURCES
 
-    return SOURCE
+    return SOURCES[table]
 
 
 def _fmt_ref(mean, std):
@@ -417,6 +447,34 @@ def nonstationary_synthetic_note(df):
     return (
         f"Synthetic, non-stationary (stream #1 … #6): all {n} rows are marked n/e, {NOT_EXPLAINED_NOTE}. CAE "
         f"stream by stream (authors' code: {_reference_source()}):\n\n" + markdown_table(pd.DataFrame(rows))
+    )
+
+
+def stationary_caea_note(df):
+    """The README's paragraph on CAEA's stationary synthetic row: why it is n/e, and the paper, the authors'
+    code under the stated protocol, ours and ours at the setting that reproduces it, metric by metric."""
+    part = df[(df["table"] == "synthetic stationary") & (df["algorithm"] == "CAEA") & (df["mark"] == "n/e")]
+    if not len(part):
+        return ""
+    names = {"n_nodes": "#nodes", "n_clusters": "#clusters"}
+    part = part.assign(beside=part["beside"].fillna("") if "beside" in part else "")
+    beside = next((b for b in part["beside"] if b), "")
+    rows = []
+    for r in part.itertuples(index=False):
+        row = {
+            "metric": names.get(r.metric, r.metric),
+            "paper": fmt_mean_std(r.paper_mean, r.paper_std),
+            "authors' code": _fmt_ref(r.reference_mean, r.reference_std) or "—",
+            "ours": fmt_mean_std(r.ours_mean, r.ours_std),
+        }
+        if beside:
+            row[f"ours, {beside}"] = fmt_mean_std(r.beside_mean, r.beside_std) if r.beside else "—"
+        rows.append(row)
+    order = {"#nodes": 0, "#clusters": 1, "NMI": 2, "ARI": 3}
+    table = pd.DataFrame(rows).sort_values("metric", key=lambda c: c.map(order), kind="stable")
+    return (
+        f"Synthetic, stationary, CAEA: its {len(part)} rows are marked n/e, {CAEA_STATIONARY_NOTE} "
+        f"(authors' code: {_reference_source('synthetic stationary')}):\n\n" + markdown_table(table)
     )
 
 
@@ -485,6 +543,7 @@ def readme_sections(df, table="real-world stationary"):
         "CAE:\n",
         cae_checks(df) + "\n",
         nonstationary_synthetic_note(df) + "\n",
+        stationary_caea_note(df) + "\n",
         f"Every algorithm's column of the paper's {table} table beside ours — ours (the paper's mean ± std) "
         "and the mark:\n",
     ]

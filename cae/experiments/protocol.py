@@ -31,6 +31,7 @@ Examples
 from __future__ import annotations
 
 import json
+import re
 import time
 import tracemalloc
 from functools import lru_cache
@@ -79,14 +80,24 @@ PAPER_SYNTHETIC_STATIONARY = {
 
 # ------------------------------------------------------------------ algorithms
 def variant_label(algorithm, variant="paper"):
-    """The name the paper's tables use: ``ASOINN`` or ``ASOINN(mean)`` (parameter-free ones have no variant)."""
+    """The name the paper's tables use: ``ASOINN`` or ``ASOINN(mean)`` (parameter-free ones have no variant);
+    a run with λ set, ``CAEA(λ=200)``."""
+    if variant.startswith("λ="):
+        return f"{algorithm}({variant})"
     return f"{algorithm}(mean)" if variant == "mean" and ALGORITHMS[algorithm].params else algorithm
+
+
+_LAMBDA = re.compile(r"(.+?)\s*\((?:λ|lambda)\s*=\s*(\d+)\)")
 
 
 def parse_algorithms(text, default_variant="paper"):
     """``"CAE,ASOINN,TCA(mean)"`` -> ``[("CAE", "paper"), ("ASOINN", "paper"), ("TCA", "mean")]``.
 
-    A name without ``(mean)`` takes ``default_variant``. Raises ValueError for an unknown name.
+    A name without ``(mean)`` takes ``default_variant``; ``CAEA(λ=200)`` (or ``CAEA(lambda=200)``) is the
+    paper's setting with λ = 200. Raises ValueError for an unknown name.
+
+    >>> parse_algorithms("CAE,CAEA(lambda=200)")
+    [('CAE', 'paper'), ('CAEA', 'λ=200')]
     """
     out = []
     for raw in str(text).split(","):
@@ -96,6 +107,11 @@ def parse_algorithms(text, default_variant="paper"):
         variant = default_variant
         if name.endswith("(mean)"):
             name, variant = name[: -len("(mean)")].strip(), "mean"
+        elif _LAMBDA.fullmatch(name):  # the paper's setting with λ set: CAEA(λ=200) or CAEA(lambda=200)
+            m = _LAMBDA.fullmatch(name)
+            name, variant = m[1], f"λ={int(m[2])}"
+            if name in ALGORITHMS and "deletion_interval" not in [p.name for p in ALGORITHMS[name].params]:
+                raise ValueError(f"{name} has no λ (deletion interval) to set")
         if name not in ALGORITHMS:
             raise ValueError(
                 f"unknown algorithm {name!r}; choose among {', '.join(ALGORITHMS)} "
@@ -114,10 +130,14 @@ def make_model(algorithm, dataset, environment, variant="paper"):
     Returns ``(model, params)``.
     """
     spec = ALGORITHMS[algorithm]
+    lam = int(variant[2:]) if variant.startswith("λ=") else None
+    base = "paper" if lam is not None else variant
     try:
-        params = spec.paper_setting(dataset, environment, variant)
+        params = spec.paper_setting(dataset, environment, base)
     except KeyError:  # a dataset the paper did not use
-        params = spec.defaults() if variant == "paper" else spec.paper_setting(dataset, environment, "mean")
+        params = spec.defaults() if base == "paper" else spec.paper_setting(dataset, environment, "mean")
+    if lam is not None:
+        params = {**params, "deletion_interval": lam}
     return spec.make(**params), params
 
 
