@@ -412,6 +412,8 @@ def teacher_page():
     said = notice_words()
     if said:
         st.warning(said, icon=":material/restore:")
+    if getattr(store(), "note", None):  # not the usual folder: the teacher knows which store holds the class
+        message("warning", "This class is kept in {}.", store().location)
 
     publish(teacher_state(cfg, pg))
     p = safely(store().poll, code)
@@ -644,6 +646,7 @@ def class_controls(code, token):
             except StoreError as exc:
                 message("error", "Cannot lock the class: {}.", exc)
             st.rerun()
+        message("caption", "Where the class is kept: {}.", store().location)
         students_controls(code, token)
         st.divider()
         teacher_link_controls(code, token)

@@ -32,8 +32,12 @@ MESSAGE_CALLS = {"error", "warning", "info", "success", "caption", "markdown", "
 
 
 def _rendered_raw(value):
-    """True if a Markdown source would render markup from the hostile inputs."""
-    return any(s in value for s in ("![x](", "<img", "<script", "**bold**", "[link]("))
+    """True if a Markdown source would render markup from the hostile inputs (a backslash-escaped character is
+    shown as itself, so it is taken out first: ``\\<img`` renders the text ``<img``, no element)."""
+    import re
+
+    bare = re.sub(r"\\[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]", "", str(value))
+    return any(s in bare for s in ("![x](", "<img", "<script", "**bold**", "[link]("))
 
 
 # ------------------------------------------------------------------ the rule

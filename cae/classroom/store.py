@@ -17,7 +17,7 @@ script): a store that fails half-way leaves the room as it was. A store that can
 cannot be written (a read-only file), raises :class:`StoreUnavailable` with the reason in words.
 
 :func:`cae.classroom.open_store` picks the backend from a URL (``CAE_CLASSROOM_URL``): ``redis://…`` or ``rediss://…``
-(redis-py), ``sqlite:///path/to/file``, or nothing — SQLite in WAL mode in the per-user data folder
+(redis-py), ``sqlite:///path/to/file``, or nothing — SQLite (a rollback journal) in the per-user data folder
 (:func:`default_sqlite_path`).
 
 Examples
