@@ -148,7 +148,7 @@ def test_classroom_lock_remove_and_rename(sqlite_class):
     teacher.run()
     # the teacher (only) reads where the class is kept
     assert any(c.value.startswith("Where the class is kept: SQLite file") for c in teacher.caption)
-    assert not any("SQLite" in c.value for c in ann.caption + ann.markdown)
+    assert not any("SQLite" in c.value for c in [*ann.caption, *ann.markdown])
     teacher.toggle(key="w_room_lock_False").set_value(True).run()
     late = _join(code, "Late")
     assert any("locked" in e.value for e in late.error) and late.session_state.get("room_role") is None
