@@ -21,7 +21,7 @@ What a class must survive, and how this file survives it:
   :meth:`SQLiteStore.notices` says what happened, for the pages to tell teacher and students. A deleted
   file that cannot be restored (its folder unwritable) is never written to again (a rollback journal beside
   a deleted file could damage the next file of that name): reads go on from the open copy, writes are
-  refused in words.
+  refused in words, and the restore is tried again every 2 s.
 
 Examples
 --------
@@ -168,6 +168,7 @@ class SQLiteStore(ClassroomStore):
         self._ident = None  # (device, inode) of the file the connection has open
         self._store_id = None  # the store's id, written once when the file was made
         self._orphaned_at = None  # when the open file was found deleted and could not be restored
+        self._orphan_reason = ""
         self._notices = []  # (time, words) of what happened to the file
 
     def __repr__(self):
@@ -318,7 +319,7 @@ class SQLiteStore(ClassroomStore):
                     restored = False
             else:
                 restored = False
-            self._conn = None
+            self._conn, self._store_id = None, None  # compared below, not by _connect
             old.close()
             self._connect()
             if restored or self._store_id == old_id:
@@ -335,18 +336,15 @@ class SQLiteStore(ClassroomStore):
             self._orphaned_at = None
         except (OSError, sqlite3.Error) as exc:
             if self._conn is None:  # the old copy stays in use for reading
-                self._conn = old
+                self._conn, self._store_id = old, old_id
             first = self._orphaned_at is None
             self._orphaned_at = time.monotonic()
+            self._orphan_reason = str(exc)
             if first:
                 self._notice(
                     "The class's file was deleted on the server and cannot be written again: the class can be read "
                     "but takes no answers until the folder can be written (the teacher's page says where)."
                 )
-            raise StoreUnavailable(
-                "the class's store was deleted on the server and cannot be restored right now",
-                f"the classroom file {self.path} was deleted and cannot be restored: {exc}",
-            ) from None
         finally:
             if tmp is not None:
                 try:
@@ -401,7 +399,7 @@ class SQLiteStore(ClassroomStore):
         if self._orphaned_at is not None:
             raise StoreUnavailable(
                 "the class's store was deleted on the server and cannot be written right now",
-                f"the classroom file {self.path} was deleted and cannot be restored (its folder cannot be written)",
+                f"the classroom file {self.path} was deleted and cannot be restored: {self._orphan_reason}",
             )
         conn = self._connect()
         try:
