@@ -126,15 +126,18 @@ def holder():
 
 
 def keep_browser_cookie():
-    """Write this browser's id (:func:`holder`) into its cookie until the browser sends it back: called on
-    every run of the Classroom page (a run that ends in ``st.rerun`` may never reach the browser)."""
+    """Write this browser's id (:func:`holder`) into its cookie: called on every run of the Classroom page."""
     if "room_holder" not in st.session_state:
         return
     try:
         sent = st.context.cookies.get("cae_browser")
     except Exception:  # noqa: BLE001 - AppTest has no request
         sent = None
-    if sent != st.session_state.room_holder:
+    # a session's cookies are those of its first request: written a few times (a run that ends in st.rerun may
+    # never reach the browser), then trusted, not written on every one of a class's reruns
+    emits = st.session_state.get("room_holder_emits", 0)
+    if sent != st.session_state.room_holder and emits < 4:
+        st.session_state.room_holder_emits = emits + 1
         js = (
             f"document.cookie = 'cae_browser=' + {json.dumps(st.session_state.room_holder)} + "
             "'; path=/; max-age=31536000; SameSite=Strict';"
