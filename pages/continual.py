@@ -282,7 +282,7 @@ with h[1]:
             + ". For a single class the score says nothing; the share of its points in its largest cluster does."
         )
 
-st.subheader("The network after each stage")
+st.header("The network after each stage")
 X = stream.X
 if X.shape[1] == 2:
     Xv = X

@@ -119,7 +119,7 @@ with tabs[0]:
             fig = figures.comparison_heatmap(shown.assign(table=table), table)
             st.plotly_chart(fig, key="ex_cmp_heatmap")
             _download(fig, f"heatmap_{table}", "d_ex_heatmap")
-        st.subheader("Friedman test and Nemenyi critical difference")
+        st.header("Friedman test and Nemenyi critical difference")
         ours, theirs = against_paper.statistics(df, "ours"), against_paper.statistics(df, "paper")
         if not ours:
             st.info("Not enough algorithms or datasets in these results for the Friedman test.")
@@ -141,7 +141,7 @@ with tabs[0]:
             )
         lam = RESULTS / "lambda_validity.csv"
         if lam.exists():
-            st.subheader("Validity of the number of active nodes")
+            st.header("Validity of the number of active nodes")
             ldf = _table(str(lam), lam.stat().st_mtime)
             env = st.radio("Environment", list(dict.fromkeys(ldf["environment"])), horizontal=True, key="w_ex_lam_env")
             fig = figures.lambda_validity_figure(ldf, env)

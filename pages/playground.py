@@ -383,7 +383,7 @@ def traces_panel():
         st.session_state.traces_fig = figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
         )
-    st.subheader("Internal quantities over time")
+    st.header("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(
         f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
@@ -398,7 +398,7 @@ else:
     traces_panel()
     how_often.section(cfg, score_noise)
 
-    st.subheader("Why did this step happen?")
+    st.header("Why did this step happen?")
     if pg.record is None:
         st.info("Press **Step 1** to present the first sample.")
     else:
