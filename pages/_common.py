@@ -16,6 +16,8 @@ ENTRYPOINT_SEEN = False
 #: Page-wide CSS for accessibility (WCAG 2.1 AA; tests/test_accessibility_browser.py audits every page with axe-core).
 #: - Section headings are h2 (``st.header``), so that the levels go h1 -> h2 without a gap, as a screen reader's
 #:   heading list expects; they keep the size they had as h3 (``st.subheader``).
+#: - The Playground's main view in words (``.st-key-main_fig_summary``) is read by a screen reader but not shown:
+#:   the panel beside the chart shows the same numbers.
 #: - KaTeX pulls a subscript's 2 px "strut" (``.vlist-t2``) out to the right, a workaround for Safari: a formula
 #:   then overflows its box by 2 px, which makes the box a scrollable region a keyboard cannot reach. Without
 #:   the negative margin the formula fits its box.
@@ -24,6 +26,8 @@ ACCESSIBLE_CSS = (
     "[data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
     " letter-spacing: -0.005em; }"
     ".katex .vlist-t2 { margin-right: 0; }"
+    ".st-key-main_fig_summary { position: absolute !important; width: 1px !important; height: 1px !important;"
+    " overflow: hidden; clip-path: inset(50%); white-space: nowrap; margin: -1px; padding: 0; border: 0; }"
     "</style>"
 )
 
@@ -31,6 +35,14 @@ ACCESSIBLE_CSS = (
 def accessible_style():
     """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page)."""
     st.html(ACCESSIBLE_CSS)
+
+
+def data_table(fig, key, x_name="x", y_name="y"):
+    """A chart's data as a table behind a toggle (its text alternative; built only when asked for)."""
+    if st.toggle("Show the data as a table", key=f"w_{key}_table"):
+        from cae.app import figures
+
+        st.dataframe(figures.figure_table(fig, x_name=x_name, y_name=y_name), hide_index=False, height=300)
 
 
 def kernel_notice():

@@ -6,7 +6,7 @@ from cae.app import figures
 from cae.app.lockstep import Lockstep, display_table
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint, message, slow_hint
+from pages._common import data_table, ensure_entrypoint, message, slow_hint
 from pages._playground_session import network_view
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -132,9 +132,8 @@ st.caption(
 )
 if ls.t:
     series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
-    st.plotly_chart(
-        figures.compare_figure(
-            series, ("#nodes (AutoCloud: #clouds)", "#clusters"), stage_starts=ls.stream.stage_starts, height=460
-        ),
-        key="cmp_traces",
+    cmp_fig = figures.compare_figure(
+        series, ("#nodes (AutoCloud: #clouds)", "#clusters"), stage_starts=ls.stream.stage_starts, height=460
     )
+    st.plotly_chart(cmp_fig, key="cmp_traces")
+    data_table(cmp_fig, "cmp_traces", x_name="samples seen", y_name="value")

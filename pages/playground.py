@@ -9,13 +9,13 @@ import numpy as np
 import streamlit as st
 
 from cae.app import figures
-from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
+from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, view_summary
 from cae.app.player import panel
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
 from pages._classroom_session import classroom_bar, publish_step
-from pages._common import ensure_entrypoint, message, render_blocks, show_notices, slow_hint
+from pages._common import data_table, ensure_entrypoint, message, render_blocks, show_notices, slow_hint
 from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
     get_playground,
@@ -207,6 +207,7 @@ def quiz_panel():
                 all_regions=all_regions,
             )
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
+            _view_summary()
         with right:
             ok_case, ok_edge, ok_node = revealed["marks"]
             (st.success if all(revealed["marks"]) else st.error)("Right!" if all(revealed["marks"]) else "Not quite.")
@@ -239,6 +240,7 @@ def quiz_panel():
             all_regions=all_regions,
         )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
+        _view_summary()
         st.caption(
             "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
             "by CIM, and the dotted region is where CIM to s1 is at most V."
@@ -277,6 +279,13 @@ def quiz_panel():
             b.metric("#clusters", m["clusters"])
         else:
             st.caption("Teacher view: the metrics and the score show after the reveal.")
+
+
+def _view_summary():
+    """The main view in words, beside the chart, for a screen reader (visually hidden: the panel beside the chart
+    shows the same numbers)."""
+    with st.container(key="main_fig_summary"):
+        st.markdown(view_summary(pg.model, pg.t, pg.record, len(pg.stream)))
 
 
 # ------------------------------------------------------------------ live view
@@ -344,6 +353,7 @@ def live():
         if not st.session_state.get("pg_drawn"):
             _first_picture()
         st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
+        _view_summary()
     with right:
         p = _describe(pg)
         rows = p["metrics"]
@@ -389,6 +399,7 @@ def traces_panel():
         f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
         + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
     )
+    data_table(st.session_state.traces_fig, "traces", x_name="t", y_name="value")
 
 
 if quiz:

@@ -257,3 +257,102 @@ def test_axe_classroom(server, browser):
     _audit(student, "classroom (student revealed)")
     sctx.close()
     ctx.close()
+
+
+# ------------------------------------------------------------------ the keyboard alone
+KEYS = ROOT / "test-output" / "keyboard_path.txt"
+
+
+def _focused(page):
+    """What has the keyboard focus: ``(text or label, tag)``; inside the player's frame, ``("player:" + id, tag)``."""
+    outer = page.evaluate(
+        "() => { const e = document.activeElement; if (!e) return ['', ''];"
+        " const l = e.closest('label') || (e.labels && e.labels[0]);"
+        " return [(e.innerText || e.getAttribute('aria-label') || (l && l.innerText) || e.title || '').trim(), e.tagName] }"
+    )
+    if outer[1] == "IFRAME":
+        for f in page.frames:
+            if "cae_player" in f.url:
+                return ("player:" + f.evaluate("() => document.activeElement && document.activeElement.id || ''"), "")
+    return tuple(outer)
+
+
+def _tab_to(page, want, log, most=250):
+    """Press Tab until the focus is on ``want`` (a function of ``(text, tag)``); returns the number of presses."""
+    for k in range(1, most + 1):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(40)
+        text, tag = _focused(page)
+        if want(text, tag):
+            log.append(f"{k:3d} × Tab -> {text!r} ({tag})")
+            return k
+    raise AssertionError(f"{most} × Tab never reached the control (last focus: {_focused(page)}); so far: {log}")
+
+
+def _play_toggle(page):
+    return page.locator("[data-testid='stCheckbox']").filter(has_text="Play").locator("input").first
+
+
+def test_step_play_pause_and_reveal_by_keyboard_alone(server, browser):
+    """Tab to each control and press Enter or Space: no mouse anywhere. Records the path taken."""
+    from test_browser import _seen
+
+    log = []
+    ctx, page = _page(browser)
+    page.goto(server + "/playground")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Step 1", log)
+    page.keyboard.press("Enter")
+    _wait_seen(page, 1)
+    log.append("Enter: Step 1 -> t = 1")
+    _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Step N", log)
+    page.keyboard.press("Space")
+    _wait_seen(page, 101)
+    log.append("Space: Step N -> t = 101")
+    # Play: a toggle (a checkbox), switched on with Space
+    _tab_to(page, lambda text, tag: tag == "INPUT" and text == "Play", log)
+    page.keyboard.press("Space")
+    player = _player_frame(page)
+    player.wait_for_function("() => window.playerState && playerState.stats.shown >= 3", timeout=90000)
+    assert _play_toggle(page).is_checked()
+    log.append("Space: Play -> the player draws frames")
+    _shot(page, "69_a11y_keyboard_playing")
+    # Pause: the player's own button, reached by Tab inside its frame, pressed with Enter
+    _tab_to(page, lambda text, tag: text == "player:pause", log)
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => !document.querySelector('iframe[title*=\"cae_player\"]')"
+        " && document.querySelector('[data-testid=\"stApp\"]').dataset.testScriptState === 'notRunning'",
+        timeout=90000,
+    )
+    _wait_idle(page)
+    assert not _play_toggle(page).is_checked()
+    paused = _seen(page)
+    assert paused > 101
+    log.append(f"Enter: ❚❚ Pause -> Play off at t = {paused}")
+    ctx.close()
+
+    # the Classroom: start a class, ask, reveal (the current page, driven by its buttons' names only)
+    ctx, page = _page(browser)
+    page.goto(server + "/classroom")
+    _wait_idle(page)
+    _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Start a class", log)
+    page.keyboard.press("Enter")
+    page.get_by_text("Students open this link").wait_for()
+    _wait_idle(page)
+    log.append("Enter: Start a class")
+    _tab_to(page, lambda text, tag: tag == "BUTTON" and text.startswith("Ask the class"), log)
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Reveal").wait_for()
+    _wait_idle(page)
+    log.append("Enter: Ask the class")
+    _tab_to(page, lambda text, tag: tag == "BUTTON" and text.startswith("Reveal"), log)
+    page.keyboard.press("Space")
+    page.get_by_text("Question 1, revealed").wait_for()
+    log.append("Space: Reveal -> 'Question 1, revealed'")
+    _wait_idle(page)
+    _shot(page, "70_a11y_keyboard_revealed")
+    ctx.close()
+    KEYS.parent.mkdir(parents=True, exist_ok=True)
+    KEYS.write_text("\n".join(log) + "\n")
