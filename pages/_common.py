@@ -15,7 +15,7 @@ ENTRYPOINT_SEEN = False
 
 #: Page-wide CSS for accessibility (WCAG 2.1 AA; tests/test_accessibility_browser.py audits every page with axe-core).
 #: - Section headings are h2 (``st.header``), so that the levels go h1 -> h2 without a gap, as a screen reader's
-#:   heading list expects; they keep the size they had as h3 (``st.subheader``).
+#:   heading list expects; they keep the size they had as h3 (``st.subheader``) (the sidebar's h2s keep theirs).
 #: - The Playground's main view in words (``.st-key-main_fig_summary``) is read by a screen reader but not shown:
 #:   the panel beside the chart shows the same numbers.
 #: - KaTeX pulls a subscript's 2 px "strut" (``.vlist-t2``) out to the right, a workaround for Safari: a formula
@@ -23,7 +23,7 @@ ENTRYPOINT_SEEN = False
 #:   the negative margin the formula fits its box.
 ACCESSIBLE_CSS = (
     "<style>"
-    "[data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
+    "[data-testid='stMain'] [data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
     " letter-spacing: -0.005em; }"
     ".katex .vlist-t2 { margin-right: 0; }"
     ".st-key-main_fig_summary { position: absolute !important; width: 1px !important; height: 1px !important;"

@@ -140,6 +140,9 @@ def test_axe_playground_after_steps_and_during_a_quiz(server, browser):
     page.locator(".st-key-main_fig .main-svg").first.wait_for()
     _shot(page, "61_a11y_playground_steps")
     _audit(page, "playground")
+    page.get_by_text("Show the data as a table").first.click()  # the traces' table, open
+    page.locator("[data-testid='stDataFrame']").first.wait_for()
+    _audit(page, "playground (traces as a table)")
     page.goto(server + "/playground?stream=paper2d-ns&n=500&t=700&quiz=1")
     page.get_by_text("what will CAE do?").wait_for()
     _wait_idle(page)
