@@ -280,14 +280,32 @@ def _focused(page):
     return tuple(outer)
 
 
+FOCUS_RING = """() => { let d = document; let e = d.activeElement;
+  while (e && e.tagName === 'IFRAME') { d = e.contentDocument; e = d.activeElement; }
+  const c = getComputedStyle(e); return [c.outlineStyle, parseFloat(c.outlineWidth), c.outlineColor] }"""
+
+
+def _contrast_on_white(rgb):
+    from cae.app import colour_vision
+
+    y = float(colour_vision.simulate(rgb) @ [0.2126, 0.7152, 0.0722])
+    return 1.05 / (y + 0.05)
+
+
 def _tab_to(page, want, log, most=250):
-    """Press Tab until the focus is on ``want`` (a function of ``(text, tag)``); returns the number of presses."""
+    """Press Tab until the focus is on ``want`` (a function of ``(text, tag)``); returns the number of presses.
+
+    A focused button shows it: a solid outline at least 2 px wide, 3:1 or more against the white page (WCAG 2.1:
+    focus visible, and the contrast of what shows a control's state)."""
     for k in range(1, most + 1):
         page.keyboard.press("Tab")
         page.wait_for_timeout(40)
         text, tag = _focused(page)
         if want(text, tag):
             log.append(f"{k:3d} × Tab -> {text!r} ({tag})")
+            if tag in ("BUTTON", "") and text != "Play":  # a button (or the player's Pause, in its frame)
+                style, width, colour = page.evaluate(FOCUS_RING)
+                assert style == "solid" and width >= 2 and _contrast_on_white(colour) >= 3, (text, style, width, colour)
             return k
     raise AssertionError(f"{most} × Tab never reached the control (last focus: {_focused(page)}); so far: {log}")
 
@@ -306,6 +324,7 @@ def test_step_play_pause_and_reveal_by_keyboard_alone(server, browser):
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Step 1", log)
+    _shot(page, "69_a11y_keyboard_focus_step1")
     page.keyboard.press("Enter")
     _wait_seen(page, 1)
     log.append("Enter: Step 1 -> t = 1")
