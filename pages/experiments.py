@@ -12,7 +12,7 @@ from cae.data import load_builtin
 from cae.experiments import against_paper, figures
 from cae.experiments import noise as noise_study
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint
+from pages._common import data_table, ensure_entrypoint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -118,6 +118,7 @@ with tabs[0]:
         if len(shown):
             fig = figures.comparison_heatmap(shown.assign(table=table), table)
             st.plotly_chart(fig, key="ex_cmp_heatmap")
+            data_table(fig, "ex_cmp_heatmap")
             _download(fig, f"heatmap_{table}", "d_ex_heatmap")
         st.header("Friedman test and Nemenyi critical difference")
         ours, theirs = against_paper.statistics(df, "ours"), against_paper.statistics(df, "paper")
@@ -146,6 +147,7 @@ with tabs[0]:
             env = st.radio("Environment", list(dict.fromkeys(ldf["environment"])), horizontal=True, key="w_ex_lam_env")
             fig = figures.lambda_validity_figure(ldf, env)
             st.plotly_chart(fig, key="ex_lam_validity")
+            data_table(fig, "ex_lam_validity", x_name="λ", y_name="value")
             _download(fig, f"lambda_validity_{env}", "d_ex_lam")
             st.caption(
                 "Grey bars: NMI with λ fixed; blue line: #clusters (right axis); red star: the λ CAE "
@@ -168,6 +170,7 @@ with tabs[1]:
         metric = st.radio("Metric", ["nmi", "ari", "n_nodes", "n_clusters"], horizontal=True, key="w_ex_noise_metric")
         fig = figures.noise_figure(ndf, metric)
         st.plotly_chart(fig, key="ex_noise_fig")
+        data_table(fig, "ex_noise_fig", x_name="noise (%)", y_name=metric)
         _download(fig, f"noise_{metric}", "d_ex_noise")
         st.caption(
             "Lines: the mean over the seeds; bands: ±1 std. Non-stationary: after the last stream (#6). "

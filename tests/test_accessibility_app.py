@@ -114,3 +114,20 @@ def test_continual_matrices_as_tables():
     assert list(shown[0].index) == list(shown[0].columns) and shown[0].index[0].startswith("1: ")
     convention = at.radio(key="w_cl_convention").value
     np.testing.assert_allclose(shown[0].to_numpy(), res.matrix("nmi", convention), equal_nan=True)
+
+
+def test_experiments_noise_study_as_a_table():
+    from cae.experiments import noise as noise_study
+
+    ndf = noise_study.read_study(ROOT / "results")
+    if ndf is None:
+        import pytest
+
+        pytest.skip("no results/noise.csv")
+    at = _page("pages/experiments.py")
+    at.toggle(key="w_ex_noise_fig_table").set_value(True).run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "noise (%)" in d.value.columns)
+    assert set(table.series) == set(ndf["algorithm"])
+    cae = table[(table.series == "CAE") & (table.panel == table.panel.iloc[0])]
+    assert len(cae) == ndf["noise"].nunique() and cae.nmi.between(0, 1).all()
