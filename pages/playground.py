@@ -9,13 +9,21 @@ import numpy as np
 import streamlit as st
 
 from cae.app import figures
-from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth, view_summary
+from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.player import panel
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
 from pages._classroom_session import classroom_bar, publish_step
-from pages._common import data_table, ensure_entrypoint, message, render_blocks, show_notices, slow_hint
+from pages._common import (
+    data_table,
+    ensure_entrypoint,
+    message,
+    network_summary,
+    render_blocks,
+    show_notices,
+    slow_hint,
+)
 from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
     get_playground,
@@ -284,8 +292,7 @@ def quiz_panel():
 def _view_summary():
     """The main view in words, beside the chart, for a screen reader (visually hidden: the panel beside the chart
     shows the same numbers)."""
-    with st.container(key="main_fig_summary"):
-        st.markdown(view_summary(pg.model, pg.t, pg.record, len(pg.stream)))
+    network_summary(pg, "main")
 
 
 # ------------------------------------------------------------------ live view

@@ -7,6 +7,8 @@ import numpy as np
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from cae.app.explanations import view_summary
+
 APP = str(ROOT / "app.py")
 SUMMARY = re.compile(
     r"The network at step t = ([\d,]+) of ([\d,]+)\. This step: (.+?)\. Now ([\d,]+) nodes?, ([\d,]+) edges?, "
@@ -94,6 +96,11 @@ def test_compare_chart_as_a_table():
     assert not at.exception
     table = next(d.value for d in at.dataframe if "series" in d.value.columns)
     ls = at.session_state.cmp
+    said = [m.value for m in at.markdown if m.value.startswith("The network at step t = 500 of")]
+    assert len(said) == len(ls.playgrounds) >= 2  # each network in words, too
+    for text, pg in zip(said, ls.playgrounds.values()):
+        assert text == view_summary(pg.model, pg.t, pg.record, len(pg.stream))
+        assert f"Now {len(pg.model.nodes_):,} nodes" in text
     for label, (t, v) in ls.traces("n_nodes").items():  # each run's #nodes, to its last step
         rows = table[table.panel.str.startswith("#nodes") & (table.series == label)]
         assert rows["samples seen"].iloc[-1] == t[-1] == ls.t == 500
