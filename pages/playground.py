@@ -339,7 +339,7 @@ def _first_picture():
         model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
     )
     with st.container(key="first_picture"):
-        st.image(svg, width="stretch")
+        st.image(svg, width="stretch", alt=f"Picture of the network at step t = {pg.t:,} (the chart follows)")
 
 
 @st.fragment
