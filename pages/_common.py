@@ -13,6 +13,51 @@ import streamlit as st
 ENTRYPOINT_SEEN = False
 
 
+#: Page-wide CSS for accessibility (WCAG 2.1 AA; tests/test_accessibility_browser.py audits every page with axe-core).
+#: - Section headings are h2 (``st.header``), so that the levels go h1 -> h2 without a gap, as a screen reader's
+#:   heading list expects; they keep the size they had as h3 (``st.subheader``) (the sidebar's h2s keep theirs).
+#: - A network view in words (:func:`network_summary`, keys ``fig_summary...``) is read by a screen reader but not
+#:   shown: the numbers beside the chart say the same.
+#: - A keyboard user sees where the focus is: a solid ring in the text colour (17:1 on white) around the focused
+#:   button, link, tab or expander, where Streamlit draws a half-transparent red glow (2.1:1 on white; WCAG 2.1 asks
+#:   3:1 for what identifies a control's state).
+#: - KaTeX pulls a subscript's 2 px "strut" (``.vlist-t2``) out to the right, a workaround for Safari: a formula
+#:   then overflows its box by 2 px, which makes the box a scrollable region a keyboard cannot reach. Without
+#:   the negative margin the formula fits its box.
+ACCESSIBLE_CSS = (
+    "<style>"
+    "[data-testid='stMain'] [data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
+    " letter-spacing: -0.005em; }"
+    ".katex .vlist-t2 { margin-right: 0; }"
+    "button:focus-visible, a:focus-visible, [role='tab']:focus-visible, summary:focus-visible"
+    " { outline: 2px solid #171615 !important; outline-offset: 2px; }"
+    "[class*='st-key-fig_summary'] { position: absolute !important; width: 1px !important; height: 1px !important;"
+    " overflow: hidden; clip-path: inset(50%); white-space: nowrap; margin: -1px; padding: 0; border: 0; }"
+    "</style>"
+)
+
+
+def accessible_style():
+    """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page)."""
+    st.html(ACCESSIBLE_CSS)
+
+
+def network_summary(pg, key):
+    """A Stepper's network view in words, for a screen reader (visually hidden; ``key`` is made unique here)."""
+    from cae.app.explanations import view_summary
+
+    with st.container(key=f"fig_summary_{key}"):
+        st.markdown(view_summary(pg.model, pg.t, pg.record, len(pg.stream)))
+
+
+def data_table(fig, key, x_name="x", y_name="y"):
+    """A chart's data as a table behind a toggle (its text alternative; built only when asked for)."""
+    if st.toggle("Show the data as a table", key=f"w_{key}_table"):
+        from cae.app import figures
+
+        st.dataframe(figures.figure_table(fig, x_name=x_name, y_name=y_name), hide_index=False, height=300)
+
+
 def kernel_notice():
     """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out)."""
     from cae import _jit

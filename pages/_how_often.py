@@ -54,7 +54,7 @@ def _open_seed(seed):
 
 def section(cfg, score_noise):
     """The section: how many seeds, Run / Stop, progress in words, and the spread."""
-    st.subheader("How often?")
+    st.header("How often?")
     st.caption(
         "One run is one draw of the data and of their order. This runs the setting in the sidebar (stream, size, "
         "noise, algorithm) to the end for seeds 0 … N−1, one after another in the background — the page stays "

@@ -295,7 +295,7 @@ def lobby(code):
         st.error(problem_words() + ". Nothing was lost; try again in a moment.")
     join, teach = st.columns(2, gap="large")
     with join:
-        st.subheader("Join a class")
+        st.header("Join a class")
         with st.form("join"):
             typed = st.text_input("Class code", value=code or "", max_chars=12, key="w_room_code")
             nick = st.text_input(
@@ -327,7 +327,7 @@ def lobby(code):
                 else:
                     st.error(problem_words())
     with teach:
-        st.subheader("Teach a class")
+        st.header("Teach a class")
         st.markdown(
             "Start a class, show its code or QR code, and teach on the **Playground** as usual: the class "
             "follows every step. Come back here to ask the class what CAE will do next."
@@ -388,21 +388,21 @@ def teacher_page():
         with top[0]:
             st.markdown(f"# Class `{code}`")
             st.caption("Students open this link, scan the code, or type the class code on the Classroom page:")
-            st.code(join, language=None)
+            st.code(join, language=None, wrap_lines=True)
             if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
                 address_popover(base)
         with top[1]:
             present_panel(code)
         with top[2]:
-            st.image(qr_svg(join, size=160), width=160)
+            st.image(qr_svg(join, size=160), width=160, alt=f"QR code of the link to join: {join}")
     else:  # the class has started: one line, the QR code a click away for latecomers
         top = st.columns([2.1, 3, 1.2, 1], vertical_alignment="center")
         top[0].markdown(f"## Class `{code}`")
-        top[1].code(join, language=None)
+        top[1].code(join, language=None, wrap_lines=True)
         with top[2]:
             present_panel(code)
         with top[3].popover("QR code", icon=":material/qr_code_2:"):
-            st.image(qr_svg(join, size=320), width=320)
+            st.image(qr_svg(join, size=320), width=320, alt=f"QR code of the link to join: {join}")
             if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
                 address_popover(base)
     if problem_words():

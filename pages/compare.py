@@ -6,7 +6,7 @@ from cae.app import figures
 from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_titles
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint, message, slow_hint
+from pages._common import data_table, ensure_entrypoint, message, network_summary, slow_hint
 from pages._playground_session import network_view
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -110,10 +110,11 @@ items = list(ls.playgrounds.items())
 per_row = 2
 for r in range(0, len(items), per_row):
     cols = st.columns(per_row)
-    for col, (label, pg) in zip(cols, items[r : r + per_row]):
+    for k, (col, (label, pg)) in enumerate(zip(cols, items[r : r + per_row]), start=r):
         with col:
             st.markdown(f"**{label}**")
             st.plotly_chart(network_view(pg, height=420), key=f"cmp_fig_{label}")
+            network_summary(pg, f"cmp_{k}")
             if ALGORITHMS[ls.runs[label][0]].kind == "clouds":
                 st.caption(
                     "AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
@@ -125,13 +126,12 @@ algorithms = [ls.runs[label][0] for label in ls.playgrounds]
 st.caption(metrics_caption(algorithms, score_noise, one_class=ls.one_class_so_far(score_noise)))
 if ls.t:
     series = [ls.traces("n_nodes"), ls.traces("n_clusters")]
-    st.plotly_chart(
-        figures.compare_figure(
-            series,
-            traces_titles(algorithms),
-            stage_starts=ls.stream.stage_starts,
-            stage_names=ls.stream.stage_names,
-            height=460,
-        ),
-        key="cmp_traces",
+    cmp_fig = figures.compare_figure(
+        series,
+        traces_titles(algorithms),
+        stage_starts=ls.stream.stage_starts,
+        stage_names=ls.stream.stage_names,
+        height=460,
     )
+    st.plotly_chart(cmp_fig, key="cmp_traces")
+    data_table(cmp_fig, "cmp_traces", x_name="samples seen", y_name="value")

@@ -17,7 +17,15 @@ from cae.data import (
 from cae.data.csvio import scale
 from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
-from pages._common import algorithm_picker, ensure_entrypoint, keep_value, message, show_notices, slow_hint
+from pages._common import (
+    algorithm_picker,
+    data_table,
+    ensure_entrypoint,
+    keep_value,
+    message,
+    show_notices,
+    slow_hint,
+)
 from pages._playground_session import lesson_link, link_is_new, remember_link
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -224,13 +232,11 @@ by_share = False
 h = st.columns(2)
 with h[0]:
     st.markdown(f"**R — {which} on stages 1…i (rows) after stage j (columns)**")
-    st.plotly_chart(
-        figures.matrix_heatmap(
-            R, labels, labels, title=which, zmin=0, zmax=1, fmt=".3f", marked=res.single_class_cells()
-        ),
-        key="cl_R",
-        config={"displayModeBar": False},
+    r_fig = figures.matrix_heatmap(
+        R, labels, labels, title=which, zmin=0, zmax=1, fmt=".3f", marked=res.single_class_cells()
     )
+    st.plotly_chart(r_fig, key="cl_R", config={"displayModeBar": False})
+    data_table(r_fig, "cl_R")
     st.caption(
         "The diagonal is the table's column; "
         + (
@@ -264,11 +270,9 @@ with h[1]:
         P, marks, title = res.per_stage_share, None, "share"
     else:
         P, marks, title = res.per_stage(metric, convention), res.single_class_cells(per_stage=True), which
-    st.plotly_chart(
-        figures.matrix_heatmap(P, labels, labels, title=title, zmin=0, zmax=1, fmt=".3f", marked=marks),
-        key="cl_P",
-        config={"displayModeBar": False},
-    )
+    p_fig = figures.matrix_heatmap(P, labels, labels, title=title, zmin=0, zmax=1, fmt=".3f", marked=marks)
+    st.plotly_chart(p_fig, key="cl_P", config={"displayModeBar": False})
+    data_table(p_fig, "cl_P")
     if by_share:
         st.caption(
             "1 means every point of the stage falls in one cluster; 0.5, half of them. It does not depend on the "
@@ -285,7 +289,7 @@ with h[1]:
             + ". For a single class the score says nothing; the share of its points in its largest cluster does."
         )
 
-st.subheader("The network after each stage")
+st.header("The network after each stage")
 X = stream.X
 if X.shape[1] == 2:
     Xv = X

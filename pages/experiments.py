@@ -12,7 +12,7 @@ from cae.data import load_builtin
 from cae.experiments import against_paper, figures
 from cae.experiments import noise as noise_study
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint
+from pages._common import data_table, ensure_entrypoint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -125,8 +125,9 @@ with tabs[0]:
         if len(shown):
             fig = figures.comparison_heatmap(shown.assign(table=table), table)
             st.plotly_chart(fig, key="ex_cmp_heatmap")
+            data_table(fig, "ex_cmp_heatmap")
             _download(fig, f"heatmap_{table}", "d_ex_heatmap")
-        st.subheader("Friedman test and Nemenyi critical difference")
+        st.header("Friedman test and Nemenyi critical difference")
         ours, theirs = against_paper.statistics(df, "ours"), against_paper.statistics(df, "paper")
         if not ours:
             st.info("Not enough algorithms or datasets in these results for the Friedman test.")
@@ -148,11 +149,12 @@ with tabs[0]:
             )
         lam = RESULTS / "lambda_validity.csv"
         if lam.exists():
-            st.subheader("Validity of the number of active nodes")
+            st.header("Validity of the number of active nodes")
             ldf = _table(str(lam), lam.stat().st_mtime)
             env = st.radio("Environment", list(dict.fromkeys(ldf["environment"])), horizontal=True, key="w_ex_lam_env")
             fig = figures.lambda_validity_figure(ldf, env)
             st.plotly_chart(fig, key="ex_lam_validity")
+            data_table(fig, "ex_lam_validity", x_name="λ", y_name="value")
             _download(fig, f"lambda_validity_{env}", "d_ex_lam")
             st.caption(
                 "Grey bars: NMI with λ fixed; blue line: #clusters (right axis); red star: the λ CAE "
@@ -175,6 +177,7 @@ with tabs[1]:
         metric = st.radio("Metric", ["nmi", "ari", "n_nodes", "n_clusters"], horizontal=True, key="w_ex_noise_metric")
         fig = figures.noise_figure(ndf, metric)
         st.plotly_chart(fig, key="ex_noise_fig")
+        data_table(fig, "ex_noise_fig", x_name="noise (%)", y_name=metric)
         _download(fig, f"noise_{metric}", "d_ex_noise")
         st.caption(
             "Lines: the mean over the seeds; bands: ±1 std. Non-stationary: after the last stream (#6). "

@@ -96,7 +96,7 @@ if st.session_state.get("explain_notice"):
 t = int(st.number_input("Step t", 1, pg.t_max, key="w_explain_t", help=f"1 … {pg.t_max} (recorded so far)"))
 
 rec, model, x = pg.inspect(t)
-st.subheader(headline(rec))
+st.header(headline(rec))
 left, right = st.columns([1.15, 1])
 with left:
     render_blocks(explain_step(rec, model, x))

@@ -15,7 +15,15 @@ from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
 from pages._classroom_session import classroom_bar, publish_step
-from pages._common import ensure_entrypoint, message, render_blocks, show_notices, slow_hint
+from pages._common import (
+    data_table,
+    ensure_entrypoint,
+    message,
+    network_summary,
+    render_blocks,
+    show_notices,
+    slow_hint,
+)
 from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
     get_playground,
@@ -207,6 +215,7 @@ def quiz_panel():
                 all_regions=all_regions,
             )
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
+            _view_summary()
         with right:
             ok_case, ok_edge, ok_node = revealed["marks"]
             (st.success if all(revealed["marks"]) else st.error)("Right!" if all(revealed["marks"]) else "Not quite.")
@@ -239,6 +248,7 @@ def quiz_panel():
             all_regions=all_regions,
         )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
+        _view_summary()
         st.caption(
             "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
             "by CIM, and the dotted region is where CIM to s1 is at most V."
@@ -277,6 +287,12 @@ def quiz_panel():
             b.metric("#clusters", m["clusters"])
         else:
             st.caption("Teacher view: the metrics and the score show after the reveal.")
+
+
+def _view_summary():
+    """The main view in words, beside the chart, for a screen reader (visually hidden: the panel beside the chart
+    shows the same numbers)."""
+    network_summary(pg, "main")
 
 
 # ------------------------------------------------------------------ live view
@@ -323,7 +339,7 @@ def _first_picture():
         model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
     )
     with st.container(key="first_picture"):
-        st.image(svg, width="stretch")
+        st.image(svg, width="stretch", alt=f"Picture of the network at step t = {pg.t:,} (the chart follows)")
 
 
 @st.fragment
@@ -344,6 +360,7 @@ def live():
         if not st.session_state.get("pg_drawn"):
             _first_picture()
         st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
+        _view_summary()
     with right:
         p = _describe(pg)
         rows = p["metrics"]
@@ -383,12 +400,13 @@ def traces_panel():
         st.session_state.traces_fig = figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
         )
-    st.subheader("Internal quantities over time")
+    st.header("Internal quantities over time")
     st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
     st.caption(
         f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
         + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
     )
+    data_table(st.session_state.traces_fig, "traces", x_name="t", y_name="value")
 
 
 if quiz:
@@ -398,7 +416,7 @@ else:
     traces_panel()
     how_often.section(cfg, score_noise)
 
-    st.subheader("Why did this step happen?")
+    st.header("Why did this step happen?")
     if pg.record is None:
         st.info("Press **Step 1** to present the first sample.")
     else:

@@ -63,7 +63,7 @@ except CSVLoadError as exc:
     message("error", "This file cannot be used: {}", exc)
     st.stop()
 
-st.subheader("What was read")
+st.header("What was read")
 st.text(f"File: {name}")
 st.dataframe(pd.DataFrame(report.summary_rows(), columns=["item", "value"]), hide_index=True)
 for w in report.warnings:
@@ -99,7 +99,7 @@ if report.unparsable_cells:  # a few cells that are not numbers in a column of n
         + "."
     )
 
-st.subheader("Columns and scaling")
+st.header("Columns and scaling")
 LABEL_NAMES = ["label", "labels", "class", "target", "species", "category"]  # in order of preference
 by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_columns}
 guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
@@ -149,7 +149,7 @@ st.text(kept)
 for w in sel.warnings:
     message("warning", "{}", w)
 
-st.subheader("Learn")
+st.header("Learn")
 source = st.radio(
     "Model",
     ["new", "saved"],

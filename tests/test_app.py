@@ -160,7 +160,7 @@ def test_explanation_names_the_right_case_with_its_numbers():
     at.switch_page("pages/explain.py").run()
     at.number_input(key="w_explain_t").set_value(t3).run()
     assert not at.exception
-    assert f"t = {t3}: Case III" in at.subheader[0].value
+    assert f"t = {t3}: Case III" in at.header[0].value
     # the numbers, computed here by hand from the model as it was before the step
     before = CAE().fit(pg.stream.X[: t3 - 1])
     x = pg.stream.X[t3 - 1]
@@ -182,7 +182,7 @@ def test_explain_page_jumps_to_lambda_and_shows_the_diversity():
     assert not at.exception
     pg = at.session_state.pg
     t = pg.find_step(0, event="lambda")
-    assert f"t = {t}: initial phase" in at.subheader[0].value
+    assert f"t = {t}: initial phase" in at.header[0].value
     text = " ".join(m.value for m in at.markdown)
     lam = pg.model.deletion_interval_
     assert f"n_active ← {lam // 2}" in text and f"λ ← 2·n_active = {lam}" in text
@@ -202,7 +202,7 @@ def test_explain_page_jumps_both_ways():
         at.button(key=f"b_prev_{kind}").click().run()
         want = pg.find_step(now, direction="previous", **kw)
         assert want is not None and want < now
-        assert at.number_input(key="w_explain_t").value == want and f"t = {want}:" in at.subheader[0].value
+        assert at.number_input(key="w_explain_t").value == want and f"t = {want}:" in at.header[0].value
         at.button(key=f"b_next_{kind}").click().run()
         nxt = pg.find_step(want, **kw)  # None when that was the last one: the view stays, with a notice
         assert at.number_input(key="w_explain_t").value == (nxt or want)

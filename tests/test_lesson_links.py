@@ -201,7 +201,7 @@ def test_explain_and_continual_links():
     at = _app({"stream": "paper2d-st", "n": "500", "seed": "2", "t": "420"})
     at.switch_page("pages/explain.py").run()
     assert not at.exception
-    assert at.number_input(key="w_explain_t").value == 420 and "t = 420:" in at.subheader[0].value
+    assert at.number_input(key="w_explain_t").value == 420 and "t = 420:" in at.header[0].value
     assert dict(at.query_params)["t"] == "420"
     at2 = _app({"stream": "iris", "order": "2,0,1", "seed": "5"})
     at2.switch_page("pages/continual.py").run()

@@ -27,7 +27,15 @@ import pandas as pd
 
 from ..algorithms import _cae_kernel as kernel
 
-__all__ = ["explain_step", "silverman_details", "headline", "resonance", "QUIZ_CHOICES", "quiz_truth"]
+__all__ = [
+    "explain_step",
+    "silverman_details",
+    "headline",
+    "view_summary",
+    "resonance",
+    "QUIZ_CHOICES",
+    "quiz_truth",
+]
 
 #: what the quiz asks: the four things CAE can do with a sample
 QUIZ_CHOICES = {
@@ -130,6 +138,52 @@ def headline(rec):
         return f"t = {rec.t}: initial phase — node {rec.new_node_id} added"
     names = {1: "Case I — new node", 2: "Case II — s1 learns", 3: "Case III — s1 and its neighbours learn, edge s1–s2"}
     return f"t = {rec.t}: {names[rec.case]}"
+
+
+def view_summary(model, t, record=None, n_samples=None):
+    """The main view in words: its text alternative, read by a screen reader in place of the chart.
+
+    The step t, what that step did (``record``, the step's record, its ``event`` phrase with the edges and
+    nodes it deleted), and the network after it: #nodes, #edges, #clusters and the similarity threshold V
+    (``model`` is the model after step t; ``n_samples`` the stream's length, when known).
+
+    >>> from cae import CAE
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> X = nonstationary_stream(make_paper2d(100, seed=0), seed=0).X
+    >>> m = CAE()
+    >>> for x in X[:199]:
+    ...     _ = m.learn_one(x)
+    >>> view_summary(m, 200, m.learn_one(X[199]), 660)
+    'The network at step t = 200 of 660. This step: winner and neighbours updated (Case III). Now 41 nodes, 35 edges, 12 clusters; similarity threshold V = 0.3731.'
+    >>> view_summary(CAE(), 0)
+    'The network at step t = 0: no sample presented yet, no nodes.'
+    """
+    where = f"The network at step t = {t:,}" + (f" of {n_samples:,}" if n_samples else "")
+    if not t or not hasattr(model, "nodes_"):
+        return where + ": no sample presented yet, no nodes."
+    words = [where + "."]
+    if record is not None:
+        did = str(getattr(record, "event", "") or "")
+        gone = len(getattr(record, "edges_deleted", ()) or ())
+        swept = len(getattr(record, "nodes_deleted", ()) or ())
+        if gone:
+            did += f"; {gone} edge{'s' if gone != 1 else ''} deleted"
+        if swept:
+            did += f"; {swept} node{'s' if swept != 1 else ''} deleted"
+        if did:
+            words.append(f"This step: {did}.")
+    n_nodes, n_edges = len(model.nodes_), len(getattr(model, "edges_", ()))
+    n_clusters = int(getattr(model, "n_clusters_", 0))
+    counts = (
+        f"Now {n_nodes:,} node{'s' if n_nodes != 1 else ''}, {n_edges:,} edge{'s' if n_edges != 1 else ''}, "
+        f"{n_clusters:,} cluster{'s' if n_clusters != 1 else ''}"
+    )
+    v = getattr(model, "threshold_", None)
+    if v is not None:
+        v = float(v)
+        counts += "; similarity threshold V " + ("not set yet" if math.isnan(v) else f"= {v:.4f}")
+    words.append(counts + ".")
+    return " ".join(words)
 
 
 def explain_step(rec, model, x):
