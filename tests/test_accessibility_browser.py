@@ -258,6 +258,14 @@ def test_axe_classroom(server, browser):
     student.get_by_text("you did not answer this one").wait_for()
     _audit(page, "classroom (teacher revealed)")
     _audit(student, "classroom (student revealed)")
+    page.get_by_text("Class controls").click()
+    page.get_by_role("button", name="Copy the teacher link").wait_for()
+    _audit(page, "classroom (teacher's class controls)")
+    octx, other = _page(browser)  # the student's link in another browser: asked before taking over
+    other.goto(student.url)
+    other.get_by_text("is open in another browser").wait_for()
+    _audit(other, "classroom (take over?)")
+    octx.close()
     sctx.close()
     ctx.close()
 
