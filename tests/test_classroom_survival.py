@@ -369,3 +369,50 @@ def test_classroom_redis_killed_and_restarted(tmp_path, persist):
             assert store.epoch() != epoch
     finally:
         server.stop()
+
+
+STUDENTS_PROCESS = textwrap.dedent(
+    """
+    import sys, time
+    from cae.classroom.sqlite import SQLiteStore
+    path, code, qid, n, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    store = SQLiteStore(path)
+    kids = [store.join(code, f"p{i}") for i in range(n)]
+    for k in kids[: n // 2]:
+        store.answer(code, k.sid, qid, (1, False, False))
+    print("half", flush=True)
+    while not __import__("os").path.exists(go):  # the file is deleted meanwhile
+        time.sleep(0.05)
+    for k in kids[n // 2 :]:
+        store.answer(code, k.sid, qid, (3, True, False))
+    print("all", len(store.answers(code, qid)), store.notices()[-1][1] if store.notices() else "-", flush=True)
+    """
+)
+
+
+def test_classroom_sqlite_file_deleted_between_two_real_processes(tmp_path):
+    """The students' answers come from another process (its own connection and locks, as a second
+    `streamlit run`); the file is deleted half-way through. Every answer of both processes is in the file."""
+    path = tmp_path / "classroom.sqlite3"
+    teacher_side = SQLiteStore(path)
+    code, token = teacher_side.create_room()
+    teacher_side.publish(code, token, STATE)
+    q = teacher_side.ask(code, token, 13, STATE)
+    go = tmp_path / "go"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STUDENTS_PROCESS, str(path), code, str(q.qid), "40", str(go)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout.readline().strip() == "half"
+    _wipe(tmp_path)
+    go.touch()
+    out = proc.stdout.readline().strip()
+    proc.wait(60)
+    assert proc.returncode == 0 and out.startswith("all 40 ") and "Nothing was lost" in out, out
+    assert path.exists() and len(teacher_side.answers(code, q.qid)) == 40
+    assert len(SQLiteStore(path).answers(code, q.qid)) == 40  # a process started now reads them all
+    teacher_side.publish(code, token, {"t": "99"})
+    assert SQLiteStore(path).poll(code).state == {"t": "99"}
