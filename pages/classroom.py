@@ -406,9 +406,9 @@ def teacher_page():
             if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
                 address_popover(base)
     if problem_words():
-        st.error(
-            problem_words(teacher=True) + ". Your Playground works as usual; the class follows again once it is back."
-        )
+        st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
+        with st.expander("Details for whoever runs the server (the store's address and its error)"):
+            st.caption(problem_words(teacher=True))
     said = notice_words()
     if said:
         st.warning(said, icon=":material/restore:")
