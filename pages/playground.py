@@ -1,7 +1,6 @@
 """Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
 
 import os
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -80,6 +79,15 @@ teacher = st.sidebar.toggle(
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )
 
+#: the main view's height (px): the whole figure, its legend and x-axis above the fold at 1280×720 (a common
+#: projector) and at 1400×900, under the compact title and controls below (tests/test_browser.py measures it)
+MAIN_HEIGHT = 430
+# the page's own style, on every run (a style that came and went would shift the page's later elements): less
+# empty space above the title and a smaller title, so that the controls and the main view fit one screen
+st.html(
+    "<style>[data-testid='stMainBlockContainer'] { padding-top: 3rem; }"
+    " [data-testid='stMainBlockContainer'] h1 { font-size: 2rem; padding: 0.5rem 0 0; }</style>"
+)
 st.title("Playground")
 # messages that come and go, in one container made on every run: the elements after it keep their places
 # (Streamlit knows an element by its position: an open expander below would close when a message went)
@@ -119,10 +127,15 @@ def _noise_study_sentence():
 
 # ------------------------------------------------------------------ controls
 if not quiz:
-    c = st.columns([1, 1.1, 1, 1, 1.6, 1.2, 1, 1.1])
+    # labels above the two value boxes (a bare "100" or "20" said nothing); the buttons line up with the boxes
+    c = st.columns([1, 1.2, 1, 1.15, 1.5, 1.2, 1, 1.1], vertical_alignment="bottom")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
-    n_step = int(c[1].number_input("N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
+    n_step = int(
+        c[1].number_input(
+            "N for Step N", 1, 100000, 100, key="w_stepn", help="How many samples Step N presents, one after another."
+        )
+    )
     if c[2].button("Step N", key="b_stepn", width="stretch"):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
@@ -132,11 +145,10 @@ if not quiz:
         help="The browser animates the run; ❚❚ Pause beside the plot stops on the frame shown.",
     )
     c[4].select_slider(
-        "samples / frame",
+        "Samples per frame",
         [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
         value=20,
         key="w_speed",
-        label_visibility="collapsed",
         help="Samples learned between two frames of Play (the frames per second are set beside the plot).",
     )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
@@ -154,7 +166,19 @@ else:
 
 # ------------------------------------------------------------------ history
 playing = bool(st.session_state.get("w_play")) and not pg.finished and not quiz
-if pg.t_max > 0 and not quiz and not playing:  # while playing, the player's own slider follows the frame shown
+
+
+def history_row():
+    """The history slider, under the main view (a scrubber below its picture, like a video's): above it, it
+    pushed the figure's x-axis below the fold of a projector. While playing, the player's own slider
+    follows the frame shown. In a container made on every run: the elements after it keep their places."""
+    with st.container():
+        if pg.t_max > 0 and not quiz and not playing:
+            _history()
+
+
+def _history():
+    """The slider over the recorded steps, and the way to learn on from a past one."""
 
     def _scrub():
         pg.go_to(st.session_state.w_scrub)
@@ -205,6 +229,7 @@ def quiz_panel():
                 deleted=pg.deleted_in_frame,
                 focus=focus,
                 all_regions=all_regions,
+                height=MAIN_HEIGHT,
             )
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
         with right:
@@ -237,6 +262,7 @@ def quiz_panel():
             current_name="next sample",
             focus=focus,
             all_regions=all_regions,
+            height=MAIN_HEIGHT,
         )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         st.caption(
@@ -290,7 +316,13 @@ def _draw(p):
         deleted=p.deleted_in_frame,
         focus=focus,
         all_regions=all_regions,
+        height=MAIN_HEIGHT,
+        note=FIRST_HINT,
     )
+
+
+#: written in the main view before the first step, where the eye is (the page's own hint was three screens below)
+FIRST_HINT = "The stream to come, in grey: press <b>Step 1</b> to present its first sample"
 
 
 def _describe(p):
@@ -320,7 +352,7 @@ def _first_picture():
     X = pg.stream.X
     model = pg.model if pg.t else _EMPTY_NETWORK
     svg = figures.network_svg(
-        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
+        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=660, height=MAIN_HEIGHT, title="the network"
     )
     with st.container(key="first_picture"):
         st.image(svg, width="stretch")
@@ -334,11 +366,10 @@ def live():
     # came and went would shift the page's later elements (an open expander below would close)
     _first_picture_style()
     if st.session_state.get("w_play") and not pg.finished:
-        shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=560)
+        shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=MAIN_HEIGHT)
         lesson_out("playground", cfg, pg, t=shown)
         publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
         return
-    t0 = time.perf_counter()
     left, right = st.columns([3, 1.1])
     with left:
         if not st.session_state.get("pg_drawn"):
@@ -372,7 +403,6 @@ def live():
             st.markdown(f"**Last step** · {p['last']}")
         if p["finished"]:
             st.success("End of the stream.")
-        st.caption(f"frame: {1000 * (time.perf_counter() - t0):.0f} ms")
 
 
 def traces_panel():
@@ -383,18 +413,26 @@ def traces_panel():
         st.session_state.traces_fig = figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
         )
-    st.subheader("Internal quantities over time")
-    st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
-    st.caption(
-        f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
-        + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
-    )
+    with st.container():  # one element either way: an open expander below stays open at the first step
+        if pg.t_max == 0:  # five empty charts said nothing: one line instead
+            st.caption(
+                "**Internal quantities over time** (network size, V, λ, the diversity D, a_max): "
+                "drawn from the first step on."
+            )
+            return
+        st.subheader("Internal quantities over time")
+        st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
+        st.caption(
+            f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
+            + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
+        )
 
 
 if quiz:
     quiz_panel()
 else:
     live()
+    history_row()
     traces_panel()
     how_often.section(cfg, score_noise)
 

@@ -458,3 +458,26 @@ def test_the_first_view_arrives_as_a_picture_and_the_slow_parts_wait_to_be_asked
     # the graph layout is computed only when its expander is opened; the traces CSV only when clicked
     assert "topology" not in at.session_state
     assert [b for b in at.get("download_button") if "traces" in str(b.proto.label)]
+
+
+def test_the_playground_opens_on_the_stream_to_come_with_the_first_step_said_in_the_view():
+    """At t = 0 the main view draws the stream to come (faintly) with "press Step 1" written in it, no
+    unexplained "frame: … ms", and one line instead of five empty charts of internal quantities; from the
+    first step on, the data seen, the traces, and no hint."""
+    at = _playground()
+    pg = at.session_state.pg
+    fig = _figure(at, "main_fig")
+    come = next(t for t in fig["data"] if t["name"] == "the stream to come")
+    assert len(come["x"]["bdata"]) > 0 and _names(fig)[0] == "the stream to come"  # under everything else
+    notes = [a["text"] for a in fig["layout"].get("annotations", [])]
+    assert any("Step 1" in n for n in notes), notes
+    assert not [c for c in at.caption if c.value.startswith("frame:")]
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-traces_fig_chart")]
+    assert [c for c in at.caption if c.value.startswith("**Internal quantities over time**")]
+    at.button(key="b_step1").click().run()
+    assert pg.t == 1 and not at.exception
+    fig = _figure(at, "main_fig")
+    assert "the stream to come" not in _names(fig)
+    assert not any("Step 1" in a["text"] for a in fig["layout"].get("annotations", []))
+    assert [c for c in at.get("plotly_chart") if c.proto.id.endswith("-traces_fig_chart")]
+    assert not [c for c in at.caption if c.value.startswith("frame:")]
