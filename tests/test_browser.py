@@ -1511,3 +1511,77 @@ def test_an_open_expander_stays_open_when_a_message_above_it_goes(server, browse
     assert page.get_by_text("Switched from CAE to CAEA").count() == 0  # said once
     assert page.locator(".st-key-w_place_x1 input").is_visible()
     ctx.close()
+
+
+# ------------------------------------------------------------------ the projector (issue 26, §8, §9, §12)
+_TEXT_SIZES = """gd => [...gd.querySelectorAll('g.legend text, g.xtick text, g.ytick text, g.colorbar text, g.annotation text,'
+    + ' g.g-gtitle text, g.g-xtitle text, g.g-ytitle text')].filter(t => t.textContent.trim())
+    .map(t => [t.textContent.slice(0, 30), parseFloat(getComputedStyle(t).fontSize)])"""
+
+
+def _to_top(page):
+    page.evaluate(
+        '() => { window.scrollTo(0, 0); document.querySelectorAll(\'[data-testid="stMain"], [data-testid="stAppViewContainer"]\')'
+        ".forEach(e => { e.scrollTop = 0; }); }"
+    )
+    page.wait_for_timeout(300)
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1280, 720)], ids=["1400x900", "1280x720"])
+def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readable_text(server, browser, size, capsys):
+    """The Playground's main figure, legend to x-axis, above the fold with the page scrolled to the top (it
+    ran from y = 363 to 923 at 1400×900); the N box and the samples-per-frame slider named; the smallest
+    text of the main view and of the traces at least 14 px."""
+    w, h = size
+    ctx = browser.new_context(viewport={"width": w, "height": h})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0&t=300")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    main = page.locator(".st-key-main_fig .js-plotly-plot").first
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    _to_top(page)
+    box = main.bounding_box()
+    _shot(page, f"50_projector_{w}x{h}")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= h, (box, h)
+    # the controls beside Play say what their numbers are (visible labels, and a screen reader's names)
+    n_box = page.get_by_role("spinbutton", name="N for Step N")
+    speed = page.get_by_role("slider", name="Samples per frame")
+    assert n_box.input_value() == "100" and speed.count() == 1
+    for label in ("N for Step N", "Samples per frame"):
+        assert page.locator("[data-testid='stWidgetLabel']").filter(has_text=label).first.is_visible(), label
+    sizes = main.evaluate(_TEXT_SIZES)
+    traces = page.locator(".js-plotly-plot").filter(has_text="network size").first
+    traces.scroll_into_view_if_needed()
+    page.wait_for_timeout(600)
+    sizes += traces.evaluate(_TEXT_SIZES)
+    smallest = min(sizes, key=lambda s: s[1])
+    with capsys.disabled():
+        print(
+            f"\n[projector {w}x{h}] main figure top {box['y']:.0f} px, bottom {box['y'] + box['height']:.0f} px; "
+            f"smallest text {smallest[1]:.1f} px ({smallest[0]!r}), {len(sizes)} texts measured"
+        )
+    assert smallest[1] >= 14, [s for s in sizes if s[1] < 14]
+    ctx.close()
+
+
+def test_the_playground_opens_on_the_stream_to_come(server, browser):
+    """At t = 0 the main view shows the stream to come and says to press Step 1, on the first screen."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    main = page.locator(".st-key-main_fig .js-plotly-plot").first
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    _to_top(page)
+    hint = main.locator("g.annotation").filter(has_text="Step 1").first
+    assert hint.is_visible() and hint.bounding_box()["y"] + hint.bounding_box()["height"] <= 720
+    assert main.evaluate("gd => gd._fullData.find(t => t.name === 'the stream to come').x.length") > 1000
+    assert page.get_by_text("frame:").count() == 0
+    _shot(page, "52_playground_opens_on_the_stream_to_come")
+    ctx.close()
