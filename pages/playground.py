@@ -365,11 +365,27 @@ def live():
     # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
     # came and went would shift the page's later elements (an open expander below would close)
     _first_picture_style()
-    if st.session_state.get("w_play") and not pg.finished:
+    play_on = bool(st.session_state.get("w_play")) and not pg.finished
+    # The still view, in one container on every run (its chart then stays the same element, drawn, when Play
+    # starts): while Play starts it stays, with a line saying what it waits for, and the browser hides it the
+    # moment the player has drawn its first frame (an empty box for 10-36 s on a busy machine, before)
+    with st.container(key="still_view"):
+        waiting = st.empty()
+        if not play_on or _player.starting(pg):
+            if play_on:
+                waiting.caption(
+                    ":material/hourglass_top: **Play is starting**: computing the first frames and loading the "
+                    "player in this browser. The view below stays until the first frame is drawn." + slow_hint()
+                )
+            _still_view()
+    if play_on:
         shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=MAIN_HEIGHT)
         lesson_out("playground", cfg, pg, t=shown)
         publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
-        return
+
+
+def _still_view():
+    """The network at the Playground's step and its numbers beside it."""
     left, right = st.columns([3, 1.1])
     with left:
         if not st.session_state.get("pg_drawn"):

@@ -66,8 +66,11 @@ def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at.select_slider(key="w_speed").set_value(50).run()
     at.toggle(key="w_play").set_value(True).run()
     assert not at.exception
-    # while playing the browser's player draws the frames: no still view, no history slider
-    assert not [m for m in at.metric if m.label == "Samples seen"]
+    # while Play starts, the still view stays (at the step Play started from: the browser hides it when the
+    # player has drawn its first frame), saying what it waits for; no history slider
+    assert _seen(at) == 0 and any(
+        c.value.startswith(":material/hourglass_top: **Play is starting**") for c in at.caption
+    )
     assert not [s for s in at.slider if s.key == "w_scrub"]
     play = at.session_state.play_session
     pg = at.session_state.pg
@@ -76,6 +79,9 @@ def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at.session_state["player"] = {"epoch": play.epoch, "seq": 1, "shown": 150, "fps": 5}
     at.run()
     assert not at.exception and play.served == 1 and play.shown == 150
+    # from then on the browser's player draws the frames: no still view, no waiting line
+    assert not [m for m in at.metric if m.label == "Samples seen"]
+    assert not any("Play is starting" in c.value for c in at.caption)
     assert pg.t == 200 + 50 * frames_wanted(5)  # as many frames as 1.5 s of play at 5 frames/s
     assert dict(at.query_params)["t"] == "150"  # the link says what the class sees
     # Play switched off beside the plot: the run stops on the frame the browser last reported
