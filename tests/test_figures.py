@@ -459,3 +459,5 @@ def test_every_text_a_class_reads_is_at_least_14_px(pg):
         assert small == {}, (name, small)
     assert viz.MIN_FONT >= 14
     assert figs["matrix"].data[0].textfont.size >= 14  # the numbers in the cells
+    # and no colour bar where there was none (a lines chart's markers given one would draw it)
+    assert not [t.name for t in figs["traces"].data if "colorbar" in t.to_plotly_json().get("marker", {})]

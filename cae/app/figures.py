@@ -62,10 +62,10 @@ def readable(fig, size=MIN_FONT):
         if a.font.size is None or a.font.size < size:
             a.font.size = size
     for t in fig.data:
-        bars = []
-        if "colorbar" in t:
+        bars = []  # only the colour bars drawn (touching one that is not would draw it)
+        if "colorbar" in t and t.showscale is not False:
             bars.append(t.colorbar)
-        if "marker" in t and t.marker is not None and "colorbar" in t.marker:
+        if "marker" in t and t.marker is not None and "colorbar" in t.marker and t.marker.showscale:
             bars.append(t.marker.colorbar)
         for cb in bars:
             cb.tickfont.size = size
