@@ -120,6 +120,7 @@ def _load_charts_in_the_background():
 import pages._common as _common  # noqa: E402
 
 _common.ENTRYPOINT_SEEN = True
+_common.shared_style()
 _common.kernel_notice()
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),

@@ -1649,3 +1649,62 @@ def test_play_keeps_the_still_view_until_its_first_frame_and_says_what_it_waits_
     page.get_by_text("Play", exact=True).click()
     _wait_idle(page)
     ctx.close()
+
+
+# ------------------------------------------------------------------ labels whole on a projector (issue 26, §10)
+_CHIPS_CUT = """() => [...document.querySelectorAll('[data-testid="stMultiSelect"]')].filter(m => m.getBoundingClientRect().width > 0)
+    .flatMap(m => { const box = m.getBoundingClientRect();
+        return [...m.querySelectorAll('[data-tag] > span[title]')].filter(s => {
+            const r = s.getBoundingClientRect();
+            return s.scrollWidth > s.clientWidth + 1 || r.right > box.right + 1 || r.left < box.left - 1
+                || r.bottom > box.bottom + 1 || r.width < 1; }).map(s => s.title); })"""
+_GRID_SCROLLS = """e => [...e.querySelectorAll('.dvn-scroller')].map(s => s.scrollWidth - s.clientWidth)"""
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1280, 720)], ids=["1400x900", "1280x720"])
+def test_labels_are_not_cut_at_projector_sizes(server, browser, tmp_path, size):
+    """Compare's stream box shows its name whole; a multiselect's chips ("petal_width", "ASOINN(mean)") all
+    show whole inside their box (they scrolled out of it, cut: "petal_wid…"); the table against the paper
+    fits its width (16 columns needed horizontal scrolling, the last header cut: "refer…")."""
+    import pandas as pd
+    from sklearn.datasets import load_iris
+
+    w, h = size
+    ctx = browser.new_context(viewport={"width": w, "height": h})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/compare")
+    _wait_idle(page)
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text="Stream").locator("input").first
+    assert box.input_value().startswith("Paper 2-D · non-stationary") and box.evaluate(_WHOLE_JS)
+    assert page.evaluate(_CHIPS_CUT) == []
+    _shot(page, f"55_compare_stream_whole_{w}x{h}")
+    d = load_iris(as_frame=True)
+    df = d.data.copy()
+    df.columns = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    df["species"] = [d.target_names[k] for k in d.target]
+    iris = tmp_path / "iris_named.csv"
+    pd.DataFrame(df).to_csv(iris, index=False)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    page.locator("input[type=file]").first.set_input_files(str(iris))
+    page.get_by_text("What was read").wait_for()
+    _wait_idle(page)
+    features = page.locator("[data-testid='stMultiSelect']").filter(has_text="Features").first
+    _scroll_to(page, features)
+    assert sorted(features.locator("[data-tag] > span[title]").evaluate_all("e => e.map(s => s.title)")) == sorted(
+        df.columns[:4]
+    )
+    assert page.evaluate(_CHIPS_CUT) == []
+    _shot(page, f"56_your_data_feature_chips_whole_{w}x{h}")
+    if (ROOT / "results" / "paper_comparison.csv").exists():
+        page.goto(server + "/experiments")
+        _wait_idle(page)
+        page.get_by_text("Friedman test and Nemenyi critical difference").wait_for()
+        assert page.evaluate(_CHIPS_CUT) == []
+        grid = page.locator("[data-testid='stDataFrame']").filter(has_text="").nth(1)
+        _scroll_to(page, grid)
+        page.wait_for_timeout(800)
+        assert max(grid.evaluate(_GRID_SCROLLS)) <= 1  # every column in view, no horizontal scrolling
+        _shot(page, f"57_against_the_paper_rows_fit_{w}x{h}")
+    ctx.close()
