@@ -10,6 +10,7 @@ import streamlit as st
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.player import panel
+from cae.app.stepper import drawn_sample
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
@@ -82,6 +83,8 @@ teacher = st.sidebar.toggle(
 #: the main view's height (px): the whole figure, its legend and x-axis above the fold at 1280×720 (a common
 #: projector) and at 1400×900, under the compact title and controls below (tests/test_browser.py measures it)
 MAIN_HEIGHT = 430
+#: the player's frames a little lower: its bar (Pause, speed, slider) sits above them
+PLAY_HEIGHT = MAIN_HEIGHT - 24
 # the page's own style, on every run (a style that came and went would shift the page's later elements): less
 # empty space above the title and a smaller title, so that the controls and the main view fit one screen
 st.html(
@@ -306,7 +309,7 @@ def quiz_panel():
 
 
 # ------------------------------------------------------------------ live view
-def _draw(p):
+def _draw(p, height=MAIN_HEIGHT):
     """The main view at the Stepper's step: the still view and every frame of Play."""
     return network_view(
         p,
@@ -316,7 +319,7 @@ def _draw(p):
         deleted=p.deleted_in_frame,
         focus=focus,
         all_regions=all_regions,
-        height=MAIN_HEIGHT,
+        height=height,
         note=FIRST_HINT,
     )
 
@@ -351,8 +354,9 @@ def _first_picture():
     st.session_state.pg_drawn = True
     X = pg.stream.X
     model = pg.model if pg.t else _EMPTY_NETWORK
+    seen = X[pg.seen(3000)] if pg.t else X[drawn_sample(len(X), max_points=3000)]  # at t = 0: the stream to come
     svg = figures.network_svg(
-        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=660, height=MAIN_HEIGHT, title="the network"
+        model, seen=seen, bounds=stream_bounds(pg), width=660, height=MAIN_HEIGHT, title="the network"
     )
     with st.container(key="first_picture"):
         st.image(svg, width="stretch")
@@ -379,7 +383,13 @@ def live():
                 )
             _still_view()
     if play_on:
-        shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=MAIN_HEIGHT)
+        shown = _player.player(
+            pg,
+            lambda p: _draw(p, height=PLAY_HEIGHT),
+            _describe,
+            int(st.session_state.get("w_speed", 20)),
+            height=PLAY_HEIGHT,
+        )
         lesson_out("playground", cfg, pg, t=shown)
         publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
 

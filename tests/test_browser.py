@@ -1555,6 +1555,11 @@ def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readabl
     sizes = main.evaluate(_TEXT_SIZES)
     traces = page.locator(".js-plotly-plot").filter(has_text="network size").first
     traces.scroll_into_view_if_needed()
+    traces.evaluate(  # its five rows' axis numbers drawn
+        "gd => new Promise(ok => { const t0 = Date.now(); (function wait() {"
+        " if (gd.querySelectorAll('g.ytick text').length >= 10 || Date.now() - t0 > 20000) ok();"
+        " else setTimeout(wait, 200); })(); })"
+    )
     page.wait_for_timeout(600)
     sizes += traces.evaluate(_TEXT_SIZES)
     smallest = min(sizes, key=lambda s: s[1])
@@ -1564,6 +1569,23 @@ def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readabl
             f"smallest text {smallest[1]:.1f} px ({smallest[0]!r}), {len(sizes)} texts measured"
         )
     assert smallest[1] >= 14, [s for s in sizes if s[1] < 14]
+    # and while playing: the player's bar above the frames, the frames' x-axis still on the screen
+    _to_top(page)
+    page.get_by_text("Play", exact=True).click()
+    page.wait_for_selector("iframe[title*='cae_player'][data-drawn]", state="attached", timeout=120000)
+    player = _player_frame(page)
+    page.wait_for_timeout(1000)
+    _to_top(page)
+    top = page.locator("iframe[title*='cae_player']").bounding_box()["y"]
+    plot = player.evaluate(
+        "() => { const r = document.querySelector('#plot .main-svg').getBoundingClientRect(); return [r.top, r.bottom]; }"
+    )
+    _shot(page, f"51_projector_playing_{w}x{h}")
+    with capsys.disabled():
+        print(f"[projector {w}x{h}] while playing: frames from {top + plot[0]:.0f} to {top + plot[1]:.0f} px")
+    assert player.locator("#pause").is_visible() and top + plot[1] <= h, (top, plot, h)
+    page.get_by_text("Play", exact=True).click()
+    _wait_idle(page)
     ctx.close()
 
 
