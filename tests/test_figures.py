@@ -461,3 +461,24 @@ def test_every_text_a_class_reads_is_at_least_14_px(pg):
     assert figs["matrix"].data[0].textfont.size >= 14  # the numbers in the cells
     # and no colour bar where there was none (a lines chart's markers given one would draw it)
     assert not [t.name for t in figs["traces"].data if "colorbar" in t.to_plotly_json().get("marker", {})]
+
+
+def test_the_experiments_figures_are_readable_too():
+    """The Experiments page's figures: every text a class reads at 14 px or more, and the comparison heatmap's
+    36 metric · algorithm names as its rows (as columns at 14 px, plotly.js left every other name out)."""
+    import pandas as pd
+    from conftest import ROOT
+
+    from cae.experiments import against_paper
+    from cae.experiments import figures as ex_figures
+
+    df = pd.read_csv(ROOT / "results" / "paper_comparison.csv")
+    table = "real-world stationary"
+    heat = ex_figures.comparison_heatmap(df, table)
+    part = df[df["table"] == table]
+    assert len(heat.data[0].y) == part[["metric", "algorithm"]].drop_duplicates().shape[0] > len(heat.data[0].x)
+    ours = against_paper.statistics(df, "ours")
+    cd = ex_figures.cd_diagram(next(iter(ours.values())), "ours")
+    for name, fig in {"heatmap": heat, "cd": cd}.items():
+        small = {k: v for k, v in _font_sizes(fig).items() if v is None or v < viz.MIN_FONT}
+        assert small == {}, (name, small)
