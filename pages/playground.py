@@ -134,11 +134,8 @@ if not quiz:
     c = st.columns([1, 1.2, 1, 1.15, 1.5, 1.2, 1, 1.1], vertical_alignment="bottom")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
-    n_step = int(
-        c[1].number_input(
-            "N for Step N", 1, 100000, 100, key="w_stepn", help="How many samples Step N presents, one after another."
-        )
-    )
+    # no help button: its name, "Help for N for Step N", would be a second "Step N" button to a screen reader
+    n_step = int(c[1].number_input("N for Step N", 1, 100000, 100, key="w_stepn"))
     if c[2].button("Step N", key="b_stepn", width="stretch"):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
