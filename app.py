@@ -121,6 +121,7 @@ import pages._common as _common  # noqa: E402
 
 _common.ENTRYPOINT_SEEN = True
 _common.accessible_style()
+_common.shared_style()
 _common.kernel_notice()
 pages = [
     st.Page(home, title="Home", icon=":material/home:", default=True),

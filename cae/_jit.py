@@ -51,6 +51,8 @@ __all__ = [
     "ensure",
     "prepare",
     "status",
+    "progress",
+    "describe_progress",
     "wait",
     "compiled",
     "cache_dir",
@@ -248,6 +250,10 @@ def _failed_path():
     return _marker()[: -len(".ready")] + ".failed"
 
 
+def _progress_path():
+    return _marker()[: -len(".ready")] + ".progress"
+
+
 def _alive(path):
     """Whether the process whose pid is in ``path`` (a compiling lock) still runs."""
     try:
@@ -278,6 +284,56 @@ def status():
     if os.path.exists(_marker()):  # ready: the next call into a kernel switches
         return "compiled"
     return "preparing"
+
+
+def progress(now=None):
+    """How far the background compilation is, while it runs (None otherwise, or before it has said).
+
+    Returns a dict: ``done`` and ``total`` (parts of :func:`cae._warmup.warm`: each algorithm on 2-D and on
+    3-D data, and CAE's parallel labelling), ``part`` (the last part done), ``elapsed`` (seconds since it
+    began) and ``left`` (seconds the rest should take at the time per part measured so far; None before
+    the first part is done).
+    """
+    if status() != "preparing":
+        return None
+    try:
+        import json
+
+        with open(_progress_path()) as f:
+            p = json.load(f)
+        done, total, started = int(p["done"]), int(p["total"]), float(p["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    elapsed = max(0.0, (time.time() if now is None else now) - started)
+    left = elapsed / done * (total - done) if done > 0 else None
+    return {"done": done, "total": total, "part": str(p.get("part", "")), "elapsed": elapsed, "left": left}
+
+
+def _minutes(seconds):
+    if seconds < 90:
+        return f"{max(10, 10 * round(seconds / 10)):.0f} s"
+    return f"{seconds / 60:.0f} min"
+
+
+def describe_progress(p):
+    """:func:`progress` in words for the app: parts compiled, and an estimate from the time per part so far.
+
+    >>> describe_progress({"done": 3, "total": 11, "elapsed": 150.0, "left": 400.0, "part": "CAEA, 3-D data"})
+    '3 of 11 parts compiled in 2 min; about 7 min left at 50 s a part'
+    >>> describe_progress({"done": 0, "total": 11, "elapsed": 20.0, "left": None, "part": ""})
+    '0 of 11 parts compiled, 20 s so far (the first part, CAE, takes the longest)'
+    >>> describe_progress(None)
+    'starting'
+    """
+    if not p:
+        return "starting"
+    done, total, elapsed = p["done"], p["total"], p["elapsed"]
+    if not done or p["left"] is None:
+        return f"{done} of {total} parts compiled, {_minutes(elapsed)} so far (the first part, CAE, takes the longest)"
+    return (
+        f"{done} of {total} parts compiled in {_minutes(elapsed)}; about {_minutes(p['left'])} left "
+        f"at {_minutes(elapsed / done)} a part"
+    )
 
 
 # ------------------------------------------------------------------ switching

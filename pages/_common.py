@@ -36,6 +36,18 @@ ACCESSIBLE_CSS = (
     "</style>"
 )
 
+#: Styles every page shares (app.py writes them first on every run, so they never come and go):
+#: a multiselect's chips wrap onto more lines instead of scrolling out of a narrow box ("petal_wid…",
+#: "ASOINN(…" were cut at its edge at 1280×720)
+SHARED_STYLE = (
+    "<style>"
+    "[data-testid='stMultiSelectTagsContainer'] { flex-wrap: wrap !important; overflow: visible !important;"
+    " height: auto !important; max-height: none !important; }"
+    " [role='group']:has(> [data-testid='stMultiSelectTagsContainer'])"
+    " { height: auto !important; max-height: none !important; min-height: 40px; }"
+    "</style>"
+)
+
 
 def accessible_style():
     """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page)."""
@@ -58,15 +70,40 @@ def data_table(fig, key, x_name="x", y_name="y"):
         st.dataframe(figures.figure_table(fig, x_name=x_name, y_name=y_name), hide_index=False, height=300)
 
 
+def shared_style():
+    """Write :data:`SHARED_STYLE` (a style-only element: nothing shows)."""
+    st.html(SHARED_STYLE)
+
+
 def kernel_notice():
-    """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out)."""
+    """Say so while the compiled kernels are being prepared (app.py starts that after the first page is out):
+    how far the compilation is and how long the rest should take, refreshed every few seconds."""
     from cae import _jit
 
     if _jit.status() == "preparing":
-        st.sidebar.caption(
-            ":material/hourglass_top: Preparing the fast kernel — once per machine, in the background (about a minute). "
-            "Until it is ready everything works, but long runs are about 100× slower."
-        )
+        with st.sidebar:
+            _kernel_progress()
+
+
+def kernel_notice_text(progress):
+    """The sidebar's notice for :func:`cae._jit.progress` (None while nothing is known yet)."""
+    from cae import _jit
+
+    return (
+        ":material/hourglass_top: Preparing the fast kernel — once per machine, in the background: "
+        + _jit.describe_progress(progress)
+        + ". Until it is ready everything works, but long runs are about 100× slower."
+    )
+
+
+@st.fragment(run_every=5)
+def _kernel_progress():
+    from cae import _jit
+
+    if _jit.status() == "preparing":
+        st.caption(kernel_notice_text(_jit.progress()))
+    else:
+        st.caption(":material/check_circle: The fast kernel is ready: long runs are fast from the next step on.")
 
 
 def slow_hint():

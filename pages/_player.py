@@ -74,6 +74,27 @@ def shown_step(pg):
     return pg.t
 
 
+def starting(pg):
+    """True if showing the player now starts a new play (none open, or the run changed under it): the
+    page then keeps its still view until the browser has drawn the first frame."""
+    play = st.session_state.get("play_session")
+    return play is None or play.pg is not pg or pg.t != play.t_sent
+
+
+#: The still view (the page's container keyed ``still_view``) stays on the page until the player's frame says
+#: it has drawn its first frame (player.js sets ``data-drawn`` on its iframe); until then the player is laid,
+#: invisible, over it: it loads plotly.js and draws there, and takes the still view's place when ready.
+_HANDOVER_CSS = (
+    "<style>"
+    "[data-testid='stVerticalBlock']:has(> div iframe[title*='cae_player']) { position: relative; }"
+    " [data-testid='stElementContainer']:has(> iframe[title*='cae_player']:not([data-drawn]))"
+    " { position: absolute !important; top: 0; left: 0; right: 0; opacity: 0 !important; pointer-events: none; }"
+    " [data-testid='stVerticalBlock']:has(iframe[title*='cae_player'][data-drawn]) .st-key-still_view"
+    " { display: none; }"
+    "</style>"
+)
+
+
 def player(pg, draw, describe, samples_per_frame, height):
     """Show the player while Play is on (inside the live fragment); answers the browser's request.
 
@@ -99,7 +120,7 @@ def player(pg, draw, describe, samples_per_frame, height):
     st.html(
         "<style>div[data-stale='true']:has(> iframe[title*='cae_player'])"
         ", div[data-stale='true']:has(iframe[title*='cae_player']) {opacity: 1 !important; transition: none !important}"
-        "</style>"
+        "</style>" + _HANDOVER_CSS
     )
     component, plotlyjs = _components()
     component(

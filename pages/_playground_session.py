@@ -242,13 +242,14 @@ def network_view(
     current_name="current sample",
     focus=False,
     all_regions=False,
+    note=None,
 ):
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
     ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. ``focus``
     zooms to s1, s2, the sample and the vigilance region; ``all_regions`` draws every node's region. The
     samples placed by hand so far are marked, and the regions of a drawing that gives the next samples
-    outlined.
+    outlined. Before the first step the whole stream to come is drawn faintly, with ``note`` (what to press).
     """
     model = pg.model if model is None else model
     t = pg.t if t is None else t
@@ -277,6 +278,8 @@ def network_view(
         show_all_regions=all_regions,
         drawn_regions=drawing.regions if drawing is not None else None,
         placed=np.array(placed).reshape(-1, X.shape[1]) if placed else None,
+        upcoming=X[drawn_sample(len(X), max_points=3000)] if t == 0 else None,
+        note=note if t == 0 else None,
     )
 
 

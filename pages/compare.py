@@ -7,7 +7,7 @@ from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_ti
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.registry import ALGORITHMS
 from pages._common import data_table, ensure_entrypoint, message, network_summary, slow_hint
-from pages._playground_session import network_view
+from pages._playground_session import network_view, stream_title
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -17,8 +17,8 @@ st.caption(
     "same order, in lock step. CAE and SOINN+ need no parameters; the others are given theirs "
     "(the **paper's setting** button fills in the values the paper found by grid search for its 2-D data)."
 )
-c = st.columns(4)
-src = c[0].selectbox("Stream", list(SOURCES), format_func=SOURCES.get, key="w_cmp_src")
+c = st.columns([1.9, 1.2, 1.1, 0.8])  # the stream's name whole in its box at 1280×720 ("…(str…" was cut)
+src = c[0].selectbox("Stream", list(SOURCES), format_func=stream_title, key="w_cmp_src")
 n = c[1].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
 noise = c[2].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
 seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))

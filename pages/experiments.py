@@ -62,6 +62,15 @@ def _table(path, mtime):
     return pd.read_csv(path)
 
 
+def runs_text(rows):
+    """ "20 runs", or "10–20 runs" when the rows differ."""
+    runs = pd.to_numeric(rows["runs"], errors="coerce").dropna()
+    if not len(runs):
+        return "the runs"
+    lo, hi = int(runs.min()), int(runs.max())
+    return f"{hi} runs" if lo == hi else f"{lo}–{hi} runs"
+
+
 with tabs[0]:
     path = RESULTS / "paper_comparison.csv"
     if not path.exists():
@@ -113,7 +122,23 @@ with tabs[0]:
             if note:
                 with st.container(border=True, key="ex_cmp_caea_note"):
                     st.markdown(note)
-        st.dataframe(shown.drop(columns=["table"]).round(4), hide_index=True, key="ex_cmp_rows")
+        st.dataframe(  # narrow enough for a projector; the CSV below has every column
+            against_paper.display_rows(shown),
+            hide_index=True,
+            key="ex_cmp_rows",
+            column_config={
+                "paper": st.column_config.TextColumn("paper", help="The paper's mean (std)"),
+                "ours": st.column_config.TextColumn("ours", help=f"Our mean (std) over {runs_text(shown)}"),
+                "z": st.column_config.NumberColumn("z", help="(ours − paper) / the paper's std", format="%.2f"),
+                "reference": st.column_config.TextColumn(
+                    "reference", help="The authors' own code under the paper's stated protocol: mean (std)"
+                ),
+                "beside": st.column_config.TextColumn(
+                    "beside", help="Our run at the setting that reproduces the row (named after the dot): mean (std)"
+                ),
+                "note": st.column_config.TextColumn("note", width="medium", help="Why a number is marked n/e"),
+            },
+        )
         st.download_button(
             "Download the comparison (CSV)",
             path.read_bytes(),

@@ -1,7 +1,6 @@
 """Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
 
 import os
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +10,7 @@ import streamlit as st
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.player import panel
+from cae.app.stepper import drawn_sample
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
@@ -88,6 +88,17 @@ teacher = st.sidebar.toggle(
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )
 
+#: the main view's height (px): the whole figure, its legend and x-axis above the fold at 1280×720 (a common
+#: projector) and at 1400×900, under the compact title and controls below (tests/test_browser.py measures it)
+MAIN_HEIGHT = 430
+#: the player's frames a little lower: its bar (Pause, speed, slider) sits above them
+PLAY_HEIGHT = MAIN_HEIGHT - 24
+# the page's own style, on every run (a style that came and went would shift the page's later elements): less
+# empty space above the title and a smaller title, so that the controls and the main view fit one screen
+st.html(
+    "<style>[data-testid='stMainBlockContainer'] { padding-top: 3rem; }"
+    " [data-testid='stMainBlockContainer'] h1 { font-size: 2rem; padding: 0.5rem 0 0; }</style>"
+)
 st.title("Playground")
 # messages that come and go, in one container made on every run: the elements after it keep their places
 # (Streamlit knows an element by its position: an open expander below would close when a message went)
@@ -127,10 +138,12 @@ def _noise_study_sentence():
 
 # ------------------------------------------------------------------ controls
 if not quiz:
-    c = st.columns([1, 1.1, 1, 1, 1.6, 1.2, 1, 1.1])
+    # labels above the two value boxes (a bare "100" or "20" said nothing); the buttons line up with the boxes
+    c = st.columns([1, 1.2, 1, 1.15, 1.5, 1.2, 1, 1.1], vertical_alignment="bottom")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
-    n_step = int(c[1].number_input("N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
+    # no help button: its name, "Help for N for Step N", would be a second "Step N" button to a screen reader
+    n_step = int(c[1].number_input("N for Step N", 1, 100000, 100, key="w_stepn"))
     if c[2].button("Step N", key="b_stepn", width="stretch"):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
@@ -140,11 +153,10 @@ if not quiz:
         help="The browser animates the run; ❚❚ Pause beside the plot stops on the frame shown.",
     )
     c[4].select_slider(
-        "samples / frame",
+        "Samples per frame",
         [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
         value=20,
         key="w_speed",
-        label_visibility="collapsed",
         help="Samples learned between two frames of Play (the frames per second are set beside the plot).",
     )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
@@ -162,7 +174,19 @@ else:
 
 # ------------------------------------------------------------------ history
 playing = bool(st.session_state.get("w_play")) and not pg.finished and not quiz
-if pg.t_max > 0 and not quiz and not playing:  # while playing, the player's own slider follows the frame shown
+
+
+def history_row():
+    """The history slider, under the main view (a scrubber below its picture, like a video's): above it, it
+    pushed the figure's x-axis below the fold of a projector. While playing, the player's own slider
+    follows the frame shown. In a container made on every run: the elements after it keep their places."""
+    with st.container():
+        if pg.t_max > 0 and not quiz and not playing:
+            _history()
+
+
+def _history():
+    """The slider over the recorded steps, and the way to learn on from a past one."""
 
     def _scrub():
         pg.go_to(st.session_state.w_scrub)
@@ -213,6 +237,7 @@ def quiz_panel():
                 deleted=pg.deleted_in_frame,
                 focus=focus,
                 all_regions=all_regions,
+                height=MAIN_HEIGHT,
             )
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
             _view_summary()
@@ -246,6 +271,7 @@ def quiz_panel():
             current_name="next sample",
             focus=focus,
             all_regions=all_regions,
+            height=MAIN_HEIGHT,
         )
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         _view_summary()
@@ -296,7 +322,7 @@ def _view_summary():
 
 
 # ------------------------------------------------------------------ live view
-def _draw(p):
+def _draw(p, height=MAIN_HEIGHT):
     """The main view at the Stepper's step: the still view and every frame of Play."""
     return network_view(
         p,
@@ -306,7 +332,13 @@ def _draw(p):
         deleted=p.deleted_in_frame,
         focus=focus,
         all_regions=all_regions,
+        height=height,
+        note=FIRST_HINT,
     )
+
+
+#: written in the main view before the first step, where the eye is (the page's own hint was three screens below)
+FIRST_HINT = "The stream to come, in grey: press <b>Step 1</b> to present its first sample"
 
 
 def _describe(p):
@@ -335,8 +367,9 @@ def _first_picture():
     st.session_state.pg_drawn = True
     X = pg.stream.X
     model = pg.model if pg.t else _EMPTY_NETWORK
+    seen = X[pg.seen(3000)] if pg.t else X[drawn_sample(len(X), max_points=3000)]  # at t = 0: the stream to come
     svg = figures.network_svg(
-        model, seen=X[pg.seen(3000)], bounds=stream_bounds(pg), width=820, height=560, title="the network"
+        model, seen=seen, bounds=stream_bounds(pg), width=660, height=MAIN_HEIGHT, title="the network"
     )
     with st.container(key="first_picture"):
         st.image(svg, width="stretch", alt=f"Picture of the network at step t = {pg.t:,} (the chart follows)")
@@ -349,12 +382,33 @@ def live():
     # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
     # came and went would shift the page's later elements (an open expander below would close)
     _first_picture_style()
-    if st.session_state.get("w_play") and not pg.finished:
-        shown = _player.player(pg, _draw, _describe, int(st.session_state.get("w_speed", 20)), height=560)
+    play_on = bool(st.session_state.get("w_play")) and not pg.finished
+    # The still view, in one container on every run (its chart then stays the same element, drawn, when Play
+    # starts): while Play starts it stays, with a line saying what it waits for, and the browser hides it the
+    # moment the player has drawn its first frame (an empty box for 10-36 s on a busy machine, before)
+    with st.container(key="still_view"):
+        waiting = st.empty()
+        if not play_on or _player.starting(pg):
+            if play_on:
+                waiting.caption(
+                    ":material/hourglass_top: **Play is starting**: computing the first frames and loading the "
+                    "player in this browser. The view below stays until the first frame is drawn." + slow_hint()
+                )
+            _still_view()
+    if play_on:
+        shown = _player.player(
+            pg,
+            lambda p: _draw(p, height=PLAY_HEIGHT),
+            _describe,
+            int(st.session_state.get("w_speed", 20)),
+            height=PLAY_HEIGHT,
+        )
         lesson_out("playground", cfg, pg, t=shown)
         publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
-        return
-    t0 = time.perf_counter()
+
+
+def _still_view():
+    """The network at the Playground's step and its numbers beside it."""
     left, right = st.columns([3, 1.1])
     with left:
         if not st.session_state.get("pg_drawn"):
@@ -389,7 +443,6 @@ def live():
             st.markdown(f"**Last step** · {p['last']}")
         if p["finished"]:
             st.success("End of the stream.")
-        st.caption(f"frame: {1000 * (time.perf_counter() - t0):.0f} ms")
 
 
 def traces_panel():
@@ -400,19 +453,27 @@ def traces_panel():
         st.session_state.traces_fig = figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
         )
-    st.header("Internal quantities over time")
-    st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
-    st.caption(
-        f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
-        + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
-    )
-    data_table(st.session_state.traces_fig, "traces", x_name="t", y_name="value")
+    with st.container():  # one element either way: an open expander below stays open at the first step
+        if pg.t_max == 0:  # five empty charts said nothing: one line instead
+            st.caption(
+                "**Internal quantities over time** (network size, V, λ, the diversity D, a_max): "
+                "drawn from the first step on."
+            )
+            return
+        st.header("Internal quantities over time")
+        st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
+        st.caption(
+            f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
+            + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
+        )
+        data_table(st.session_state.traces_fig, "traces", x_name="t", y_name="value")
 
 
 if quiz:
     quiz_panel()
 else:
     live()
+    history_row()
     traces_panel()
     how_often.section(cfg, score_noise)
 

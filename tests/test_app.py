@@ -107,8 +107,11 @@ def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at.select_slider(key="w_speed").set_value(50).run()
     at.toggle(key="w_play").set_value(True).run()
     assert not at.exception
-    # while playing the browser's player draws the frames: no still view, no history slider
-    assert not [m for m in at.metric if m.label == "Samples seen"]
+    # while Play starts, the still view stays (at the step Play started from: the browser hides it when the
+    # player has drawn its first frame), saying what it waits for; no history slider
+    assert _seen(at) == 0 and any(
+        c.value.startswith(":material/hourglass_top: **Play is starting**") for c in at.caption
+    )
     assert not [s for s in at.slider if s.key == "w_scrub"]
     play = at.session_state.play_session
     pg = at.session_state.pg
@@ -117,6 +120,9 @@ def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at.session_state["player"] = {"epoch": play.epoch, "seq": 1, "shown": 150, "fps": 5}
     at.run()
     assert not at.exception and play.served == 1 and play.shown == 150
+    # from then on the browser's player draws the frames: no still view, no waiting line
+    assert not [m for m in at.metric if m.label == "Samples seen"]
+    assert not any("Play is starting" in c.value for c in at.caption)
     assert pg.t == 200 + 50 * frames_wanted(5)  # as many frames as 1.5 s of play at 5 frames/s
     assert dict(at.query_params)["t"] == "150"  # the link says what the class sees
     # Play switched off beside the plot: the run stops on the frame the browser last reported
@@ -499,3 +505,26 @@ def test_the_first_view_arrives_as_a_picture_and_the_slow_parts_wait_to_be_asked
     # the graph layout is computed only when its expander is opened; the traces CSV only when clicked
     assert "topology" not in at.session_state
     assert [b for b in at.get("download_button") if "traces" in str(b.proto.label)]
+
+
+def test_the_playground_opens_on_the_stream_to_come_with_the_first_step_said_in_the_view():
+    """At t = 0 the main view draws the stream to come (faintly) with "press Step 1" written in it, no
+    unexplained "frame: … ms", and one line instead of five empty charts of internal quantities; from the
+    first step on, the data seen, the traces, and no hint."""
+    at = _playground()
+    pg = at.session_state.pg
+    fig = _figure(at, "main_fig")
+    come = next(t for t in fig["data"] if t["name"] == "the stream to come")
+    assert len(come["x"]["bdata"]) > 0 and _names(fig)[0] == "the stream to come"  # under everything else
+    notes = [a["text"] for a in fig["layout"].get("annotations", [])]
+    assert any("Step 1" in n for n in notes), notes
+    assert not [c for c in at.caption if c.value.startswith("frame:")]
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-traces_fig_chart")]
+    assert [c for c in at.caption if c.value.startswith("**Internal quantities over time**")]
+    at.button(key="b_step1").click().run()
+    assert pg.t == 1 and not at.exception
+    fig = _figure(at, "main_fig")
+    assert "the stream to come" not in _names(fig)
+    assert not any("Step 1" in a["text"] for a in fig["layout"].get("annotations", []))
+    assert [c for c in at.get("plotly_chart") if c.proto.id.endswith("-traces_fig_chart")]
+    assert not [c for c in at.caption if c.value.startswith("frame:")]

@@ -1542,3 +1542,222 @@ def test_an_open_expander_stays_open_when_a_message_above_it_goes(server, browse
     assert page.get_by_text("Switched from CAE to CAEA").count() == 0  # said once
     assert page.locator(".st-key-w_place_x1 input").is_visible()
     ctx.close()
+
+
+# ------------------------------------------------------------------ the projector (issue 26, §8, §9, §12)
+_TEXT_SIZES = """gd => [...gd.querySelectorAll('g.legend text, g.xtick text, g.ytick text, g.colorbar text, g.annotation text,'
+    + ' g.g-gtitle text, g.g-xtitle text, g.g-ytitle text')].filter(t => t.textContent.trim())
+    .map(t => [t.textContent.slice(0, 30), parseFloat(getComputedStyle(t).fontSize)])"""
+
+
+def _to_top(page):
+    page.evaluate(
+        '() => { window.scrollTo(0, 0); document.querySelectorAll(\'[data-testid="stMain"], [data-testid="stAppViewContainer"]\')'
+        ".forEach(e => { e.scrollTop = 0; }); }"
+    )
+    page.wait_for_timeout(300)
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1280, 720)], ids=["1400x900", "1280x720"])
+def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readable_text(server, browser, size, capsys):
+    """The Playground's main figure, legend to x-axis, above the fold with the page scrolled to the top (it
+    ran from y = 363 to 923 at 1400×900); the N box and the samples-per-frame slider named; the smallest
+    text of the main view and of the traces at least 14 px."""
+    w, h = size
+    ctx = browser.new_context(viewport={"width": w, "height": h})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0&t=300")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    main = page.locator(".st-key-main_fig .js-plotly-plot").first
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    _to_top(page)
+    box = main.bounding_box()
+    _shot(page, f"50_projector_{w}x{h}")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= h, (box, h)
+    # the controls beside Play say what their numbers are (visible labels, and a screen reader's names)
+    n_box = page.get_by_role("spinbutton", name="N for Step N")
+    speed = page.get_by_role("slider", name="Samples per frame")
+    assert n_box.input_value() == "100" and speed.count() == 1
+    for label in ("N for Step N", "Samples per frame"):
+        assert page.locator("[data-testid='stWidgetLabel']").filter(has_text=label).first.is_visible(), label
+    sizes = main.evaluate(_TEXT_SIZES)
+    traces = page.locator(".js-plotly-plot").filter(has_text="network size").first
+    traces.scroll_into_view_if_needed()
+    traces.evaluate(  # its five rows' axis numbers drawn
+        "gd => new Promise(ok => { const t0 = Date.now(); (function wait() {"
+        " if (gd.querySelectorAll('g.ytick text').length >= 10 || Date.now() - t0 > 20000) ok();"
+        " else setTimeout(wait, 200); })(); })"
+    )
+    page.wait_for_timeout(600)
+    sizes += traces.evaluate(_TEXT_SIZES)
+    smallest = min(sizes, key=lambda s: s[1])
+    with capsys.disabled():
+        print(
+            f"\n[projector {w}x{h}] main figure top {box['y']:.0f} px, bottom {box['y'] + box['height']:.0f} px; "
+            f"smallest text {smallest[1]:.1f} px ({smallest[0]!r}), {len(sizes)} texts measured"
+        )
+    assert smallest[1] >= 14, [s for s in sizes if s[1] < 14]
+    # and while playing: the player's bar above the frames, the frames' x-axis still on the screen
+    _to_top(page)
+    page.get_by_text("Play", exact=True).click()
+    page.wait_for_selector("iframe[title*='cae_player'][data-drawn]", state="attached", timeout=120000)
+    player = _player_frame(page)
+    page.wait_for_timeout(1000)
+    _to_top(page)
+    top = page.locator("iframe[title*='cae_player']").bounding_box()["y"]
+    plot = player.evaluate(
+        "() => { const r = document.querySelector('#plot .main-svg').getBoundingClientRect(); return [r.top, r.bottom]; }"
+    )
+    _shot(page, f"51_projector_playing_{w}x{h}")
+    with capsys.disabled():
+        print(f"[projector {w}x{h}] while playing: frames from {top + plot[0]:.0f} to {top + plot[1]:.0f} px")
+    assert player.locator("#pause").is_visible() and top + plot[1] <= h, (top, plot, h)
+    page.get_by_text("Play", exact=True).click()
+    _wait_idle(page)
+    ctx.close()
+
+
+def test_the_playground_opens_on_the_stream_to_come(server, browser):
+    """At t = 0 the main view shows the stream to come and says to press Step 1, on the first screen."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    main = page.locator(".st-key-main_fig .js-plotly-plot").first
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    _to_top(page)
+    hint = main.locator("g.annotation").filter(has_text="Step 1").first
+    assert hint.is_visible() and hint.bounding_box()["y"] + hint.bounding_box()["height"] <= 720
+    assert main.evaluate("gd => gd._fullData.find(t => t.name === 'the stream to come').x.length") > 1000
+    assert page.get_by_text("frame:").count() == 0
+    _shot(page, "52_playground_opens_on_the_stream_to_come")
+    ctx.close()
+
+
+# ------------------------------------------------------------------ Play on a busy machine (issue 26, §3)
+_WATCH_HANDOVER = """() => {
+    const vis = el => {
+        if (!el) return false;
+        const r = el.getBoundingClientRect();
+        if (r.height < 100 || r.width < 100) return false;
+        let o = 1;
+        for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+            const cs = getComputedStyle(e);
+            if (cs.display === 'none' || cs.visibility === 'hidden') return false;
+            o *= parseFloat(cs.opacity);
+        }
+        return o > 0.2;
+    };
+    window.__handover = [];
+    const tick = () => {
+        const still = document.querySelector('.st-key-main_fig .main-svg');
+        const f = document.querySelector("iframe[title*='cae_player']");
+        let player = false;
+        try { player = vis(f) && f.contentWindow.playerState.stats.shown > 0; } catch (e) { player = false; }
+        const words = document.body.innerText.includes('Play is starting');
+        window.__handover.push([Math.round(performance.now()), vis(still), player, words]);
+        if (window.__handover.filter(r => r[2]).length < 20) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+}"""
+
+
+def test_play_keeps_the_still_view_until_its_first_frame_and_says_what_it_waits_for(server, browser, capsys):
+    """From the click on Play until the player has drawn its first frame, the still view stays on the screen
+    (it was an empty box for 10-36 s on a busy machine) with a line saying what it waits for; then the player
+    takes its place; and the player's speed is one the server holds (its measured time per frame)."""
+    ctx, page = _page_1400(browser)
+    page.set_default_timeout(120000)
+    page.goto(server + "/playground?stream=paper2d-ns&n=1500&seed=0&t=3000")
+    page.get_by_role("heading", name="Playground").wait_for()
+    _wait_idle(page)
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    page.evaluate(_WATCH_HANDOVER)
+    page.get_by_text("Play", exact=True).click()
+    page.wait_for_timeout(400)
+    _shot(page, "53_play_starting")
+    page.wait_for_function("() => window.__handover.filter(r => r[2]).length >= 20", timeout=120000)
+    rec = page.evaluate("() => window.__handover")
+    first = next(k for k, r in enumerate(rec) if r[2])
+    blank = [r for r in rec if not (r[1] or r[2])]
+    assert blank == [], blank[:5]  # at every screen refresh: the still view or a drawn frame
+    assert any(r[3] for r in rec[:first])  # the waiting line was there before the first frame
+    assert not rec[-1][1]  # the player took the still view's place
+    _shot(page, "54_play_first_frames")
+    player = _player_frame(page)
+    server_ms, rate, fps = player.evaluate("() => [playerState.serverMs, 0, playerState.fps]")
+    assert server_ms > 0
+    with capsys.disabled():
+        print(
+            f"\n[play start] still view shown for {rec[first][0] - rec[0][0]} ms after the click, "
+            f"{len(rec)} refreshes watched, none blank; server {server_ms:.0f} ms/frame (speed chosen {fps})"
+        )
+    page.get_by_text("Play", exact=True).click()
+    _wait_idle(page)
+    ctx.close()
+
+
+# ------------------------------------------------------------------ labels whole on a projector (issue 26, §10)
+_CHIPS_CUT = """() => [...document.querySelectorAll('[data-testid="stMultiSelect"]')].filter(m => m.getBoundingClientRect().width > 0)
+    .flatMap(m => { const box = m.getBoundingClientRect();
+        return [...m.querySelectorAll('[data-tag] > span[title]')].filter(s => {
+            const r = s.getBoundingClientRect();
+            return s.scrollWidth > s.clientWidth + 1 || r.right > box.right + 1 || r.left < box.left - 1
+                || r.bottom > box.bottom + 1 || r.width < 1; }).map(s => s.title); })"""
+_GRID_SCROLLS = """e => [...e.querySelectorAll('.dvn-scroller')].map(s => s.scrollWidth - s.clientWidth)"""
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1280, 720)], ids=["1400x900", "1280x720"])
+def test_labels_are_not_cut_at_projector_sizes(server, browser, tmp_path, size):
+    """Compare's stream box shows its name whole; a multiselect's chips ("petal_width", "ASOINN(mean)") all
+    show whole inside their box (they scrolled out of it, cut: "petal_wid…"); the table against the paper
+    fits its width (16 columns needed horizontal scrolling, the last header cut: "refer…")."""
+    import pandas as pd
+    from sklearn.datasets import load_iris
+
+    w, h = size
+    ctx = browser.new_context(viewport={"width": w, "height": h})
+    page = ctx.new_page()
+    page.set_default_timeout(90000)
+    page.goto(server + "/compare")
+    _wait_idle(page)
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text="Stream").locator("input").first
+    assert box.input_value().startswith("Paper 2-D · non-stationary") and box.evaluate(_WHOLE_JS)
+    assert page.evaluate(_CHIPS_CUT) == []
+    _shot(page, f"55_compare_stream_whole_{w}x{h}")
+    d = load_iris(as_frame=True)
+    df = d.data.copy()
+    df.columns = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    df["species"] = [d.target_names[k] for k in d.target]
+    iris = tmp_path / "iris_named.csv"
+    pd.DataFrame(df).to_csv(iris, index=False)
+    page.goto(server + "/upload")
+    _wait_idle(page)
+    page.locator("input[type=file]").first.set_input_files(str(iris))
+    page.get_by_text("What was read").wait_for()
+    _wait_idle(page)
+    features = page.locator("[data-testid='stMultiSelect']").filter(has_text="Features").first
+    _scroll_to(page, features)
+    assert sorted(features.locator("[data-tag] > span[title]").evaluate_all("e => e.map(s => s.title)")) == sorted(
+        df.columns[:4]
+    )
+    assert page.evaluate(_CHIPS_CUT) == []
+    _shot(page, f"56_your_data_feature_chips_whole_{w}x{h}")
+    if (ROOT / "results" / "paper_comparison.csv").exists():
+        page.goto(server + "/experiments")
+        _wait_idle(page)
+        page.get_by_text("Friedman test and Nemenyi critical difference").wait_for()
+        assert page.evaluate(_CHIPS_CUT) == []
+        grid = page.locator("[data-testid='stDataFrame']").filter(has_text="").nth(1)
+        _scroll_to(page, grid)
+        page.wait_for_timeout(800)
+        assert max(grid.evaluate(_GRID_SCROLLS)) <= 1  # every column in view, no horizontal scrolling
+        _shot(page, f"57_against_the_paper_rows_fit_{w}x{h}")
+    ctx.close()

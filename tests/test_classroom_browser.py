@@ -108,8 +108,8 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         teacher.get_by_role("link", name="Playground").first.click()
         teacher.get_by_text(f"Live class {code}").wait_for()
         _wait_idle(teacher)
-        teacher.get_by_label("N", exact=True).fill("200")
-        teacher.get_by_label("N", exact=True).press("Enter")
+        teacher.get_by_label("N for Step N", exact=True).fill("200")
+        teacher.get_by_label("N for Step N", exact=True).press("Enter")
         _wait_idle(teacher)
         t0 = time.time()
         teacher.get_by_role("button", name="Step N").click()
@@ -133,8 +133,8 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         for s in students:
             _wait_seen(s, paused_at, timeout_ms=90000)
         _wait_idle(teacher)
-        teacher.get_by_label("N", exact=True).fill("200")
-        teacher.get_by_label("N", exact=True).press("Enter")
+        teacher.get_by_label("N for Step N", exact=True).fill("200")
+        teacher.get_by_label("N for Step N", exact=True).press("Enter")
         _wait_idle(teacher)
         teacher.get_by_role(
             "button", name="Reset", exact=True

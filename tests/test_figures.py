@@ -414,3 +414,82 @@ def test_compare_figure_labels_each_stage_line():
     assert [s.x0 for s in fig.layout.shapes] == [2, 4]
     fig = viz.compare_figure(series, ("#nodes",), stage_starts=[0, 2])
     assert [a.text for a in fig.layout.annotations] == ["#nodes", "→ stage 2"]
+
+
+def test_before_the_first_step_the_view_draws_the_stream_to_come_and_what_to_press():
+    X = nonstationary_stream(make_paper2d(100, seed=0), seed=0).X
+    fig = viz.network_figure(None, bounds=((0, 1), (0, 1)), upcoming=X, note="press <b>Step 1</b>")
+    come = _named(fig, viz.UPCOMING_NAME)[0]
+    assert len(come.x) == len(X) and fig.data[0] is come  # under every other mark
+    faint = _named(viz.network_figure(None, X, bounds=((0, 1), (0, 1))), "data seen")[0].marker.color
+    # fainter than the data seen (the alpha of its grey)
+    assert float(come.marker.color.rsplit(",", 1)[1].rstrip(")")) < float(faint.rsplit(",", 1)[1].rstrip(")"))
+    assert [a.text for a in fig.layout.annotations] == ["press <b>Step 1</b>"]
+
+
+def _font_sizes(fig):
+    """Every font size the figure sets for text a class reads (None: a default, which is 12 px or less)."""
+    lay = fig.layout
+    sizes = {"font": lay.font.size, "legend": lay.legend.font.size}
+    if lay.legend.title.text:
+        sizes["legend title"] = lay.legend.title.font.size
+    for name in [k for k in lay if k.startswith(("xaxis", "yaxis"))]:
+        sizes[f"{name} ticks"] = lay[name].tickfont.size
+    for k, a in enumerate(lay.annotations or ()):
+        sizes[f"annotation {k}"] = a.font.size
+    for t in fig.data:
+        if t.type == "heatmap":
+            cb = t.colorbar
+        else:
+            marker = getattr(t, "marker", None)
+            cb = marker.colorbar if marker is not None and marker.showscale else None
+        if cb is not None:
+            sizes[f"{t.type} colour bar"] = cb.tickfont.size
+            sizes[f"{t.type} colour bar title"] = cb.title.font.size
+    return sizes
+
+
+def test_every_text_a_class_reads_is_at_least_14_px(pg):
+    """Legends, axis numbers, colour bars and notes at 14 px or more (they were 10-12 px: unreadable from the
+    back of a room on a 1280×720 projector)."""
+    X = pg.stream.X
+    R = np.random.default_rng(0).random((5, 5))
+    figs = {
+        "network": viz.network_figure(
+            pg.model, X[: pg.t], X[pg.t - 100 : pg.t], X[pg.t - 1], pg.record, bounds=((0, 1), (0, 1)), focus=True
+        ),
+        "traces": viz.traces_figure(
+            pg.trace_so_far, TRACE_COLUMNS, pg.stream.stage_starts, pg.stream.stage_names, pg.events
+        ),
+        "diversity": viz.diversity_heatmap(R),
+        "matrix": viz.matrix_heatmap(R, list("abcde"), list("abcde"), title="R"),
+        "topology": viz.topology_figure(pg.model),
+    }
+    for name, fig in figs.items():
+        small = {k: v for k, v in _font_sizes(fig).items() if v is None or v < viz.MIN_FONT}
+        assert small == {}, (name, small)
+    assert viz.MIN_FONT >= 14
+    assert figs["matrix"].data[0].textfont.size >= 14  # the numbers in the cells
+    # and no colour bar where there was none (a lines chart's markers given one would draw it)
+    assert not [t.name for t in figs["traces"].data if "colorbar" in t.to_plotly_json().get("marker", {})]
+
+
+def test_the_experiments_figures_are_readable_too():
+    """The Experiments page's figures: every text a class reads at 14 px or more, and the comparison heatmap's
+    36 metric · algorithm names as its rows (as columns at 14 px, plotly.js left every other name out)."""
+    import pandas as pd
+    from conftest import ROOT
+
+    from cae.experiments import against_paper
+    from cae.experiments import figures as ex_figures
+
+    df = pd.read_csv(ROOT / "results" / "paper_comparison.csv")
+    table = "real-world stationary"
+    heat = ex_figures.comparison_heatmap(df, table)
+    part = df[df["table"] == table]
+    assert len(heat.data[0].y) == part[["metric", "algorithm"]].drop_duplicates().shape[0] > len(heat.data[0].x)
+    ours = against_paper.statistics(df, "ours")
+    cd = ex_figures.cd_diagram(next(iter(ours.values())), "ours")
+    for name, fig in {"heatmap": heat, "cd": cd}.items():
+        small = {k: v for k, v in _font_sizes(fig).items() if v is None or v < viz.MIN_FONT}
+        assert small == {}, (name, small)

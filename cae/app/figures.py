@@ -29,6 +29,8 @@ __all__ = [
     "focus_window",
     "figure_table",
     "region_outlines",
+    "readable",
+    "MIN_FONT",
 ]
 
 #: The cluster colours. The first ten stay apart for colour-blind students: their smallest CIEDE2000 difference
@@ -64,6 +66,9 @@ PALETTE = [
     "#007799",
     "#008877",
 ]
+#: the smallest text a class must read from the back of a room (px): legends, axis numbers, colour bars, notes.
+#: 14 px at 1280×720, a common projector (Plotly's and Streamlit's defaults are 10-12 px)
+MIN_FONT = 14
 AGE_COLORSCALE = "Viridis"
 N_AGE_BANDS = 6
 
@@ -71,6 +76,36 @@ N_AGE_BANDS = 6
 def cluster_colors(labels):
     """A colour per cluster number (cycling a qualitative palette)."""
     return [PALETTE[int(c) % len(PALETTE)] for c in np.asarray(labels, dtype=int)]
+
+
+def readable(fig, size=MIN_FONT):
+    """Every text a class reads in ``fig`` at least ``size`` px: legend, axis numbers and titles, colour bars,
+    subplot titles and notes, the numbers written in heatmap cells (hover labels are read up close).
+
+    Returns the figure (changed in place).
+
+    >>> fig = readable(go.Figure(go.Heatmap(z=[[1, 2]]), layout=dict(annotations=[dict(text="a", font=dict(size=10))])))
+    >>> fig.layout.font.size, fig.layout.xaxis.tickfont.size, fig.layout.annotations[0].font.size
+    (14, 14, 14)
+    """
+    fig.update_layout(font=dict(size=size), legend=dict(font=dict(size=size), title=dict(font=dict(size=size))))
+    fig.update_xaxes(tickfont=dict(size=size), title=dict(font=dict(size=size)))
+    fig.update_yaxes(tickfont=dict(size=size), title=dict(font=dict(size=size)))
+    for a in fig.layout.annotations or ():
+        if a.font.size is None or a.font.size < size:
+            a.font.size = size
+    for t in fig.data:
+        bars = []  # only the colour bars drawn (touching one that is not would draw it)
+        if "colorbar" in t and t.showscale is not False:
+            bars.append(t.colorbar)
+        if "marker" in t and t.marker is not None and "colorbar" in t.marker and t.marker.showscale:
+            bars.append(t.marker.colorbar)
+        for cb in bars:
+            cb.tickfont.size = size
+            cb.title.font.size = size
+        if t.type == "heatmap" and t.texttemplate:
+            t.textfont.size = max(t.textfont.size or 0, size)
+    return fig
 
 
 def _f32(a):
@@ -340,6 +375,8 @@ MARK_REMOVED = "#000000"
 MARK_PLACED = "#ff00ff"  # samples placed by hand
 MARK_DRAWN = "#000000"  # the outline of regions drawn by hand
 MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED, MARK_PLACED, MARK_DRAWN)
+#: the name of the faint stream drawn before the first step
+UPCOMING_NAME = "the stream to come"
 #: the legend's title, saying so
 MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
 
@@ -472,6 +509,8 @@ def network_figure(
     show_all_regions=False,
     drawn_regions=None,
     placed=None,
+    upcoming=None,
+    note=None,
 ):
     """The main view: data, nodes, edges by age, winners, the current sample.
 
@@ -503,6 +542,11 @@ def network_figure(
         Regions drawn by hand that the next samples come from: outlined (a black dashed line on a white halo).
     placed : ndarray (m, d) or None
         Samples placed by hand so far: magenta crosses.
+    upcoming : ndarray (m, d) or None
+        The stream still to come (before the first step: what the class is about to see), drawn fainter
+        than the data seen, as "the stream to come".
+    note : str or None
+        A line written in the plot's top left corner (e.g. what to press first).
 
     Examples
     --------
@@ -525,6 +569,18 @@ def network_figure(
     mark_labels = []  # the names written beside marks (annotations, above everything)
     edge_shapes = []  # the edges, as SVG paths (layout shapes) under every WebGL trace
     focus_points = []
+    if upcoming is not None and len(upcoming):
+        traces.append(
+            dict(
+                type="scattergl",
+                x=_f32(upcoming[:, i]),
+                y=_f32(upcoming[:, j]),
+                mode="markers",
+                name=UPCOMING_NAME,
+                marker=dict(size=3, color="rgba(120,120,120,0.18)"),
+                hoverinfo="skip",
+            )
+        )
     if seen is not None and len(seen):
         traces.append(
             dict(
@@ -612,7 +668,12 @@ def network_figure(
                             cmax=amax,
                             showscale=True,
                             size=0,
-                            colorbar=dict(title=dict(text="edge age"), thickness=12, len=0.6),
+                            colorbar=dict(
+                                title=dict(text="edge age", font=dict(size=MIN_FONT)),
+                                tickfont=dict(size=MIN_FONT),
+                                thickness=12,
+                                len=0.6,
+                            ),
                         ),
                     )
                 )
@@ -759,9 +820,10 @@ def network_figure(
             y=1.01,
             xanchor="left",
             x=0,
-            title=dict(text=MARKS_NOTE, side="top", font=dict(size=11, color="#555")) if marks else None,
-            font=dict(size=12),
+            title=dict(text=MARKS_NOTE, side="top", font=dict(size=MIN_FONT, color="#555")) if marks else None,
+            font=dict(size=MIN_FONT),
         ),
+        font=dict(size=MIN_FONT),
         plot_bgcolor="white",
         hoverlabel=dict(namelength=-1),
     )
@@ -771,6 +833,23 @@ def network_figure(
         layout["shapes"] = edge_shapes
     if mark_labels:
         layout["annotations"] = mark_labels
+    if note:
+        layout["annotations"] = [
+            dict(
+                text=note,
+                xref="x domain",
+                yref="y domain",
+                x=0.01,
+                y=0.99,
+                xanchor="left",
+                yanchor="top",
+                showarrow=False,
+                bgcolor="rgba(255,255,255,0.85)",
+                bordercolor="#999",
+                borderwidth=1,
+                font=dict(size=MIN_FONT, color="#222"),
+            )
+        ] + list(layout.get("annotations", []))
     if window:
         width = window[0][1] - window[0][0]
         full = f" (the full view: {span:.2g})" if span else ""
@@ -787,13 +866,14 @@ def network_figure(
                 bgcolor="rgba(255,255,255,0.85)",
                 bordercolor="#999",
                 borderwidth=1,
-                font=dict(size=13, color="#222"),
+                font=dict(size=MIN_FONT, color="#222"),
             )
         ] + mark_labels
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
     # hundreds of node colours would cost more than the learning itself
     # the axes in the layout itself (update_xaxes/update_yaxes validate: a third of a Play frame's figure time)
-    layout["xaxis"], layout["yaxis"] = dict(automargin=True), dict(automargin=True)
+    layout["xaxis"] = dict(automargin=True, tickfont=dict(size=MIN_FONT))
+    layout["yaxis"] = dict(automargin=True, tickfont=dict(size=MIN_FONT))
     if window is not None or bounds is not None:
         if window is not None:
             (x0, x1), (y0, y1) = window
@@ -1009,7 +1089,7 @@ def traces_figure(
                 text=f"→ {stage_names[k]}",
                 showarrow=False,
                 xanchor="left",
-                font=dict(size=10),
+                font=dict(size=MIN_FONT),
             )
         )
     for e in events:
@@ -1035,7 +1115,7 @@ def traces_figure(
                     text=e[2],
                     showarrow=False,
                     xanchor="left",
-                    font=dict(size=10, color="#2ca02c"),
+                    font=dict(size=MIN_FONT, color="#2ca02c"),
                 )
             )
     if t_now is not None:
@@ -1064,7 +1144,7 @@ def traces_figure(
     fig.update_xaxes(range=[0, x_max], automargin=True)
     fig.update_yaxes(automargin=True)
     fig.update_xaxes(title_text="samples seen", row=5, col=1)
-    return fig
+    return readable(fig)
 
 
 def layout_positions(model, layout="spring", seed=0):
@@ -1120,6 +1200,7 @@ def topology_figure(model, layout="spring", seed=0, height=480, positions=None):
             )
         )
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), showlegend=False, plot_bgcolor="white")
+    readable(fig)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
     return fig
@@ -1132,7 +1213,7 @@ def diversity_heatmap(R, height=380):
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
     fig.update_yaxes(autorange="reversed", title_text="node")
     fig.update_xaxes(title_text="node")
-    return fig
+    return readable(fig)
 
 
 def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500, stage_names=()):
@@ -1182,7 +1263,7 @@ def compare_figure(series, titles, height=620, stage_starts=(), max_points=1500,
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)
     fig.update_xaxes(title_text="samples seen", row=len(series), col=1)
-    return fig
+    return readable(fig)
 
 
 def projected_network_figure(
@@ -1245,7 +1326,7 @@ def projected_network_figure(
     )
     fig.update_xaxes(title_text=axis_titles[0], showgrid=True, gridcolor="#eee")
     fig.update_yaxes(title_text=axis_titles[1], showgrid=True, gridcolor="#eee")
-    return fig
+    return readable(fig)
 
 
 def matrix_heatmap(
@@ -1277,7 +1358,7 @@ def matrix_heatmap(
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category")
-    return fig
+    return readable(fig)
 
 
 def bars_with_std(df, group, metrics, reference=None, height=360):
@@ -1313,7 +1394,7 @@ def bars_with_std(df, group, metrics, reference=None, height=360):
                 col=c,
             )
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10), barmode="group")
-    return fig
+    return readable(fig)
 
 
 def lambda_sweep_figure(df, height=380):
@@ -1349,7 +1430,7 @@ def lambda_sweep_figure(df, height=380):
         )
     fig.update_xaxes(type="log", title_text="λ")
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+    return readable(fig)
 
 
 def runtime_figure(df, height=360):
@@ -1370,4 +1451,4 @@ def runtime_figure(df, height=360):
     )
     fig.add_trace(go.Bar(x=g.index, y=g["peak_mb"], name="peak traced memory", marker_color=PALETTE[2]), row=1, col=2)
     fig.update_layout(barmode="stack", height=height, margin=dict(l=10, r=10, t=30, b=10))
-    return fig
+    return readable(fig)

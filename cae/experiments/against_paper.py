@@ -39,6 +39,7 @@ __all__ = [
     "algorithm_column",
     "statistics",
     "summary_counts",
+    "display_rows",
     "METRICS",
     "mark",
 ]
@@ -422,6 +423,53 @@ def _fmt_ref(mean, std):
     if std is None or (isinstance(std, float) and np.isnan(std)):
         return f"{mean:.3f}" if abs(mean) < 10 else f"{mean:.1f}"
     return fmt_mean_std(mean, std)
+
+
+def display_rows(part):
+    """One table's rows as the Experiments page shows them: narrow enough for a projector's screen.
+
+    The paper's and our mean (std) in one column each (``0.907 (0.254)``, as the README's tables), the
+    difference in the paper's std (z), the mark (with the absolute-difference mark where there is one:
+    ``✗ · |Δ| ✓``), the numbers of the authors' own code (``reference``), our run at another setting laid
+    beside (``beside``, e.g. CAEA at λ = 200) and the note only when some row has them, and the stage only for the tables that have stages. The CSV download keeps every column
+    (16 of them needed horizontal scrolling at 1400×900, its last header cut: "refer…").
+
+    >>> df = pd.DataFrame({"table": ["t"], "dataset": ["Iris"], "stage": [np.nan], "metric": ["NMI"],
+    ...     "algorithm": ["CAE"], "paper_mean": [0.75], "paper_std": [0.01], "ours_mean": [0.7512],
+    ...     "ours_std": [0.02], "runs": [20], "diff": [0.0012], "z": [0.12], "mark": ["✓"], "mark_abs": [np.nan],
+    ...     "reference_mean": [np.nan], "reference_std": [np.nan], "note": [np.nan]})
+    >>> display_rows(df).to_dict("records")
+    [{'dataset': 'Iris', 'metric': 'NMI', 'algorithm': 'CAE', 'paper': '0.750 (0.010)', 'ours': '0.751 (0.020)', 'z': 0.12, 'mark': '✓'}]
+    """
+    out = pd.DataFrame(
+        {
+            "dataset": part["dataset"].astype(str),
+            "stage": part["stage"].fillna("").astype(str),
+            "metric": part["metric"].astype(str),
+            "algorithm": part["algorithm"].astype(str),
+            "paper": [fmt_mean_std(m, s) for m, s in zip(_num(part["paper_mean"]), _num(part["paper_std"]))],
+            "ours": [fmt_mean_std(m, s) for m, s in zip(_num(part["ours_mean"]), _num(part["ours_std"]))],
+            "z": _num(part["z"]).round(2),
+            "mark": [
+                str(m) + (f" · |Δ| {a}" if isinstance(a, str) and a else "")
+                for m, a in zip(part["mark"].fillna(""), part["mark_abs"])
+            ],
+            "reference": [_fmt_ref(m, s) for m, s in zip(_num(part["reference_mean"]), _num(part["reference_std"]))],
+            "beside": [
+                f"{_fmt_ref(m, s)} · {label}" if isinstance(label, str) and label else ""
+                for m, s, label in zip(
+                    _num(part.get("beside_mean", pd.Series(np.nan, index=part.index))),
+                    _num(part.get("beside_std", pd.Series(np.nan, index=part.index))),
+                    part.get("beside", pd.Series("", index=part.index)).fillna(""),
+                )
+            ],
+            "note": part["note"].fillna("").astype(str),
+        }
+    ).reset_index(drop=True)
+    for col in ("stage", "reference", "beside", "note"):
+        if not out[col].str.len().any():
+            out = out.drop(columns=col)
+    return out
 
 
 def nonstationary_synthetic_note(df):

@@ -44,6 +44,8 @@
     tStart: 0,
     drawing: false,
     cycle: 1000, // ms from asking for frames to having them (a running average)
+    handedOver: false, // the page's still view has given way to this player
+    serverMs: 0, // ms the server takes to compute a frame (a running average of the answers' own timing)
     lastDraw: 0,
     fitAt: 0, // when the frame's height was last measured
     nextDue: 0, // when the next frame is due (a grid of 1000/fps ms, so that the speed is kept on average)
@@ -236,8 +238,10 @@
     showPanel(frame);
     Promise.resolve(done).then(function () {
       st.drawing = false;
+      if (!st.handedOver) { st.handedOver = true; handOver(); }
       const t1 = performance.now();
-      st.drawAvg = st.drawAvg ? 0.8 * st.drawAvg + 0.2 * (t1 - t0) : t1 - t0;
+      // (the first frame also builds the plot and its WebGL canvases: seconds, once; not a frame's cost)
+      if (st.stats.shown > 1) st.drawAvg = st.drawAvg ? 0.8 * st.drawAvg + 0.2 * (t1 - t0) : t1 - t0;
       st.stats.times.push(t1);
       st.stats.drawMs.push(t1 - t0);
       if (st.stats.times.length > 2000) { st.stats.times.shift(); st.stats.drawMs.shift(); }
@@ -250,10 +254,21 @@
     });
   }
 
+  // The page shows its still view until the first frame is drawn here (this frame is laid, invisible, over
+  // it until then): a mark on this frame's element in the page, which the page's style reads.
+  function handOver() {
+    try { if (window.frameElement) window.frameElement.setAttribute("data-drawn", "1"); } catch (e) { /* elsewhere */ }
+  }
+
   // The frames per second drawn: the speed chosen, or fewer where a frame takes longer to draw (the
-  // page around the player shares the browser's time with it and must still take the next frames in).
+  // page around the player shares the browser's time with it and must still take the next frames in), or
+  // where the server computes fewer frames a second than that (a busy machine): a rate it holds, from the
+  // first answer on, rather than bursts of frames between waits.
+  function serverRate() {
+    return st.serverMs > 0 ? 1000 / (1.15 * st.serverMs) : Infinity;
+  }
   function rate() {
-    return Math.max(1, Math.min(st.fps, 1000 / (1.5 * st.drawAvg || 1)));
+    return Math.max(1, Math.min(st.fps, 1000 / (1.5 * st.drawAvg || 1), serverRate()));
   }
 
   function shownT() { return st.shown ? st.shown.t : st.tStart; }
@@ -299,7 +314,9 @@
       return;
     }
     st.nextDue = Math.max(st.nextDue + interval, now - interval); // late by more: one frame to catch up, no burst
-    status(rate() < st.fps - 0.5 ? "this computer draws " + Math.round(rate()) + " frames/s" : "");
+    const r = rate();
+    status(r >= st.fps - 0.5 ? "" : (serverRate() <= r + 0.5 ? "the server computes " : "this computer draws ")
+      + Math.round(r) + " frames/s");
     draw(frame, now);
     ask();
   }
@@ -389,6 +406,10 @@
     st.stats.answers.push([c.seq, asked === undefined ? null : performance.now() - asked, c.frames.length, st.queue.length,
       asked === undefined || !t.length ? null : t[0] - (performance.timeOrigin + asked), t.length ? t[1] - t[0] : null, t.length ? now - t[1] : null]);
     if (st.stats.answers.length > 500) st.stats.answers.shift();
+    if (t.length && c.frames.length) { // the server's own time per frame (a busy machine: hundreds of ms)
+      const ms = (t[1] - t[0]) / c.frames.length;
+      st.serverMs = st.serverMs ? 0.6 * st.serverMs + 0.4 * ms : ms;
+    }
     st.nSamples = c.n_samples;
     st.tStart = c.t_start;
     let prev = null;
