@@ -3,6 +3,7 @@ teacher's "Who is here" list, the answers chart's hover, and a 10,000-character 
 field (issue 25, item 10). Screenshots go to test-output/screenshots/5x_classroom_names_*.png."""
 
 import os
+import time
 
 import pytest
 from test_browser import SHOTS, _chromium, _start_server, _stop, _wait_idle
@@ -85,6 +86,9 @@ def test_classroom_names_render_as_typed_in_a_browser(names_server):
         roster = teacher.get_by_test_id("stExpander").filter(has_text="Who is here").get_by_test_id("stText")
         roster.wait_for(state="visible")
         stored = [st.nickname for st in store.students(code)]
+        deadline = time.monotonic() + 20  # the last student joined just now: the panel shows them at its next refresh
+        while roster.inner_text() != ", ".join(stored) and time.monotonic() < deadline:
+            teacher.wait_for_timeout(250)
         assert roster.inner_text() == ", ".join(stored)
         assert roster.locator("*").count() == 1, roster.inner_html()  # st.text's one span, text only
         _shot(teacher, "51_classroom_names_who_is_here")
