@@ -13,33 +13,27 @@ app's first page appears sooner.
 import importlib
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
-    from ._storage import ModelFileError
-    from .algorithms import load_model
-    from .algorithms.asoinn import ASOINN
-    from .algorithms.autocloud import AutoCloud
-    from .algorithms.cae import CAE, CAEStepRecord
-    from .algorithms.cae import CAEStepRecord as StepRecord
-    from .algorithms.soinn_plus import SOINNPlus
-    from .algorithms.tca import TCA
+from .registry import exports
 
-__all__ = [
-    "CAE",
-    "SOINNPlus",
-    "ASOINN",
-    "TCA",
-    "AutoCloud",
-    "CAEStepRecord",
-    "StepRecord",
-    "ModelFileError",
-    "load_model",
-]
-__version__ = "0.2.0"
+if TYPE_CHECKING:  # static types of some lazy names below (tests/test_registry.py checks them against the registry)
+    from ._storage import ModelFileError as ModelFileError
+    from .algorithms import load_model as load_model
+    from .algorithms.asoinn import ASOINN as ASOINN
+    from .algorithms.autocloud import AutoCloud as AutoCloud
+    from .algorithms.cae import CAE as CAE
+    from .algorithms.cae import CAEStepRecord as CAEStepRecord
+    from .algorithms.cae import CAEStepRecord as StepRecord  # noqa: F401  (an alias, exported lazily)
+    from .algorithms.soinn_plus import SOINNPlus as SOINNPlus
+    from .algorithms.tca import TCA as TCA
 
-_WHERE = dict.fromkeys(("CAE", "CAEStepRecord", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "load_model"), ".algorithms")
+#: every registered estimator (:data:`cae.registry.ALGORITHMS`) by its class name, and a few more names
+_WHERE = {**dict.fromkeys(exports(), ".algorithms"), "CAEStepRecord": ".algorithms", "load_model": ".algorithms"}
 _WHERE["ModelFileError"] = "._storage"
 #: names kept for code written before the algorithms moved into cae.algorithms
 _ALIASES = {"StepRecord": "CAEStepRecord"}
+
+__all__ = [*_WHERE, *_ALIASES]
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> object:

@@ -67,16 +67,18 @@ HAVE_NUMBA = MODE != "off" and importlib.util.find_spec("numba") is not None
 if not HAVE_NUMBA:
     MODE = "off"
 
+
+def _kernel_modules():
+    """This module, the shared graph primitives, and every algorithm's kernel: by convention the files
+    ``cae/algorithms/_<name>_kernel.py`` (found without importing anything; the registry, which names each
+    algorithm's kernels, sits above this layer, and tests/test_registry.py checks that the two agree)."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "algorithms")
+    found = sorted(f[:-3] for f in os.listdir(here) if f.startswith("_") and f.endswith("_kernel.py"))
+    return ("cae._jit", "cae._graph", *(f"cae.algorithms.{f}" for f in found))
+
+
 #: the kernel modules (their sources name the cache the background process builds)
-KERNEL_MODULES = (
-    "cae._jit",
-    "cae._graph",
-    "cae.algorithms._cae_kernel",
-    "cae.algorithms._soinn_kernel",
-    "cae.algorithms._asoinn_kernel",
-    "cae.algorithms._tca_kernel",
-    "cae.algorithms._autocloud_kernel",
-)
+KERNEL_MODULES = _kernel_modules()
 STALE_LOCK_SECONDS = 20 * 60
 
 _FUNCS = []  # every function decorated with jit, in definition order

@@ -45,9 +45,7 @@ def warm(algorithms=None, progress=None):
         progress(0, total, "")
     for name in names:
         spec = ALGORITHMS[name]
-        params = {"deletion_interval": 20, "max_edge_age": 10} if name in ("CAEA", "ASOINN") else {}
-        if name == "TCA":
-            params = {"reconstruction_interval": 50, "sigma_init": 0.3}
+        params = spec.small  # small parameters: every kind of deletion happens on these few hundred samples
         for data in (X, X3):
             a, b, c = len(data) // 2, 3 * len(data) // 4, 7 * len(data) // 8
             m = spec.make(**params)

@@ -4,10 +4,17 @@ The pages build their widgets from :attr:`Algorithm.params`, the experiments
 make models with :meth:`Algorithm.make`, and "the paper's setting" comes from
 :mod:`cae.presets`. The estimator classes are imported when first needed.
 
+This table is the one place an algorithm is registered: the package's exports
+(``from cae import TCA``), the model files, the numba kernels to compile, the
+warm-up, the River classes, the experiments' algorithms, order and colours, the
+app's pickers and the tests' lists all follow it (``docs/adding-an-algorithm.md``).
+
 Examples
 --------
->>> list(ALGORITHMS)
-['CAE', 'CAEA', 'SOINN+', 'ASOINN', 'TCA', 'AutoCloud']
+>>> [a.name for a in ALGORITHMS.values() if a.in_paper][:3]
+['CAE', 'CAEA', 'SOINN+']
+>>> ALGORITHMS["SOINN+"].export, ALGORITHMS["SOINN+"].river_name, ALGORITHMS["CAEA"].export
+('SOINNPlus', 'SOINNPlus', '')
 >>> ALGORITHMS["TCA"].paper_setting("segment", "stationary")
 {'reconstruction_interval': 50, 'sigma_init': 0.2}
 >>> type(make_algorithm("CAEA", deletion_interval=100, max_edge_age=20)).__name__
@@ -26,7 +33,16 @@ from .presets import paper_parameters
 if TYPE_CHECKING:
     from ._base import StreamingClusterer
 
-__all__ = ["Param", "Algorithm", "ALGORITHMS", "make_algorithm"]
+__all__ = [
+    "Param",
+    "Algorithm",
+    "ALGORITHMS",
+    "make_algorithm",
+    "exports",
+    "model_file_names",
+    "kernel_modules",
+    "column_order",
+]
 
 
 @dataclass(frozen=True)
@@ -95,11 +111,26 @@ def _estimator_class(path: str) -> type[StreamingClusterer[Any]]:
 
 @dataclass(frozen=True)
 class Algorithm:
-    """A registered algorithm.
+    """A registered algorithm: everything the package, the app and the experiments need to know of it.
 
     ``cls`` is ``"module:Class"``; ``fixed`` are constructor arguments that
-    every model of this entry has (CAEA is CAE with both parameters given).
-    ``kind`` is ``"network"`` (nodes and edges) or ``"clouds"`` (AutoCloud).
+    every model of this entry has. ``variant_of`` names the entry whose
+    estimator and model file this one shares (CAEA is CAE with both
+    parameters given): a variant exports no class of its own. ``kind`` is
+    ``"network"`` (nodes and edges) or ``"clouds"`` (AutoCloud).
+
+    ``kernels`` are the numba kernel modules the estimator runs (compiled in
+    the background, :mod:`cae._jit`); ``small`` are parameters that make every
+    kind of deletion happen within a few hundred samples (the warm-up that
+    compiles the kernels, and the tests every algorithm passes).
+
+    ``in_paper`` marks the algorithms the paper compares (the default of
+    ``python -m cae.experiments paper``); ``mean_variant`` those it also runs
+    with the mean of their grid values (``ASOINN(mean)``); ``column`` is the
+    place in the experiments' tables (the paper's column order; None: after
+    them, in the order of this table) and ``colour`` the line colour of the
+    experiments' figures. The paper's grid-searched values are in
+    :mod:`cae.presets`.
     """
 
     name: str
@@ -109,6 +140,13 @@ class Algorithm:
     family: str = ""
     kind: str = "network"
     fixed: dict[str, Any] = field(default_factory=dict)
+    variant_of: str = ""
+    kernels: tuple[str, ...] = ()
+    small: dict[str, Any] = field(default_factory=dict)
+    in_paper: bool = False
+    mean_variant: bool = False
+    column: int | None = None
+    colour: str = "#7f7f7f"
 
     def __post_init__(self) -> None:
         # each parameter reads its valid values from this entry's estimator
@@ -117,6 +155,32 @@ class Algorithm:
     @property
     def estimator_class(self) -> type[StreamingClusterer[Any]]:
         return _estimator_class(self.cls)
+
+    @property
+    def module(self) -> str:
+        """The estimator's module (``"cae.algorithms.tca"``)."""
+        return self.cls.split(":")[0]
+
+    @property
+    def class_name(self) -> str:
+        """The estimator's class name (``"TCA"``; CAEA's is ``"CAE"``)."""
+        return self.cls.split(":")[1]
+
+    @property
+    def export(self) -> str:
+        """The name ``cae`` and ``cae.algorithms`` export the estimator under; ``""`` for a variant."""
+        return "" if self.variant_of else self.class_name
+
+    @property
+    def model_file_name(self) -> str:
+        """The algorithm name a model file of this entry records (a variant's files are its parent's)."""
+        return self.variant_of or self.name
+
+    @property
+    def river_name(self) -> str:
+        """The class name in :mod:`cae.integrations.river`: the entry's name where it is one (``CAEA``), else
+        the estimator's (``SOINN+`` -> ``SOINNPlus``)."""
+        return self.name if self.name.isidentifier() else self.class_name
 
     def param(self, name: str) -> Param:
         """The parameter called ``name`` (KeyError if there is none)."""
@@ -155,7 +219,14 @@ class Algorithm:
 _LAMBDA_INPUT_HIGH = 5000  # a number input needs an upper bound; λ has none
 ALGORITHMS = {
     "CAE": Algorithm(
-        "CAE", "parameter-free: V, λ and a_max estimated from the stream", "cae.algorithms.cae:CAE", family="ART"
+        "CAE",
+        "parameter-free: V, λ and a_max estimated from the stream",
+        "cae.algorithms.cae:CAE",
+        family="ART",
+        kernels=("cae.algorithms._cae_kernel",),
+        in_paper=True,
+        column=5,
+        colour="#d62728",
     ),
     "CAEA": Algorithm(
         "CAEA",
@@ -182,12 +253,23 @@ ALGORITHMS = {
             ),
         ),
         family="ART",
+        variant_of="CAE",
+        kernels=("cae.algorithms._cae_kernel",),
+        small={"deletion_interval": 20, "max_edge_age": 8},
+        in_paper=True,
+        mean_variant=True,
+        column=4,
+        colour="#1f77b4",
     ),
     "SOINN+": Algorithm(
         "SOINN+",
         "parameter-free GNG-style network with trust-based linking (Wiwatcharakoses & Berrar 2020)",
         "cae.algorithms.soinn_plus:SOINNPlus",
         family="SOINN",
+        kernels=("cae.algorithms._soinn_kernel",),
+        in_paper=True,
+        column=2,
+        colour="#ff7f0e",
     ),
     "ASOINN": Algorithm(
         "ASOINN",
@@ -213,6 +295,12 @@ ALGORITHMS = {
             ),
         ),
         family="SOINN",
+        kernels=("cae.algorithms._asoinn_kernel",),
+        small={"deletion_interval": 25, "max_edge_age": 6},
+        in_paper=True,
+        mean_variant=True,
+        column=1,
+        colour="#9467bd",
     ),
     "TCA": Algorithm(
         "TCA",
@@ -238,6 +326,12 @@ ALGORITHMS = {
             ),
         ),
         family="ART",
+        kernels=("cae.algorithms._tca_kernel",),
+        small={"reconstruction_interval": 30, "sigma_init": 0.3},
+        in_paper=True,
+        mean_variant=True,
+        column=3,
+        colour="#2ca02c",
     ),
     "AutoCloud": Algorithm(
         "AutoCloud",
@@ -256,6 +350,11 @@ ALGORITHMS = {
         ),
         family="clouds",
         kind="clouds",
+        kernels=("cae.algorithms._autocloud_kernel",),
+        small={"m": 1.0},
+        in_paper=True,
+        column=0,
+        colour="#8c564b",
     ),
 }
 
@@ -265,3 +364,31 @@ def make_algorithm(name: str, **params: object) -> StreamingClusterer[Any]:
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name].make(**params)
+
+
+# ------------------------------------------------------------------ what the rest of the package reads
+def exports() -> dict[str, str]:
+    """Estimator class name -> its module, for every entry that is no variant (``cae``'s lazy exports)."""
+    return {a.export: a.module for a in ALGORITHMS.values() if a.export}
+
+
+def model_file_names() -> dict[str, str]:
+    """The algorithm name a model file records -> ``"module:Class"`` of the estimator that reads it."""
+    return {a.model_file_name: a.cls for a in ALGORITHMS.values() if not a.variant_of}
+
+
+def kernel_modules() -> tuple[str, ...]:
+    """Every entry's numba kernel modules, once each, in the order of the table."""
+    return tuple(dict.fromkeys(k for a in ALGORITHMS.values() for k in a.kernels))
+
+
+def column_order() -> list[str]:
+    """The experiments' algorithm columns: the paper's order, each followed by its ``(mean)`` variant, then the
+    algorithms the paper does not have, in the order of the table.
+
+    >>> column_order()[:4]
+    ['AutoCloud', 'ASOINN', 'ASOINN(mean)', 'SOINN+']
+    """
+    names = list(ALGORITHMS)
+    ranked = sorted(names, key=lambda n: (ALGORITHMS[n].column is None, ALGORITHMS[n].column or 0, names.index(n)))
+    return [v for n in ranked for v in ([n, f"{n}(mean)"] if ALGORITHMS[n].mean_variant else [n])]

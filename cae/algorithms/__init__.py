@@ -1,4 +1,4 @@
-"""The six algorithms, one module each, with its private numba kernel beside it.
+"""The algorithms, one module each, with its private numba kernel beside it.
 
 =================  =====================  =========================================================
 estimator          module                 kernel (the per-sample step, compiled by numba)
@@ -9,6 +9,9 @@ ASOINN             :mod:`.asoinn`         :mod:`._asoinn_kernel` (Shen's fastSOI
 TCA                :mod:`.tca`            :mod:`._tca_kernel`
 AutoCloud          :mod:`.autocloud`      :mod:`._autocloud_kernel`
 =================  =====================  =========================================================
+
+(The paper's six; :data:`cae.registry.ALGORITHMS` is the list that counts: every algorithm registered there is
+exported here under its class name, and its model files are read by :func:`load_model`.)
 
 Every estimator is a :class:`cae._base.StreamingClusterer` (one estimator shell, one state storage and
 one model file, :mod:`cae._storage`); :func:`load_model` reads the file of any of them.
@@ -22,39 +25,26 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
+from ..registry import exports, model_file_names
+
+if TYPE_CHECKING:  # static types of some lazy names below (tests/test_registry.py checks them against the registry)
     from .._base import PathOrFile, StreamingClusterer
-    from .asoinn import ASOINN
-    from .autocloud import AutoCloud
-    from .cae import CAE, CAEStepRecord
-    from .soinn_plus import SOINNPlus
-    from .tca import TCA
+    from .asoinn import ASOINN as ASOINN
+    from .autocloud import AutoCloud as AutoCloud
+    from .cae import CAE as CAE
+    from .cae import CAEStepRecord as CAEStepRecord
+    from .soinn_plus import SOINNPlus as SOINNPlus
+    from .tca import TCA as TCA
 
-__all__ = [
-    "CAE",
-    "CAEStepRecord",
-    "SOINNPlus",
-    "ASOINN",
-    "TCA",
-    "AutoCloud",
-    "load_model",
-    "estimator_class",
-    "MODEL_FILE_NAMES",
-]
+#: every registered estimator's class name -> its module, and the names some estimator module also exports
+_WHERE = {**exports(), "CAEStepRecord": "cae.algorithms.cae"}
 
-_WHERE = {
-    "CAE": ".cae",
-    "CAEStepRecord": ".cae",
-    "SOINNPlus": ".soinn_plus",
-    "ASOINN": ".asoinn",
-    "TCA": ".tca",
-    "AutoCloud": ".autocloud",
-}
+__all__ = [*_WHERE, "load_model", "estimator_class", "MODEL_FILE_NAMES"]
 
 
 def __getattr__(name: str) -> Any:
     if name in _WHERE:
-        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+        value = getattr(importlib.import_module(_WHERE[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'cae.algorithms' has no attribute {name!r}")
@@ -65,23 +55,22 @@ def __dir__() -> list[str]:
 
 
 #: the algorithm name a model file records -> the estimator's class name (CAEA is CAE with parameters)
-MODEL_FILE_NAMES: dict[str, str] = {
-    "CAE": "CAE",
-    "SOINN+": "SOINNPlus",
-    "ASOINN": "ASOINN",
-    "TCA": "TCA",
-    "AutoCloud": "AutoCloud",
-}
+MODEL_FILE_NAMES: dict[str, str] = {name: path.split(":")[1] for name, path in model_file_names().items()}
+_MODEL_FILE_CLASSES = model_file_names()
 
 
 def estimator_class(algorithm: str) -> type[StreamingClusterer[Any]] | None:
     """The estimator class of a model file's algorithm name (``"CAE"``, ``"SOINN+"``, …), or None."""
-    name = MODEL_FILE_NAMES.get(algorithm)
-    return None if name is None else __getattr__(name)
+    path = _MODEL_FILE_CLASSES.get(algorithm)
+    if path is None:
+        return None
+    module, name = path.split(":")
+    cls: type[StreamingClusterer[Any]] = getattr(importlib.import_module(module), name)
+    return cls
 
 
 def load_model(path: PathOrFile) -> StreamingClusterer[Any]:
-    """Load a model file of any algorithm (CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud).
+    """Load a model file of any registered algorithm (:data:`cae.registry.ALGORITHMS`).
 
     Raises
     ------

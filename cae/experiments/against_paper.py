@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..registry import column_order
 from . import stats as st
 from .reference_runs import CAEA_STATIONARY_NOTE, NOT_EXPLAINED_NOTE, reference_frame
 from .runner import fmt_mean_std, markdown_table
@@ -55,7 +56,8 @@ METRICS = {
     "BWT-ARI": "bwt_ari",
 }
 CONTINUAL = ("AI-NMI", "AI-ARI", "BWT-NMI", "BWT-ARI")
-ALGORITHM_ORDER = ["AutoCloud", "ASOINN", "ASOINN(mean)", "SOINN+", "TCA", "TCA(mean)", "CAEA", "CAEA(mean)", "CAE"]
+#: the algorithm columns of the tables: the paper's order, then the algorithms it does not have (the registry's)
+ALGORITHM_ORDER = column_order()
 #: (table, stage, algorithm) -> why the paper's number is not explained; None: every stage or algorithm
 NOT_EXPLAINED = {
     ("synthetic non-stationary", None, None): NOT_EXPLAINED_NOTE,

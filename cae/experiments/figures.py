@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..app.figures import MIN_FONT, readable
+from ..registry import ALGORITHMS
 from .against_paper import ALGORITHM_ORDER
 from .stats import cliques
 
@@ -307,15 +308,8 @@ def cd_diagram(result, title=""):
     return readable(fig)
 
 
-#: one colour per algorithm of the noise study (plotly's default sequence, in the paper's column order)
-_ALGO_COLORS = {
-    "AutoCloud": "#8c564b",
-    "ASOINN": "#9467bd",
-    "SOINN+": "#ff7f0e",
-    "TCA": "#2ca02c",
-    "CAEA": "#1f77b4",
-    "CAE": "#d62728",
-}
+#: one colour per algorithm of the noise study (the registry's; the paper's six: plotly's default sequence)
+_ALGO_COLORS = {name: a.colour for name, a in ALGORITHMS.items()}
 
 
 def noise_figure(df, metric="nmi", height=420):

@@ -1,8 +1,9 @@
 """Every registered algorithm as a `River <https://riverml.xyz>`_ clusterer.
 
-``pip install "cae-explorer[river]"`` installs River. :class:`CAE`, :class:`CAEA`, :class:`SOINNPlus`,
-:class:`ASOINN`, :class:`TCA` and :class:`AutoCloud` take the registry's parameters with its defaults
-(:data:`cae.registry.ALGORITHMS`); :class:`Clusterer` takes any registered name. Each is a
+``pip install "cae-explorer[river]"`` installs River. Every entry of the registry
+(:data:`cae.registry.ALGORITHMS`) has a class here, generated from it: ``CAE``, ``CAEA``, ``SOINNPlus`` (for
+``SOINN+``), ``ASOINN``, ``TCA``, ``AutoCloud``, …, whose keyword arguments are the entry's parameters with
+its defaults (:data:`RIVER_CLASSES`); :class:`Clusterer` takes any registered name. Each is a
 ``river.base.Clusterer``: ``learn_one(x)`` learns one sample (a dict of numbers), ``predict_one(x)`` returns
 the cluster of the node it is assigned to (``-1`` while the model has no node), and it composes with River's
 transformers into a pipeline.
@@ -51,6 +52,23 @@ takes its initial bandwidth σ_init from its first 10 samples (Silverman's rule)
 here — so its threshold V is too wide and clusters merge. Where features need scaling, scale with
 known bounds, or with statistics from a first batch, rather than on the fly.
 
+Every registered algorithm has its class, its parameters in the signature (River's ``clone`` and ``repr``
+read them there):
+
+>>> from cae.integrations.river import ASOINN, CAEA, SOINNPlus, AutoCloud
+>>> ASOINN(deletion_interval=50)
+ASOINN (
+  deletion_interval=50
+  max_edge_age=50
+)
+>>> CAEA(deletion_interval=100, max_edge_age=20).clone().deletion_interval, SOINNPlus().algorithm
+(100, 'SOINN+')
+>>> m = AutoCloud(m=2.0)
+>>> for v in (0.0, 0.1, 0.05):
+...     m.learn_one({"a": v})
+>>> m.n_clusters
+1
+
 New features are refused, and the message says what to do:
 
 >>> plain.learn_one({"x": 0.5, "y": 0.5, "z": 1.0})
@@ -61,6 +79,7 @@ cae.integrations.river.FeatureMismatch: CAE learned the features ['x', 'y'] (in 
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import re
@@ -75,8 +94,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ..registry import ALGORITHMS
-
-__all__ = ["Clusterer", "CAE", "CAEA", "SOINNPlus", "ASOINN", "TCA", "AutoCloud", "FeatureMismatch", "RIVER_CLASSES"]
 
 
 def _name_order(name):
@@ -101,7 +118,7 @@ class Clusterer(base.Clusterer):
     Parameters
     ----------
     algorithm : str
-        A registry name: ``"CAE"``, ``"CAEA"``, ``"SOINN+"``, ``"ASOINN"``, ``"TCA"`` or ``"AutoCloud"``.
+        A registry name (:data:`cae.registry.ALGORITHMS`): ``"CAE"``, ``"CAEA"``, ``"SOINN+"``, ….
     **params
         The algorithm's parameters (the registry's names; defaults where not given). Checked when the
         model is built, at the first ``learn_one``.
@@ -212,125 +229,50 @@ class Clusterer(base.Clusterer):
         return 0 if self._model is None else int(self._model.n_clusters_)
 
 
-class CAE(Clusterer):
-    """CAE, parameter-free (V, λ and a_max estimated from the stream), as a River clusterer.
+def _river_class(spec):
+    """The River class of a registry entry: a :class:`Clusterer` whose keyword arguments are the entry's
+    parameters, with its defaults (River reads them from the signature: ``clone``, ``repr``)."""
+    defaults = spec.defaults()
 
-    Examples
-    --------
-    >>> from river import preprocessing
-    >>> from cae.integrations.river import CAE
-    >>> model = preprocessing.MinMaxScaler() | CAE()
-    >>> for x in ({"a": 1.0, "b": 2.0}, {"a": 3.0, "b": 1.0}, {"a": 2.0, "b": 2.0}):
-    ...     model.learn_one(x)
-    >>> model.predict_one({"a": 1.1, "b": 2.0}) in range(model["CAE"].n_clusters), model["CAE"].model.n_samples_seen_
-    (True, 3)
-    """
+    def __init__(self, *args, **params):
+        if len(args) > len(defaults):
+            raise TypeError(f"{spec.river_name}() takes at most {len(defaults)} positional arguments")
+        for k, v in zip(defaults, args):
+            if k in params:
+                raise TypeError(f"{spec.river_name}() got multiple values for argument {k!r}")
+            params[k] = v
+        unknown = set(params) - set(defaults)
+        if unknown:
+            raise TypeError(f"{spec.river_name}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        Clusterer.__init__(self, spec.name)
+        for k, v in {**defaults, **params}.items():
+            setattr(self, k, v)
 
-    def __init__(self):
-        super().__init__("CAE")
-
-    def _registry_name(self):
-        return "CAE"
-
-
-class CAEA(Clusterer):
-    """CAEA — CAE with λ (deletion interval; n_active = λ/2) and a_max given — as a River clusterer.
-
-    Examples
-    --------
-    >>> from cae.integrations.river import CAEA
-    >>> CAEA(deletion_interval=100, max_edge_age=20).clone().deletion_interval
-    100
-    """
-
-    def __init__(self, deletion_interval: int = 80, max_edge_age: float = 40):
-        super().__init__("CAEA")
-        self.deletion_interval = deletion_interval
-        self.max_edge_age = max_edge_age
-
-    def _registry_name(self):
-        return "CAEA"
-
-
-class SOINNPlus(Clusterer):
-    """SOINN+ (parameter-free; Wiwatcharakoses & Berrar 2020) as a River clusterer.
-
-    Examples
-    --------
-    >>> from cae.integrations.river import SOINNPlus
-    >>> m = SOINNPlus()
-    >>> m.learn_one({"a": 0.0}); m.predict_one({"a": 0.0})
-    0
-    """
-
-    def __init__(self):
-        super().__init__("SOINN+")
-
-    def _registry_name(self):
-        return "SOINN+"
-
-
-class ASOINN(Clusterer):
-    """ASOINN (adjusted SOINN: fixed node-deletion cycle λ and edge-age limit a_max) as a River clusterer.
-
-    Examples
-    --------
-    >>> from cae.integrations.river import ASOINN
-    >>> ASOINN(deletion_interval=50)
-    ASOINN (
-      deletion_interval=50
-      max_edge_age=50
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v) for k, v in defaults.items()]
     )
-    """
-
-    def __init__(self, deletion_interval: int = 300, max_edge_age: float = 50):
-        super().__init__("ASOINN")
-        self.deletion_interval = deletion_interval
-        self.max_edge_age = max_edge_age
-
-    def _registry_name(self):
-        return "ASOINN"
-
-
-class TCA(Clusterer):
-    """TCA (topological CIM-based ART; Masuyama et al. 2019) as a River clusterer.
-
-    Examples
-    --------
-    >>> from cae.integrations.river import TCA
-    >>> TCA(sigma_init=0.3).sigma_init
-    0.3
-    """
-
-    def __init__(self, reconstruction_interval: int = 200, sigma_init: float = 0.12):
-        super().__init__("TCA")
-        self.reconstruction_interval = reconstruction_interval
-        self.sigma_init = sigma_init
-
-    def _registry_name(self):
-        return "TCA"
+    name = spec.river_name
+    __init__.__qualname__ = f"{name}.__init__"
+    params = ", ".join(f"{p.name}={p.default!r}" for p in spec.params)
+    doc = (
+        f"{spec.name} ({spec.description}) as a River clusterer: ``{name}({params})`` is "
+        f"``Clusterer({spec.name!r}{', ' if params else ''}{params})``, its parameters in the signature."
+    )
+    return type(
+        name,
+        (Clusterer,),
+        {
+            "__init__": __init__,
+            "__doc__": doc,
+            "__module__": __name__,
+            "__qualname__": name,
+            "_registry_name": lambda self: spec.name,
+        },
+    )
 
 
-class AutoCloud(Clusterer):
-    """AutoCloud (evolving fuzzy data clouds; Bezerra et al. 2020) as a River clusterer; its clusters are clouds.
-
-    Examples
-    --------
-    >>> from cae.integrations.river import AutoCloud
-    >>> m = AutoCloud(m=2.0)
-    >>> for v in (0.0, 0.1, 0.05):
-    ...     m.learn_one({"a": v})
-    >>> m.n_clusters
-    1
-    """
-
-    def __init__(self, m: float = 1.0):
-        super().__init__("AutoCloud")
-        self.m = m
-
-    def _registry_name(self):
-        return "AutoCloud"
-
-
-#: registry name → the River class with that algorithm's parameters
-RIVER_CLASSES = {"CAE": CAE, "CAEA": CAEA, "SOINN+": SOINNPlus, "ASOINN": ASOINN, "TCA": TCA, "AutoCloud": AutoCloud}
+#: registry name → the River class with that algorithm's parameters (one per entry of the registry)
+RIVER_CLASSES = {name: _river_class(spec) for name, spec in ALGORITHMS.items()}
+globals().update({cls.__name__: cls for cls in RIVER_CLASSES.values()})
+__all__ = ["Clusterer", *(cls.__name__ for cls in RIVER_CLASSES.values()), "FeatureMismatch", "RIVER_CLASSES"]

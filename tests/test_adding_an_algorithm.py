@@ -1,0 +1,137 @@
+"""A new algorithm is its module, its kernel and ONE registry entry: in a copy of the repository, a throw-away
+algorithm (nearest centroid within a radius, ``tests/fixtures/new_algorithm``) is added that way, and the
+package exports it, ``make_algorithm`` makes it, its model files save and load, the warm-up and the numba
+cache know its kernel, the River adapter has its class, the experiments' CLI runs it, and the app's algorithm
+picker lists it -- with no other file edited (docs/adding-an-algorithm.md is the recipe)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+FIXTURE = ROOT / "tests" / "fixtures" / "new_algorithm"
+
+#: the one registry entry, inserted at the end of ALGORITHMS in the copy's cae/registry.py
+ENTRY = """    "Centroid": Algorithm(
+        "Centroid",
+        "nearest centroid within a radius (a throw-away test algorithm)",
+        "cae.algorithms.centroid:Centroid",
+        params=(
+            Param(
+                "radius",
+                label="r (radius)",
+                default=0.1,
+                step=0.01,
+                widget_low=0.01,
+                widget_high=1.0,
+                help="A sample farther than r from every centroid starts a new one.",
+            ),
+        ),
+        kernels=("cae.algorithms._centroid_kernel",),
+        small={"radius": 0.05},
+        colour="#17becf",
+    ),
+"""
+
+#: what is checked in the copy, in a fresh interpreter (plain-Python kernels: no numba compilation)
+CHECKS = r"""
+import io, subprocess, sys
+import numpy as np
+
+import cae
+from cae import Centroid, load_model
+from cae.registry import ALGORITHMS, make_algorithm
+
+assert "Centroid" in cae.__all__ and "Centroid" in cae.algorithms.__all__ and cae.algorithms.Centroid is Centroid
+
+rng = np.random.default_rng(0)
+X = np.vstack([rng.normal(c, 0.02, (60, 2)) for c in (0.2, 0.8)])[rng.permutation(120)]
+m = make_algorithm("Centroid", radius=0.2).fit(X)
+assert type(m) is Centroid and m.n_clusters_ == 2, m.n_clusters_
+assert ALGORITHMS["Centroid"].describe({"radius": 0.2}) == "Centroid (r=0.2)"
+
+buf = io.BytesIO()
+m.save(buf)
+buf.seek(0)
+back = load_model(buf)
+assert type(back) is Centroid and np.array_equal(back.nodes_, m.nodes_) and back.radius == 0.2
+assert cae.algorithms.MODEL_FILE_NAMES["Centroid"] == "Centroid"
+
+from cae import _jit, _warmup
+assert "cae.algorithms._centroid_kernel" in _jit.KERNEL_MODULES
+_warmup.warm(["Centroid"])  # every call the package makes, as the background compilation drives it
+
+from cae.integrations import river as cr
+rc = cr.Centroid(radius=0.2)
+assert cr.RIVER_CLASSES["Centroid"] is cr.Centroid and "Centroid" in cr.__all__
+for a, b in X:
+    rc.learn_one({"a": a, "b": b})
+assert rc.n_clusters == 2 and rc.clone().radius == 0.2
+assert rc.predict_one({"a": 0.2, "b": 0.2}) != rc.predict_one({"a": 0.8, "b": 0.8})
+
+from cae.experiments import against_paper, cli, figures
+assert against_paper.ALGORITHM_ORDER[-1] == "Centroid" and figures._ALGO_COLORS["Centroid"] == "#17becf"
+assert "Centroid" in cli._parser().parse_args(["synthetic", "--algorithms", "Centroid"]).algorithms
+
+out = subprocess.run(
+    [sys.executable, "-m", "cae.experiments", "synthetic", "--algorithms", "Centroid", "--runs", "1",
+     "--n-per-class", "40", "--out", "results-new", "--quiet"],
+    capture_output=True, text=True,
+)
+assert out.returncode == 0, out.stderr
+import pandas as pd
+rows = pd.read_csv("results-new/synthetic_stationary.csv")
+assert set(rows["algorithm"]) == {"Centroid"} and rows["nmi"].notna().all(), rows
+
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=300)
+at.run()
+at.switch_page("pages/compare.py").run()
+assert not at.exception, at.exception
+picker = at.multiselect(key="w_cmp_algos")
+assert "Centroid" in picker.options, picker.options
+picker.set_value(["CAE", "Centroid"]).run()
+assert not at.exception, at.exception
+assert at.number_input(key="w_cmp_Centroid_radius").value == 0.1
+print("the new algorithm is everywhere")
+"""
+
+
+def _tracked_files():
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("needs a git checkout (the repository's files are copied from git's list)")
+    return [f for f in out.stdout.decode().split("\0") if f and (ROOT / f).is_file()]
+
+
+def test_a_new_algorithm_is_one_registry_entry(tmp_path):
+    copy = tmp_path / "repo"
+    for f in _tracked_files():
+        if f.startswith(("results/", "tests/")):
+            continue  # not read by the package, the Compare page or the experiments' CLI
+        (copy / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, copy / f)
+    # the new algorithm: its module and its kernel ...
+    for name in ("centroid.py", "_centroid_kernel.py"):
+        shutil.copy2(FIXTURE / name, copy / "cae" / "algorithms" / name)
+    # ... and one registry entry, nothing else
+    registry = copy / "cae" / "registry.py"
+    text = registry.read_text(encoding="utf-8")
+    end = "\n}\n\n\ndef make_algorithm("
+    assert text.count(end) == 1, "the registry's table ends where this test expects"
+    registry.write_text(text.replace(end, "\n" + ENTRY.rstrip("\n") + end, 1), encoding="utf-8")
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAE_", "NUMBA_", "STREAMLIT_"))}
+    env.update(PYTHONPATH=str(copy), CAE_JIT="off", CAE_EXPLORER_CACHE=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-c", CHECKS], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
+    assert "the new algorithm is everywhere" in run.stdout
