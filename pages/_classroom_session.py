@@ -9,8 +9,8 @@ Session state (all keys start with ``room_``): ``room_role`` ("teacher" or "stud
 ``room_token`` (the teacher's secret), ``room_sid`` and ``room_nick`` (the student's id and nickname),
 ``room_published`` (the last state this teacher wrote), ``room_problem`` / ``room_problem_detail`` (what the
 store last said when it failed: words for everyone / where and why, for the teacher), ``room_touched`` (when
-this student's presence was last written), ``room_holder`` (this browser session's id: the student's place
-is held by one browser at a time), ``room_epoch`` (the store's identity when the class was joined or
+this student's presence was last written), ``room_holder`` (this browser's id, kept in its ``cae_browser``
+cookie: the student's place is held by one browser at a time), ``room_epoch`` (the store's identity when the class was joined or
 started: another one means the store was reset, not that the class ended), ``room_last_poll`` (the last
 news read, drawn while the store is away), ``room_pending`` (an answer that did not reach the store yet).
 
