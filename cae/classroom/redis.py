@@ -206,7 +206,7 @@ redis.call('HSET', base .. ':seen', sid, ARGV[1])
 return {'ok', 'yes'}
 """
 
-# ARGV: now, token hash, sid, nq
+# ARGV: now, token hash, sid (the questions to clear are counted from the room)
 _REMOVE = """
 local now = tonumber(ARGV[1])
 local e = teacher(now, ARGV[2]); if e then return err(e) end
