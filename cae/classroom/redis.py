@@ -186,7 +186,7 @@ end
 return err('taken')
 """
 
-# ARGV: now, sid, holder ('' for none), force ('1'/'0'), the claim's window; KEYS[1] the room
+# ARGV: now, sid, holder ('' for none), 'touch' or 'claim', force ('1'/'0'), the claim's window (s)
 _TOUCH = """
 local now = tonumber(ARGV[1])
 if not open_room(now, true) then return err('notfound') end
