@@ -416,3 +416,16 @@ def test_classroom_sqlite_file_deleted_between_two_real_processes(tmp_path):
     assert len(SQLiteStore(path).answers(code, q.qid)) == 40  # a process started now reads them all
     teacher_side.publish(code, token, {"t": "99"})
     assert SQLiteStore(path).poll(code).state == {"t": "99"}
+
+
+def test_classroom_sqlite_file_replaced_by_garbage_keeps_the_class_in_a_recovered_file(tmp_path):
+    path = tmp_path / "classroom.sqlite3"
+    store = SQLiteStore(path)
+    code, token, kids, q = _class(store, n=3)
+    _wipe(tmp_path)
+    path.write_bytes(b"this is not a database" * 100)  # a mistaken copy over the file
+    with pytest.raises(StoreUnavailable):
+        store.answers(code, q.qid)
+    kept = list(tmp_path.glob("classroom.sqlite3.recovered-*"))
+    assert len(kept) == 1 and "saved beside it" in store.notices()[-1][1]
+    assert len(SQLiteStore(kept[0]).answers(code, q.qid)) == 3  # nothing lost: the class is in that file

@@ -308,7 +308,7 @@ class SQLiteStore(ClassroomStore):
             data = self._copy_of_open_file()
         except sqlite3.Error as exc:
             raise StoreUnavailable(_words(exc, "read"), f"the classroom file {self.path}: {exc}") from None
-        tmp = None
+        tmp, done = None, False
         try:
             tmp = self._write_copy(data)
             if ident is None:
@@ -334,6 +334,7 @@ class SQLiteStore(ClassroomStore):
                     f"moved its {n} class(es) into it. Nothing was lost."
                 )
             self._orphaned_at = None
+            done = True
         except (OSError, sqlite3.Error) as exc:
             if self._conn is None:  # the old copy stays in use for reading
                 self._conn, self._store_id = old, old_id
@@ -346,9 +347,19 @@ class SQLiteStore(ClassroomStore):
                     "but takes no answers until the folder can be written (the teacher's page says where)."
                 )
         finally:
-            if tmp is not None:
+            if tmp is not None and (done or self._conn is old):
                 try:
                     os.unlink(tmp)
+                except OSError:
+                    pass
+            elif tmp is not None:  # the open copy is closed and nothing took its classes: keep them in a file
+                kept = self.path.with_name(f"{self.path.name}.recovered-{time.strftime('%Y%m%d-%H%M%S')}")
+                try:
+                    os.replace(tmp, kept)
+                    self._notice(
+                        "The class's file was replaced on the server by something that is not a class store; the "
+                        f"classes this server had open were saved beside it, in {kept.name}."
+                    )
                 except OSError:
                     pass
 
