@@ -11,18 +11,10 @@ import json
 import pytest
 from conftest import ROOT
 from test_browser import SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle, _wait_seen
+from test_classroom_browser import ARGS
 
 pytestmark = pytest.mark.browser
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SERIOUS = ("serious", "critical")
 #: rules checked whatever axe's impact: a screen-reader user finds their way by the headings' levels
 ALWAYS = ("heading-order",)

@@ -490,6 +490,24 @@ def focus_window(points, full=None, pad=0.2, min_side=None):
     return (r(c[0] - side / 2), r(c[0] + side / 2)), (r(c[1] - side / 2), r(c[1] + side / 2))
 
 
+def _corner_note(text):
+    """A note in the plot's own top-left corner (its domain, which shrinks to keep the aspect ratio)."""
+    return dict(
+        text=text,
+        xref="x domain",
+        yref="y domain",
+        x=0.01,
+        y=0.99,
+        xanchor="left",
+        yanchor="top",
+        showarrow=False,
+        bgcolor="rgba(255,255,255,0.85)",
+        bordercolor="#999",
+        borderwidth=1,
+        font=dict(size=MIN_FONT, color="#222"),
+    )
+
+
 def network_figure(
     model=None,
     seen=None,
@@ -834,41 +852,11 @@ def network_figure(
     if mark_labels:
         layout["annotations"] = mark_labels
     if note:
-        layout["annotations"] = [
-            dict(
-                text=note,
-                xref="x domain",
-                yref="y domain",
-                x=0.01,
-                y=0.99,
-                xanchor="left",
-                yanchor="top",
-                showarrow=False,
-                bgcolor="rgba(255,255,255,0.85)",
-                bordercolor="#999",
-                borderwidth=1,
-                font=dict(size=MIN_FONT, color="#222"),
-            )
-        ] + list(layout.get("annotations", []))
+        layout["annotations"] = [_corner_note(note), *layout.get("annotations", [])]
     if window:
         width = window[0][1] - window[0][0]
         full = f" (the full view: {span:.2g})" if span else ""
-        layout["annotations"] = [
-            dict(
-                text=f"focused on s1 · view {width:.2g} wide{full}",
-                xref="x domain",  # the plot's own corner (its domain shrinks to keep the aspect ratio)
-                yref="y domain",
-                x=0.01,
-                y=0.99,
-                xanchor="left",
-                yanchor="top",
-                showarrow=False,
-                bgcolor="rgba(255,255,255,0.85)",
-                bordercolor="#999",
-                borderwidth=1,
-                font=dict(size=MIN_FONT, color="#222"),
-            )
-        ] + mark_labels
+        layout["annotations"] = [_corner_note(f"focused on s1 · view {width:.2g} wide{full}"), *mark_labels]
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
     # hundreds of node colours would cost more than the learning itself
     # the axes in the layout itself (update_xaxes/update_yaxes validate: a third of a Play frame's figure time)
