@@ -131,3 +131,16 @@ def rewrite_model_file(parts, meta=None, arrays=None):
             z.writestr(n, data)
     out.seek(0)
     return out
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    """A real `redis-server` on a free port for a module's tests (skipped, with the reason, where it is absent)."""
+    from classroom_servers import RedisServer, redis_binary
+
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
+    pytest.importorskip("redis", reason="redis-py is not installed (pip install -e .)")
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()

@@ -33,16 +33,6 @@ from cae.classroom.store import (
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
-    pytest.importorskip("redis", reason="redis-py is not installed (pip install -e .)")
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
-
-
 @pytest.fixture(params=["sqlite", "redis"])
 def make_store(request, tmp_path):
     """A factory of stores of one backend that share their data: make_store(limits=...)."""

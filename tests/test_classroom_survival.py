@@ -32,15 +32,6 @@ from cae.classroom.store import (
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 
 
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
-    yield server
-    server.stop()
-
-
 @pytest.fixture(params=["sqlite", "redis"])
 def store(request, tmp_path):
     if request.param == "sqlite":
