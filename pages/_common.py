@@ -13,7 +13,7 @@ import streamlit as st
 ENTRYPOINT_SEEN = False
 
 
-#: Page-wide CSS for accessibility (WCAG 2.1 AA; tests/test_accessibility_browser.py audits every page with axe-core).
+#: Page-wide CSS for accessibility (WCAG 2.1 AA; tests/browser/test_accessibility_browser.py audits every page with axe-core).
 #: - Section headings are h2 (``st.header``), so that the levels go h1 -> h2 without a gap, as a screen reader's
 #:   heading list expects; they keep the size they had as h3 (``st.subheader``) (the sidebar's h2s keep theirs).
 #: - A network view in words (:func:`network_summary`, keys ``fig_summary...``) is read by a screen reader but not

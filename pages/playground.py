@@ -89,7 +89,7 @@ teacher = st.sidebar.toggle(
 )
 
 #: the main view's height (px): the whole figure, its legend and x-axis above the fold at 1280×720 (a common
-#: projector) and at 1400×900, under the compact title and controls below (tests/test_browser.py measures it)
+#: projector) and at 1400×900, under the compact title and controls below (tests/browser/test_browser.py measures it)
 MAIN_HEIGHT = 430
 #: the player's frames a little lower: its bar (Pause, speed, slider) sits above them
 PLAY_HEIGHT = MAIN_HEIGHT - 24

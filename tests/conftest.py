@@ -1,4 +1,5 @@
 import os
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,7 @@ def pytest_sessionstart(session):
 
     On a machine whose cache is warm this returns at once; on a fresh one it waits for the one
     background compilation (about two minutes on two quiet cores, longer on a busy machine). The
-    un-jitted path and the switch are tested in subprocesses of their own (tests/test_coldstart.py,
+    un-jitted path and the switch are tested in subprocesses of their own (tests/unit/test_coldstart.py,
     the tests with CAE_DISABLE_NUMBA).
     """
     from cae import _jit
@@ -136,7 +137,7 @@ def rewrite_model_file(parts, meta=None, arrays=None):
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
     """A real `redis-server` on a free port for a module's tests (skipped, with the reason, where it is absent)."""
-    from classroom_servers import RedisServer, redis_binary
+    from support.servers import RedisServer, redis_binary
 
     if redis_binary() is None:
         pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
@@ -144,3 +145,78 @@ def redis_server(tmp_path_factory):
     server = RedisServer(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+# ------------------------------------------------------------------ the real-browser tests (tests/browser)
+@pytest.fixture(scope="module")
+def server():
+    """A fresh `streamlit run app.py` for a module's browser tests; its URL."""
+    from support.browser import _start_server, _stop
+
+    proc, url = _start_server()
+    yield url
+    _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through playwright (skipped, with the reason, where either is missing)."""
+    from support.browser import ARGS, _chromium
+
+    path = _chromium()
+    if path is None:
+        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+# ------------------------------------------------------------------ the classroom's stores and pages
+@pytest.fixture(params=["sqlite", "redis"])
+def make_store(request, tmp_path):
+    """A factory of stores of one backend that share their data: make_store(limits=...)."""
+    from cae.classroom import open_store
+
+    if request.param == "sqlite":
+        path = tmp_path / "classroom.sqlite3"
+        url = "sqlite:///" + str(path)
+        made = []
+
+        def make(limits=None):
+            s = open_store(url, limits=limits)
+            made.append(s)
+            return s
+
+        make.url, make.backend, make.prefix = url, "sqlite", "cae"
+        yield make
+        for s in made:
+            s.close_connection()
+    else:
+        server = request.getfixturevalue("redis_server")
+        prefix = "t" + uuid.uuid4().hex[:10]
+
+        def make(limits=None):
+            return open_store(server.url, limits=limits, prefix=prefix)
+
+        make.url, make.backend, make.prefix, make.server = server.url, "redis", prefix, server
+        yield make
+
+
+@pytest.fixture
+def store(make_store):
+    return make_store()
+
+
+@pytest.fixture
+def classroom(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
+    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")  # each page reads the store: no 0.25 s to wait for
+    from support.classroom import _session
+
+    teacher = _session()
+    teacher.button(key="b_room_start").click().run()
+    assert not teacher.exception
+    code = teacher.session_state.room_code
+    return teacher, code

@@ -246,7 +246,7 @@ def merge_clouds(Y, var, n, ids, IM, flags, iscal, new_row, merge_rec, colv, row
     first scan of a sample, in the reference's order, can merge only a pair
     flagged on both sides, or a pair (i, new cloud); every other pair it
     would test fails. The first scan visits just those; the scans after a
-    merge are the reference's full scans. ``tests/test_autocloud.py``
+    merge are the reference's full scans. ``tests/unit/test_autocloud.py``
     checks the result against a literal transcription after every step.
     """
     C = iscal[I_K]

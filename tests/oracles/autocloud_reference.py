@@ -6,7 +6,7 @@ Written from ``BrunuXCosta/AutoCloud`` (commit 8ece63c84fb3248b051786a4e89d67575
 list and a full intersection matrix rebuilt by the B / C / L formulas of ``mergeClouds``, the
 merge loop restarting at i = 1 after every merge. Indices are 0-based here.
 
-Nothing here is shared with ``cae.algorithms._autocloud_kernel``: ``tests/test_autocloud.py``
+Nothing here is shared with ``cae.algorithms._autocloud_kernel``: ``tests/unit/test_autocloud.py``
 runs both on the same streams and compares them after every step. Floating-point arithmetic is
 IEEE (NumPy float64 with warnings off), as in MATLAB: 0/0 is NaN, x/0 is +-Inf. MATLAB's
 ``max`` ignores NaN (``np.fmax`` / ``np.nanmax``). ``norm(v)^2`` is taken as

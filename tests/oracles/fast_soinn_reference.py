@@ -5,7 +5,7 @@ and Hasegawa, Neural Networks 19, 2006) in its own structure: row vectors ``M`` 
 grow by one entry per node, dense ``connection`` and ``age`` matrices, nodes deleted by removing rows
 and columns, the loop body over samples ``i = 3 .. N`` as one method. Indices are 0-based here; the
 sample number ``i`` stays 1-based, as in ``mod(i, lambda)``. Nothing is shared with
-``cae.algorithms._asoinn_kernel``; ``tests/test_asoinn.py`` runs both on the same streams and compares
+``cae.algorithms._asoinn_kernel``; ``tests/unit/test_asoinn.py`` runs both on the same streams and compares
 them after every sample.
 
 MATLAB semantics kept by hand: ``min`` takes the first index on ties; ``find`` returns ascending

@@ -3,7 +3,7 @@
 Written from the reference's MATLAB in its own structure (a class with the
 same methods and fields, a dense adjacency matrix holding the edge values,
 nodes deleted by removing rows and columns), in plain Python/NumPy, so that
-``tests/test_soinn.py`` can compare our kernel with it after every step. It
+``tests/unit/test_soinn.py`` can compare our kernel with it after every step. It
 is our substitute for golden traces, which we do not have for the baselines.
 
 MATLAB semantics kept by hand: ``min`` takes the first index on ties, ``find``

@@ -7,7 +7,7 @@ entry per node, a dense adjacency matrix ``edge``, a full stable sort of the CIM
 Indices are 0-based here. :meth:`ReferenceTCA.learn` is the body of the reference's loop over
 samples; :meth:`ReferenceTCA.end_of_call` is what follows the loop.
 
-Nothing here is shared with ``cae.algorithms._tca_kernel``; ``tests/test_tca.py`` runs both on the
+Nothing here is shared with ``cae.algorithms._tca_kernel``; ``tests/unit/test_tca.py`` runs both on the
 same streams and compares them after every step. Arithmetic is IEEE float64 with warnings off, as in
 MATLAB (0/0 is NaN, x/0 is +-Inf, and comparisons with NaN are false). Sums (``sum``/``mean``) run in
 index order (``np.cumsum``), the choice the kernel makes too (MATLAB's order for long vectors is not

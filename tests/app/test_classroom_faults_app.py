@@ -5,8 +5,8 @@ started again)."""
 import os
 
 import pytest
-from classroom_servers import RedisServer, redis_binary
-from test_classroom_app import _join, _session
+from support.classroom import _join, _session
+from support.servers import RedisServer, redis_binary
 
 from cae.classroom import open_store
 

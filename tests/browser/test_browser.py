@@ -4,195 +4,30 @@ Screenshots go to test-output/screenshots/ (look at them).
 """
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ROOT
+from support.browser import (
+    SHOTS,
+    _classroom_page,
+    _metric,
+    _page,
+    _player_frame,
+    _scroll_to,
+    _seen,
+    _settled_seen,
+    _shot,
+    _start_server,
+    _stop,
+    _wait_home_picture,
+    _wait_idle,
+    _wait_seen,
+)
 
 pytestmark = pytest.mark.browser
-SHOTS = ROOT / "test-output" / "screenshots"
-
-
-def _chromium():
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_server(env=None):
-    """A fresh `streamlit run app.py`; returns (process, url) once it answers its health check."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
-                return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    pytest.fail("streamlit did not become healthy: " + proc.stdout.read().decode(errors="replace")[-2000:])
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-@pytest.fixture(scope="module")
-def server():
-    proc, url = _start_server()
-    yield url
-    _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=path,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield b
-        b.close()
-
-
-def _page(browser):
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
-    page = ctx.new_page()
-    page.set_default_timeout(45000)
-    return ctx, page
-
-
-def _wait_idle(page):
-    """Wait until Streamlit has finished running the script.
-
-    The app root's ``data-test-script-state`` turns to ``rerunRequested`` as soon as a widget sends its
-    rerun, then ``running``, then ``notRunning`` (the status widget shows "Running" only for longer runs).
-    """
-    page.wait_for_timeout(300)
-    page.wait_for_selector(
-        "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=60000
-    )
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=60000,
-    )
-    page.wait_for_timeout(300)
-
-
-def _metric(page, label):
-    m = page.locator("[data-testid='stMetric']").filter(has_text=label).first
-    return m.locator("[data-testid='stMetricValue']").inner_text()
-
-
-def _wait_home_picture(page):
-    """Until the home picture (an SVG image of the trained network) is drawn, not just its box."""
-    page.wait_for_function(
-        "() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
-        " return i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 300 }",
-        timeout=60000,
-    )
-
-
-def _seen(page):
-    return int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
-
-
-def _wait_seen(page, n, timeout_ms=60000):
-    """Until 'Samples seen' shows n (a loaded machine can take a while to start the rerun); then idle."""
-    page.wait_for_function(
-        "n => [...document.querySelectorAll('[data-testid=\"stMetric\"]')].some(m => m.innerText.includes('Samples seen')"
-        " && m.querySelector('[data-testid=\"stMetricValue\"]').innerText.split('/')[0].replace(/,/g, '').trim() === String(n))",
-        arg=n,
-        timeout=timeout_ms,
-    )
-    _wait_idle(page)
-    assert _seen(page) == n
-
-
-def _settled_seen(page, quiet_ms=1500, timeout_ms=30000):
-    """The 'Samples seen' count once it has not changed for quiet_ms (fails if it never settles)."""
-    waited, last, still = 0, _seen(page), 0
-    while still < quiet_ms:
-        assert waited < timeout_ms, f"'Samples seen' still changing after {timeout_ms} ms (last {last})"
-        page.wait_for_timeout(250)
-        waited += 250
-        now = _seen(page)
-        still = still + 250 if now == last else 0
-        last = now
-    return last
-
-
-def _scroll_to(page, locator, tries=5):
-    """Scroll an element into view; a rerun that redraws it in between is waited out and tried again."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    for i in range(tries):
-        try:
-            locator.scroll_into_view_if_needed(timeout=10000)
-            return
-        except PlaywrightError:
-            if i == tries - 1:
-                raise
-            _wait_idle(page)
-
-
-def _shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
 
 
 def test_home_and_preset(server, browser):
@@ -255,17 +90,6 @@ def test_playground_step_play_scrub(server, browser):
     page.wait_for_timeout(500)
     _shot(page, "04_playground_traces")
     ctx.close()
-
-
-def _player_frame(page):
-    """The player's frame (the custom component drawing Play), once it is on the page."""
-    page.wait_for_selector("iframe[title*='cae_player']", timeout=90000)
-    for _ in range(100):
-        frames = [f for f in page.frames if "cae_player" in f.url]
-        if frames:
-            return frames[0]
-        page.wait_for_timeout(100)
-    raise AssertionError("the player's frame did not load")
 
 
 def _saturated_pixels(png):
@@ -511,33 +335,8 @@ def test_continual_convention_radio_after_a_stream_change(server, browser):
 
 def test_direct_link_to_a_page_on_a_fresh_server(browser):
     """The first request a server sees is a link to a page, not to the home page."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc, url = _start_server()
     try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(180):
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
         ctx, page = _page(browser)
         page.goto(url + "/compare")
         page.get_by_role("heading", name="Compare algorithms").wait_for()
@@ -547,8 +346,7 @@ def test_direct_link_to_a_page_on_a_fresh_server(browser):
         _shot(page, "12_direct_link")
         ctx.close()
     finally:
-        proc.terminate()
-        proc.wait(10)
+        _stop(proc)
 
 
 def test_experiments_page(server, browser):
@@ -1155,14 +953,6 @@ def test_experiment_labels_show_whole(server, browser):
 
 
 # ------------------------------------------------------------------ numbers that agree (issue 20, §4 and §6)
-def _classroom_page(browser):
-    """A 1400×900 page: the projector's size."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = ctx.new_page()
-    page.set_default_timeout(60000)
-    return ctx, page
-
-
 def test_upload_names_rows_sorted_by_class_and_offers_dropping_a_bad_cell(server, browser, tmp_path):
     """Iris in file order: the warning names "rows sorted by class" and its button learns in random order, which
     gives far fewer clusters. A file with one "abc" in a numeric column offers to drop that row."""
@@ -1266,37 +1056,9 @@ def test_how_often_default_and_home_say_which_run(server, browser):
 def test_continual_conventions_and_compare_log(browser, tmp_path):
     """A fresh server with its log in a file: the Continual page under both conventions (Iris, setosa first), and
     Compare with AutoCloud stepped; the log holds no traceback (before: an ArrowInvalid for every '—' column)."""
-    port = _free_port()
     log = tmp_path / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc, url = _start_server(log=log)
     try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(180):
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
         ctx, page = _classroom_page(browser)
         page.goto(url + "/continual?stream=iris&order=0,1,2&seed=0")
         _wait_idle(page)

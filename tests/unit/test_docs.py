@@ -3,13 +3,12 @@ point where CAE follows its authors' code rather than the paper's text marked wh
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from cae.algorithms import _cae_kernel as cae_kernel
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 CAE_PAGE = DOCS / "cae-algorithm.md"

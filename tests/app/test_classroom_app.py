@@ -1,62 +1,12 @@
 """The Classroom through AppTest: one teacher and three students, each an app session of its own, sharing
 one store (SQLite in a temporary folder; Redis where the test says so)."""
 
-import json
-
 import pytest
-from classroom_servers import RedisServer, redis_binary
-from conftest import ROOT
-from streamlit.testing.v1 import AppTest
+from support.classroom import _chart_counts, _join, _metric, _seen, _session
+from support.servers import RedisServer, redis_binary
 
 from cae.app.explanations import QUIZ_CHOICES, quiz_truth
 from cae.classroom import open_store
-
-APP = str(ROOT / "app.py")
-
-
-def _session(page="pages/classroom.py", **query):
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    at.switch_page(page)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _metric(at, label):
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def _seen(at):
-    return int(_metric(at, "Samples seen").split("/")[0].replace(",", ""))
-
-
-def _join(code, nickname):
-    s = _session(room=code)
-    s.text_input(key="w_room_nick").input(nickname)
-    next(b for b in s.button if b.label == "Join").click().run()
-    assert not s.exception
-    return s
-
-
-def _chart_counts(at):
-    """The bars of the teacher's answers chart: the counts of each part (case; edge; node)."""
-    spec = json.loads(next(c for c in at.get("plotly_chart") if "answer" in c.proto.spec).proto.spec)
-    bars = [d for d in spec["data"] if d["type"] == "bar"]
-    return [b["x"] for b in bars]
-
-
-@pytest.fixture
-def classroom(tmp_path, monkeypatch):
-    monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
-    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")  # each page reads the store: no 0.25 s to wait for
-    teacher = _session()
-    teacher.button(key="b_room_start").click().run()
-    assert not teacher.exception
-    code = teacher.session_state.room_code
-    return teacher, code
 
 
 def test_classroom_teacher_and_three_students(classroom):

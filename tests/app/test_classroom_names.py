@@ -12,8 +12,7 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_classroom_app import _session, classroom  # noqa: F401 - the fixture, used by name
-from test_classroom_store import _room, make_store  # noqa: F401 - the fixture, used by name
+from support.classroom import _room
 
 from cae.classroom import BadInput, names, open_store
 from cae.classroom import room as roomlib

@@ -6,8 +6,7 @@ import os
 import time
 
 import pytest
-from test_browser import SHOTS, _chromium, _start_server, _stop, _wait_idle
-from test_classroom_browser import ARGS
+from support.browser import ARGS, SHOTS, _chromium, _start_server, _stop, _wait_idle
 
 from cae.classroom import open_store
 

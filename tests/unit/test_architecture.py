@@ -2,11 +2,10 @@
 folders hold what the README's Layout says they hold."""
 
 import ast
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "cae"
 
 

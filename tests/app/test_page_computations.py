@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
-from test_csvio import CORPUS, REFUSED
+from support.csv_corpus import CORPUS, REFUSED
 
 from cae import CAE
 from cae.app import your_data as wb

@@ -8,11 +8,11 @@ import stat
 import subprocess
 import sys
 import time
-import uuid
 
 import pytest
-from classroom_servers import RedisServer, redis_binary
 from conftest import ROOT
+from support.classroom import STATE, _room
+from support.servers import RedisServer, redis_binary
 
 from cae.classroom import open_store
 from cae.classroom import room as roomlib
@@ -29,47 +29,6 @@ from cae.classroom.store import (
     clean_nickname,
     normalize_code,
 )
-
-STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def make_store(request, tmp_path):
-    """A factory of stores of one backend that share their data: make_store(limits=...)."""
-    if request.param == "sqlite":
-        path = tmp_path / "classroom.sqlite3"
-        url = "sqlite:///" + str(path)
-        made = []
-
-        def make(limits=None):
-            s = open_store(url, limits=limits)
-            made.append(s)
-            return s
-
-        make.url, make.backend, make.prefix = url, "sqlite", "cae"
-        yield make
-        for s in made:
-            s.close_connection()
-    else:
-        server = request.getfixturevalue("redis_server")
-        prefix = "t" + uuid.uuid4().hex[:10]
-
-        def make(limits=None):
-            return open_store(server.url, limits=limits, prefix=prefix)
-
-        make.url, make.backend, make.prefix, make.server = server.url, "redis", prefix, server
-        yield make
-
-
-@pytest.fixture
-def store(make_store):
-    return make_store()
-
-
-def _room(store):
-    code, token = store.create_room()
-    store.publish(code, token, STATE)
-    return code, token
 
 
 # ------------------------------------------------------------------ rooms and tokens

@@ -10,8 +10,7 @@ import json
 
 import pytest
 from conftest import ROOT
-from test_browser import SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle, _wait_seen
-from test_classroom_browser import ARGS
+from support.browser import ARGS, SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle, _wait_seen
 
 pytestmark = pytest.mark.browser
 
@@ -316,7 +315,7 @@ def _play_toggle(page):
 
 def test_step_play_pause_and_reveal_by_keyboard_alone(server, browser):
     """Tab to each control and press Enter or Space: no mouse anywhere. Records the path taken."""
-    from test_browser import _seen
+    from support.browser import _seen
 
     log = []
     ctx, page = _page(browser)

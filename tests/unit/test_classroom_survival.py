@@ -13,8 +13,8 @@ import time
 import uuid
 
 import pytest
-from classroom_servers import RedisServer, redis_binary
 from conftest import ROOT
+from support.servers import RedisServer, redis_binary
 
 from cae.classroom import client_key, default_sqlite_choice, limits_from_env, open_store
 from cae.classroom.sqlite import SQLiteStore

@@ -6,10 +6,9 @@ import os
 import time
 
 import pytest
-from classroom_servers import RedisServer, redis_binary
 from conftest import ROOT
-from test_browser import _chromium, _start_server, _stop, _wait_idle
-from test_classroom_browser import ARGS, _shot
+from support.browser import ARGS, _chromium, _shot, _start_server, _stop, _wait_idle
+from support.servers import RedisServer, redis_binary
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """SOINN+: scikit-learn API, hand-checked steps, the reference transcription, save/load.
 
-(ASOINN, once SoinnPlus.m's legacy mode, is Shen's fastSOINN.m now: tests/test_asoinn.py.)"""
+(ASOINN, once SoinnPlus.m's legacy mode, is Shen's fastSOINN.m now: tests/unit/test_asoinn.py.)"""
 
 import io
 import json

@@ -8,24 +8,9 @@ import time
 
 import pytest
 from conftest import ROOT
-from test_browser import SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle
+from support.browser import ARGS, _chromium, _player_frame, _shot, _start_server, _stop, _wait_idle
 
 pytestmark = pytest.mark.browser
-
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _shot(page, name, full=False):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
 def _wait_seen(page, n, timeout_ms=60000):

@@ -1,0 +1,195 @@
+"""What every real-browser test shares: Debian's Chromium, the one `streamlit run app.py` launcher, and waiting
+for Streamlit to be idle. The ``server`` and ``browser`` fixtures are in ``tests/conftest.py``.
+
+Screenshots go to test-output/screenshots/ (look at them).
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+SHOTS = ROOT / "test-output" / "screenshots"
+#: Chromium's flags for every browser test (no sandbox in a container, no network of its own)
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium():
+    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_server(env=None, log=None):
+    """A fresh `streamlit run app.py` (the one launcher of every browser test); returns (process, url) once it
+    answers its health check. ``env``: the server's environment; ``log``: a file path for its output (else a pipe,
+    read when it fails to start)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=open(log, "wb") if log else subprocess.PIPE,  # noqa: SIM115 - the server owns the file
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(url + "/_stcore/health", timeout=2).read().strip() == b"ok":
+                return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    said = Path(log).read_bytes() if log else proc.stdout.read()
+    pytest.fail("streamlit did not become healthy: " + said.decode(errors="replace")[-2000:])
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _page(browser):
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = ctx.new_page()
+    page.set_default_timeout(45000)
+    return ctx, page
+
+
+def _wait_idle(page):
+    """Wait until Streamlit has finished running the script.
+
+    The app root's ``data-test-script-state`` turns to ``rerunRequested`` as soon as a widget sends its
+    rerun, then ``running``, then ``notRunning`` (the status widget shows "Running" only for longer runs).
+    """
+    page.wait_for_timeout(300)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=60000
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=60000,
+    )
+    page.wait_for_timeout(300)
+
+
+def _metric(page, label):
+    m = page.locator("[data-testid='stMetric']").filter(has_text=label).first
+    return m.locator("[data-testid='stMetricValue']").inner_text()
+
+
+def _wait_home_picture(page):
+    """Until the home picture (an SVG image of the trained network) is drawn, not just its box."""
+    page.wait_for_function(
+        "() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
+        " return i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 300 }",
+        timeout=60000,
+    )
+
+
+def _seen(page):
+    return int(_metric(page, "Samples seen").split("/")[0].replace(",", ""))
+
+
+def _wait_seen(page, n, timeout_ms=60000):
+    """Until 'Samples seen' shows n (a loaded machine can take a while to start the rerun); then idle."""
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('[data-testid=\"stMetric\"]')].some(m => m.innerText.includes('Samples seen')"
+        " && m.querySelector('[data-testid=\"stMetricValue\"]').innerText.split('/')[0].replace(/,/g, '').trim() === String(n))",
+        arg=n,
+        timeout=timeout_ms,
+    )
+    _wait_idle(page)
+    assert _seen(page) == n
+
+
+def _settled_seen(page, quiet_ms=1500, timeout_ms=30000):
+    """The 'Samples seen' count once it has not changed for quiet_ms (fails if it never settles)."""
+    waited, last, still = 0, _seen(page), 0
+    while still < quiet_ms:
+        assert waited < timeout_ms, f"'Samples seen' still changing after {timeout_ms} ms (last {last})"
+        page.wait_for_timeout(250)
+        waited += 250
+        now = _seen(page)
+        still = still + 250 if now == last else 0
+        last = now
+    return last
+
+
+def _scroll_to(page, locator, tries=5):
+    """Scroll an element into view; a rerun that redraws it in between is waited out and tried again."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for i in range(tries):
+        try:
+            locator.scroll_into_view_if_needed(timeout=10000)
+            return
+        except PlaywrightError:
+            if i == tries - 1:
+                raise
+            _wait_idle(page)
+
+
+def _shot(page, name, full=False):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def _player_frame(page):
+    """The player's frame (the custom component drawing Play), once it is on the page."""
+    page.wait_for_selector("iframe[title*='cae_player']", timeout=90000)
+    for _ in range(100):
+        frames = [f for f in page.frames if "cae_player" in f.url]
+        if frames:
+            return frames[0]
+        page.wait_for_timeout(100)
+    raise AssertionError("the player's frame did not load")
+
+
+def _classroom_page(browser):
+    """A 1400×900 page: the projector's size."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.set_default_timeout(60000)
+    return ctx, page
