@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .registry import exports
 
-if TYPE_CHECKING:  # static types of some lazy names below (tests/unit/test_registry.py checks them against the registry)
+if TYPE_CHECKING:  # static types of some lazy names below (tests/unit/test_registry.py checks them)
     from ._storage import ModelFileError as ModelFileError
     from .algorithms import load_model as load_model
     from .algorithms.asoinn import ASOINN as ASOINN

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..registry import exports, model_file_names
 
-if TYPE_CHECKING:  # static types of some lazy names below (tests/unit/test_registry.py checks them against the registry)
+if TYPE_CHECKING:  # static types of some lazy names below (tests/unit/test_registry.py checks them)
     from .._base import PathOrFile, StreamingClusterer
     from .asoinn import ASOINN as ASOINN
     from .autocloud import AutoCloud as AutoCloud

@@ -132,7 +132,14 @@ def test_a_newcomers_first_commands_with_nothing_fetched(clone, tmp_path):
     assert "Iris" in comparison
     assert set(pd.read_csv(out / "realworld_stationary.csv")["dataset"]) == {"Iris"}
     # a test that needs Iris: skipped, saying how to get it; run once `python -m cae.data fetch` saved it
-    test = ["-m", "pytest", "tests/unit/test_datasets.py::test_real_world_datasets_load", "-rs", "-p", "no:cacheprovider"]
+    test = [
+        "-m",
+        "pytest",
+        "tests/unit/test_datasets.py::test_real_world_datasets_load",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+    ]
     r = _newcomer(clone, home, *test, CAE_JIT="off")
     assert "1 skipped" in r.stdout, r.stdout + r.stderr
     said = re.sub(r"\s+", " ", r.stdout)
