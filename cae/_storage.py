@@ -93,7 +93,7 @@ class ArrayState:
     ``RUN_ARGS``
         optional: the state arrays ``KERNEL.run`` takes. The contract is by name: ``run``'s
         signature is ``run(X, start, <array names>, track, trace)`` and :meth:`run` passes the
-        attribute of each name (see :func:`kernel_parameters`), so ``RUN_ARGS`` is read from the
+        attribute of each name (see :func:`run_arrays`), so ``RUN_ARGS`` is read from the
         signature when a subclass does not declare it, and checked against it when it does.
 
     The kernel's ``run`` returns ``KERNEL.DONE`` or the row where it needs
@@ -107,7 +107,8 @@ class ArrayState:
     NODE_ARRAYS: dict = {}
     FEATURE_MAJOR: tuple = ()
     OTHER_ARRAYS: dict = {}
-    RUN_ARGS: tuple = ()
+    RUN_ARGS: tuple = ()  # set from KERNEL.run's signature for each subclass
+    _parameters: dict = {}  # kernel function -> its parameter names (read once, see call)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -213,7 +214,7 @@ class ArrayState:
             track = True
         start = 0
         while True:
-            start = self.KERNEL.run(X, start, *[getattr(self, name) for name in self.RUN_ARGS], track, trace)
+            start = self.KERNEL.run(X, start, *[getattr(self, n) for n in self.RUN_ARGS], track, trace)
             if start == self.KERNEL.DONE:
                 return
             self._grow()
@@ -225,8 +226,6 @@ class ArrayState:
         if names is None:
             names = self._parameters[func] = kernel_parameters(func)
         return func(*[given[name] if name in given else getattr(self, name) for name in names])
-
-    _parameters: dict = {}  # kernel function -> its parameter names (read once)
 
     def trace_row(self):
         """The trace row of the last step (the same row ``run`` writes with a trace)."""
