@@ -44,6 +44,10 @@ from ._cae_network import CAENetwork
 __all__ = ["CAE", "CAEStepRecord", "ModelFileError"]
 
 CASE_NAMES = {0: "initial phase", 1: "Case I", 2: "Case II", 3: "Case III"}
+#: the first samples, whose Silverman bandwidth is σ_init (the diversity D needs it)
+N_INIT = kernel.N_INIT
+#: the nodes the network needs before D < 1e-6 fixes λ
+MIN_NODES_FOR_LAMBDA = kernel.MIN_NODES_FOR_LAMBDA
 
 
 @dataclass(frozen=True)
@@ -301,6 +305,30 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         net = self.__dict__.get("network_")
         if net is not None:
             net.end_batch()
+        return self
+
+    def continue_with(self, deletion_interval: int | None = None, max_edge_age: float | None = None) -> Self:
+        """Keep what was learned and continue the stream with new fixed λ and a_max (a fork, as CAEA).
+
+        Unlike :meth:`set_params` (which only sets the constructor's arguments, used by the next ``fit``),
+        this also changes the learned state's parameters from the next sample on. ``max_edge_age`` None
+        returns to the estimated a_max; ``deletion_interval`` fixes λ (and n_active = λ // 2) from here,
+        None keeps the current λ, estimated or not yet. Returns self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(0, 0.05, (300, 2))
+        >>> model = CAE().learn_many(X[:200]).continue_with(deletion_interval=40, max_edge_age=20)
+        >>> model.deletion_interval_, model.get_params()["max_edge_age"]
+        (40, 20)
+        """
+        self.set_params(deletion_interval=deletion_interval, max_edge_age=max_edge_age)
+        self._check_params()
+        net = self.__dict__.get("network_")
+        if net is not None:
+            net.set_parameters(deletion_interval, max_edge_age)
+            self._version += 1  # the fitted attributes are cached per version
         return self
 
     def _record(self) -> CAEStepRecord:
