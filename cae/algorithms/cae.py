@@ -402,6 +402,17 @@ class CAE(StreamingClusterer[CAEStepRecord]):
             kernel.nearest_nodes(*args)
         return out
 
+    def compile_parallel_labelling(self, X: ArrayLike) -> None:
+        """Label ``X`` with the parallel labelling, whatever its size and this process's thread count.
+
+        For the warm-up (``python -m cae._warmup``), which compiles every kernel before a class needs it:
+        :meth:`nearest_nodes` takes the parallel path only for large inputs on several threads.
+        """
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        net = self.network_
+        out = np.zeros(X.shape[0], dtype=np.int64)
+        kernel.nearest_nodes_parallel(X, net.Y, net.K, self.prediction_sigma(), out, True)
+
     def prediction_sigma(self) -> float:
         """The bandwidth used by ``predict``: the nodes' mean sigma, else sigma_init,
         else (fewer than 10 samples) the nodes' Silverman bandwidth, else 1.0."""

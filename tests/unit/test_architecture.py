@@ -180,9 +180,9 @@ def test_the_length_check_catches_a_long_function():
 
 
 # ------------------------------------------------------------ the algorithms' private parts stay inside
-#: the warm-up compiles every kernel, so it calls one directly (the parallel labelling, whatever this
-#: process's thread count); it is the one module outside cae/algorithms allowed to
-KERNEL_CALLERS = {"cae._warmup"}
+#: modules outside cae/algorithms allowed to call a kernel directly: none (the warm-up compiles CAE's parallel
+#: labelling through ``CAE.compile_parallel_labelling``)
+KERNEL_CALLERS: set[str] = set()
 APP_FILES = {f"pages.{p.stem}": p for p in (ROOT / "pages").glob("*.py")} | {"app": ROOT / "app.py"}
 
 
