@@ -159,7 +159,8 @@ class GNGNetwork(ArrayState):
             return "node ids that repeat or were never issued"
         if int(i[kernel.I_NEXTID]) > min(t, kernel.N_INIT) + int(i[kernel.I_INSERTED]) or i[kernel.I_INSERTED] < 0:
             return "more nodes than the start nodes and the insertions made"
-        if K and a["deg"].size and int(a["deg"].max()) >= int(i[kernel.I_MAXDEG]):
+        top = int(a["deg"].max(initial=0))
+        if top > 0 and top >= int(i[kernel.I_MAXDEG]):
             return "a degree bound that is not above every degree"
         return None
 
