@@ -389,3 +389,29 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     )
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, CAE_DISABLE_NUMBA="1"), cwd=ROOT)
     assert_same_model(GNG(insertion_interval=10, max_edge_age=2).fit(X), GNG.load(tmp_path / "m.npz"))
+
+
+# ------------------------------------------------------------------ the app
+def test_compare_runs_gng_beside_cae():
+    """The Compare page lists GNG (from the registry), shows its parameters, and steps it beside CAE."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    picker = at.multiselect(key="w_cmp_algos")
+    assert "GNG" in picker.options
+    picker.set_value(["CAE", "GNG"]).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="w_cmp_GNG_insertion_interval").value == 100
+    assert at.number_input(key="w_cmp_GNG_max_edge_age").value == 50
+    at.number_input(key="w_cmp_stepn").set_value(600).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception, at.exception
+    ls = at.session_state.cmp
+    runs = {ls.runs[label][0]: pg for label, pg in ls.playgrounds.items()}
+    assert set(runs) == {"CAE", "GNG"} and ls.t == 600
+    gng = runs["GNG"].model
+    assert isinstance(gng, GNG) and gng.n_samples_seen_ == 600 and gng.n_insertions_ == 5
+    assert len(gng.nodes_) == 7 and not any("GNG" in e.value for e in at.error)

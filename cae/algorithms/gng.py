@@ -335,7 +335,7 @@ class GNG(StreamingClusterer[GNGStepRecord]):
     >>> from cae.algorithms.gng import GNG
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 0.03, (400, 2)), rng.normal(1, 0.03, (400, 2))])[rng.permutation(800)]
-    >>> model = GNG(insertion_interval=40, max_edge_age=20).fit(X)
+    >>> model = GNG(max_edge_age=20).fit(X)
     >>> model.n_clusters_
     2
     >>> rec = model.learn_one(np.array([0.01, 0.02]))
