@@ -109,6 +109,8 @@ class ArrayState:
     OTHER_ARRAYS: dict = {}
     RUN_ARGS: tuple = ()  # set from KERNEL.run's signature for each subclass
     _parameters: dict = {}  # kernel function -> its parameter names (read once, see call)
+    #: the smallest valid edge age in a model file (GNG's edges are 0 when made, the others' 1)
+    MIN_EDGE_AGE: int = 1
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -316,7 +318,7 @@ class ArrayState:
                 ok = bool(
                     np.all((cols >= 0) & (cols < K))
                     and np.all(cols != rows)
-                    and np.all(a["age"][valid] >= 1)
+                    and np.all(a["age"][valid] >= cls.MIN_EDGE_AGE)
                     and int(deg.sum()) == 2 * int(a["iscal"][kern.I_E])
                     and int(a["iscal"][kern.I_MAXDEG]) >= int(deg.max(initial=0))
                 )

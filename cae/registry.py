@@ -356,6 +356,70 @@ ALGORITHMS = {
         column=0,
         colour="#8c564b",
     ),
+    "GNG": Algorithm(
+        "GNG",
+        "Growing Neural Gas (Fritzke 1995, as DemoGNG runs it): a node inserted every λ samples, edges older "
+        "than a_max removed",
+        "cae.algorithms.gng:GNG",
+        params=(
+            Param(
+                "epsilon_b",
+                label="ε_b (winner's learning rate)",
+                default=0.2,
+                step=0.01,
+                help="The nearest node s1 moves by ε_b (x − w_s1).",
+            ),
+            Param(
+                "epsilon_n",
+                label="ε_n (neighbours' learning rate)",
+                default=0.006,
+                step=0.001,
+                help="Each neighbour n of s1 moves by ε_n (x − w_n).",
+            ),
+            Param(
+                "max_edge_age",
+                label="a_max (maximum edge age)",
+                default=50,
+                step=1,
+                widget_high=1000,
+                help="An edge of s1 older than a_max is removed, and so is a node it leaves without edges.",
+            ),
+            Param(
+                "insertion_interval",
+                label="λ (insertion interval)",
+                default=100,
+                step=10,
+                widget_high=_LAMBDA_INPUT_HIGH,
+                help="Every λ samples a node is inserted between the node of largest error and its worst neighbour.",
+            ),
+            Param(
+                "alpha",
+                label="α (error cut at an insertion)",
+                default=0.5,
+                step=0.05,
+                help="The errors of q and f are multiplied by α when r is inserted between them.",
+            ),
+            Param(
+                "error_decay",
+                label="β (error decay; d = 1 − β)",
+                default=0.005,
+                step=0.001,
+                help="Every error is multiplied by 1 − β at every sample.",
+            ),
+            Param(
+                "max_nodes",
+                label="n_max (maximum node count)",
+                default=100,
+                step=10,
+                widget_high=5000,
+                help="No insertion once the network has n_max nodes.",
+            ),
+        ),
+        family="Neural gas",
+        kernels=("cae.algorithms._gng_kernel",),
+        small={"insertion_interval": 10, "max_edge_age": 2, "max_nodes": 30},
+        colour="#e377c2",
+    ),
 }
 
 
