@@ -18,6 +18,7 @@ from cae.app.explanations import resonance
 from cae.app.regions import MAX_DRAWN, MAX_REGIONS, click_position, region_from_selection
 from pages._playground_session import network_view
 from pages._plot_input import plot_input
+from pages._session import session
 
 POINTER_MODES = {
     "click": "Click: place a sample",
@@ -37,7 +38,7 @@ def _input_bounds(pg):
 
 
 def _changed():
-    st.session_state.pop("traces_fig", None)
+    session().invalidate_traces()
     st.session_state.draw_revision = st.session_state.get("draw_revision", 0) + 1
 
 
@@ -47,7 +48,7 @@ def _feed(pg, xy):
 
 
 def _on_click(event):
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is None or pg.stream.X.shape[1] != 2:
         return
     try:
@@ -61,7 +62,7 @@ def _on_click(event):
 
 
 def _feed_typed():
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is not None and not pg.finished:
         _feed(pg, [st.session_state.w_place_x0, st.session_state.w_place_x1])
 
@@ -71,7 +72,7 @@ def _remaining(pg, drawing):
 
 
 def _on_region(event):
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is None or pg.stream.X.shape[1] != 2:
         return
     try:
@@ -97,7 +98,7 @@ def _add_typed_box():
 
 
 def _remove_region(k):
-    pg = st.session_state.get("pg")
+    pg = session().run
     drawing = pg.drawing_at() if pg is not None else None
     if drawing is None:
         return
@@ -107,7 +108,7 @@ def _remove_region(k):
 
 
 def _remove_drawing():
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is not None and pg.drawing_at() is not None:
         pg.draw((), 0)
         _changed()
