@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS
-from cae.app.quiz import QuizScore
+
+if TYPE_CHECKING:
+    from cae.app.quiz import QuizScore
 
 DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 #: the configurations' data settings: a change of these starts a new stream at t = 0
@@ -295,6 +297,9 @@ class PlaygroundSession:
     # ------------------------------------------------------------ the quiz
     @property
     def quiz(self) -> QuizScore:
+        """The quiz's score in this session."""
+        from cae.app.quiz import QuizScore
+
         return self.state.setdefault(self.QUIZ, QuizScore())
 
 
