@@ -1,8 +1,8 @@
-"""The Playground's session state: its configuration widgets, the run (a :class:`cae.app.stepper.Stepper`)
-kept per browser session, its main view, and lesson links in and out of the URL.
+"""The Playground's configuration widgets, its main view, and lesson links in and out of the URL.
 
-The Playground and Explain pages share it (Explain reads the Playground's run). Only light modules at
-import time (app.py imports this before the home page is drawn).
+The run (a :class:`cae.app.stepper.Stepper`) and what is kept with it belong to
+:class:`pages._session.PlaygroundSession`; the Playground, Explain and the Classroom start from :func:`start` or
+:func:`get_playground`. Only light modules at import time (app.py imports this before the home page is drawn).
 """
 
 from __future__ import annotations
