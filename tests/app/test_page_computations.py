@@ -124,7 +124,7 @@ def test_lockstep_and_registry():
     tr = ls.traces("n_nodes")
     assert set(tr) == {"CAE", "CAEA"} and len(tr["CAE"][0]) == 300
     with pytest.raises(ValueError, match="unknown algorithm"):
-        make_algorithm("GNG")
+        make_algorithm("Neural Gas")  # GNG is registered now; plain NG is not
     with pytest.raises(ValueError, match="no parameter"):
         make_algorithm("CAEA", lam=3)
     with pytest.raises(ValueError, match="must lie in"):
