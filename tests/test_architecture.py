@@ -1,5 +1,6 @@
-"""The package's architecture, checked: no import cycles, no Streamlit below the pages, and the
-folders hold what the README's Layout says they hold."""
+"""The package's architecture, checked: no import cycles, no Streamlit below the pages, the shared layer
+below the algorithms, one module per registered algorithm, and kernels that read like their specs (the
+README's Layout is checked against the folders in tests/test_readme.py; docs/architecture.md states these rules)."""
 
 import ast
 from pathlib import Path
