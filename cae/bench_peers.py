@@ -20,7 +20,7 @@ parameter-free CAE spares its user.
 
 River and scikit-learn's streaming estimators are optional extras (``pip install "cae-explorer[river]"``);
 a missing one is skipped and said so. ``--out`` writes the rows as CSV (and the machine beside it as JSON);
-``--markdown`` prints the README's table from that CSV. Timings depend on the machine and its load: the
+``--markdown`` prints the table of ``docs/performance.md`` from that CSV. Timings depend on the machine and its load: the
 JSON records the machine, the Python and the libraries' versions.
 """
 
@@ -235,7 +235,7 @@ def _cpu_model():
 
 
 def markdown(csv_path):
-    """The README's table from the CSV ``--out`` wrote (and its JSON beside it)."""
+    """The table of ``docs/performance.md`` from the CSV ``--out`` wrote (and its JSON beside it)."""
     import pandas as pd
 
     df = pd.read_csv(csv_path)
@@ -287,7 +287,9 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=20000, help="samples per workload (default 20,000)")
     ap.add_argument("--out", default=None, help="write the rows to this CSV (and the machine to a JSON beside it)")
     ap.add_argument(
-        "--markdown", action="store_true", help="print the README's table from --out's CSV (default results/peers.csv)"
+        "--markdown",
+        action="store_true",
+        help="print docs/performance.md's table from --out's CSV (default results/peers.csv)",
     )
     a = ap.parse_args(argv)
     if a.markdown:

@@ -1,7 +1,7 @@
 """The one implementation of CAE's per-sample step.
 
 Everything the algorithm does to a network happens in :func:`step`, which
-reads like the specification's outline (``../shared/spec/cae-algorithm.md``):
+reads like the algorithm's outline in ``docs/cae-algorithm.md``:
 the initial phase (:func:`initial_phase`: a new node, the diversity D that
 fixes lambda, the threshold set-up); the learning phase (:func:`winner_search`,
 then Case I :func:`case_one_new_node`, or Cases II/III :func:`winner_learns`,

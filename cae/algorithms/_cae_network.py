@@ -7,7 +7,7 @@ and what a sane CAE state is.
 The path of one sample: :meth:`cae.CAE.learn_one` (in :mod:`cae._base`) calls
 :meth:`CAENetwork.run <cae._storage.ArrayState.run>`, which calls the kernel's
 ``run`` with the array of each of its parameter names (the arrays declared
-here; ``tests/test_kernel_contract.py`` checks that the two agree); the kernel
+here; ``tests/unit/test_kernel_contract.py`` checks that the two agree); the kernel
 writes what the step did into ``ri``/``rf`` and the id lists, at its
 ``RI_*``/``RF_*`` slots, which ``CAE._record`` (:mod:`cae.algorithms.cae`)
 reads by the same names into a :class:`cae.CAEStepRecord`.

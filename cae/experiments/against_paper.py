@@ -430,7 +430,7 @@ def _fmt_ref(mean, std):
 def display_rows(part):
     """One table's rows as the Experiments page shows them: narrow enough for a projector's screen.
 
-    The paper's and our mean (std) in one column each (``0.907 (0.254)``, as the README's tables), the
+    The paper's and our mean (std) in one column each (``0.907 (0.254)``, as the tables of ``docs/reproducing-the-paper.md``), the
     difference in the paper's std (z), the mark (with the absolute-difference mark where there is one:
     ``✗ · |Δ| ✓``), the numbers of the authors' own code (``reference``), our run at another setting laid
     beside (``beside``, e.g. CAEA at λ = 200) and the note only when some row has them, and the stage only for the tables that have stages. The CSV download keeps every column
@@ -475,7 +475,7 @@ def display_rows(part):
 
 
 def nonstationary_synthetic_note(df):
-    """The README's paragraph on the synthetic non-stationary rows: why they are n/e, and CAE's NMI and
+    """The paragraph (``docs/reproducing-the-paper.md``) on the synthetic non-stationary rows: why they are n/e, and CAE's NMI and
     #nodes stream by stream — the paper, the authors' code under the stated protocol, ours."""
     part = df[(df["table"] == "synthetic non-stationary") & (df["algorithm"] == "CAE")]
     if not len(part):
@@ -501,7 +501,7 @@ def nonstationary_synthetic_note(df):
 
 
 def stationary_caea_note(df):
-    """The README's paragraph on CAEA's stationary synthetic row: why it is n/e, and the paper, the authors'
+    """The paragraph (``docs/reproducing-the-paper.md``) on CAEA's stationary synthetic row: why it is n/e, and the paper, the authors'
     code under the stated protocol, ours and ours at the setting that reproduces it, metric by metric."""
     part = df[(df["table"] == "synthetic stationary") & (df["algorithm"] == "CAEA") & (df["mark"] == "n/e")]
     if not len(part):
@@ -585,7 +585,7 @@ def cae_checks(df):
 
 
 def readme_sections(df, table="real-world stationary"):
-    """The README's generated part: the marks per table and algorithm, CAE's checks, and for every
+    """The generated part of ``docs/reproducing-the-paper.md``: the marks per table and algorithm, CAE's checks, and for every
     algorithm the paper's column of ``table`` beside ours."""
     out = [
         "Marks per table and algorithm (cells: dataset or stage × metric):\n",
@@ -607,7 +607,7 @@ def readme_sections(df, table="real-world stationary"):
 
 
 def readme_table(df, table="real-world stationary", metric="NMI"):
-    """Datasets × algorithms: ``ours (paper) mark`` — the README's compact view of one metric."""
+    """Datasets × algorithms: ``ours (paper) mark`` — the compact view of one metric in ``docs/reproducing-the-paper.md``."""
     part = df[(df["table"] == table) & (df["metric"] == metric)]
     algos = [a for a in ALGORITHM_ORDER if a in set(part["algorithm"])]
     rows = []

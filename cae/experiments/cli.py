@@ -281,7 +281,7 @@ def do_compare(results, paper, out_md=None, figures_dir=None, quiet=False):
 
 
 def readme_text(results):
-    """The README's generated block: the real-world stationary columns of every algorithm beside the paper's."""
+    """The generated block of ``docs/reproducing-the-paper.md``: the real-world stationary columns of every algorithm beside the paper's."""
     path = Path(results) / "paper_comparison.csv"
     if not path.exists():
         raise SystemExit(f"no {path}: run `python -m cae.experiments paper` (or compare) first")
@@ -516,7 +516,10 @@ def _parser():
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--dask", default=None, metavar="ADDRESS")
     p.add_argument("--quiet", action="store_true")
-    p = sub.add_parser("readme", help="print the README's generated comparison (from RESULTS/paper_comparison.csv)")
+    p = sub.add_parser(
+        "readme",
+        help="print the generated comparison of docs/reproducing-the-paper.md (from RESULTS/paper_comparison.csv)",
+    )
     p.add_argument("--results", default="results")
     p = sub.add_parser("compare", help="our results beside the paper's, with marks, statistics and figures")
     p.add_argument("--results", default="results")

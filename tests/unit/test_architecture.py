@@ -1,5 +1,8 @@
-"""The package's architecture, checked: no import cycles, no Streamlit below the pages, and the
-folders hold what the README's Layout says they hold."""
+"""The package's architecture, checked: no import cycles, no Streamlit below the pages, the shared layer
+below the algorithms, one module per registered algorithm, no private kernel or learned state read outside the
+algorithms, short functions in the kernels, cae/app, cae/data and the pages, and a Playground that imports only
+what it draws (the README's Layout is checked against the folders in tests/unit/test_readme.py;
+docs/architecture.md states these rules)."""
 
 import ast
 

@@ -74,10 +74,10 @@ def test_fetch_then_paper_quick_then_compare_on_a_clone(clone, tmp_path):
 
 
 def test_the_readme_tells_nobody_to_type_shared():
-    """Every command in the README's code blocks runs on a clone: none names ../shared."""
+    """Every command in the code blocks of the README and docs/ runs on a clone: none names ../shared."""
     import re
 
-    text = (ROOT / "README.md").read_text()
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))])
     blocks = re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M)
     inline = re.findall(r"`(python [^`]*|pip [^`]*)`", text)
     lines = [line for b in blocks for line in b.splitlines()] + inline

@@ -2,7 +2,9 @@
 point where CAE follows its authors' code rather than the paper's text marked where the docs say it."""
 
 import ast
+import io
 import re
+import tokenize
 
 import pytest
 from conftest import ROOT
@@ -18,6 +20,20 @@ BASELINE_PAGES = {
     "autocloud": DOCS / "baselines" / "autocloud.md",
     "asoinn": DOCS / "baselines" / "asoinn.md",
 }
+# the README's sections that moved to docs/: each page exists and the README links it
+TOPIC_PAGES = [
+    DOCS / "app.md",
+    DOCS / "classroom.md",
+    DOCS / "reproducing-the-paper.md",
+    DOCS / "performance.md",
+    DOCS / "algorithms.md",
+    DOCS / "package.md",
+    DOCS / "testing.md",
+    DOCS / "architecture.md",
+    DOCS / "adding-an-algorithm.md",
+]
+# pages that say where each step is implemented: at least five links to code names each
+CODE_PAGES = [CAE_PAGE, *BASELINE_PAGES.values(), DOCS / "adding-an-algorithm.md", DOCS / "architecture.md"]
 # how a page names its reference where the reference has no repository commit to cite
 REFERENCE_WITHOUT_COMMIT = {"asoinn": "fastSOINN(data, agemax, lambda, c)"}
 
@@ -37,10 +53,11 @@ def _relative(target):
 def test_the_pages_exist_and_the_readme_links_them():
     assert CAE_PAGE in PAGES and all(p in PAGES for p in BASELINE_PAGES.values())
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    targets = {t for _, t in _links(ROOT / "README.md")}
+    targets = {t.split("#", 1)[0] for _, t in _links(ROOT / "README.md")}
     assert "docs/cae-algorithm.md" in targets
-    for page in BASELINE_PAGES.values():
-        assert page.relative_to(ROOT).as_posix() in targets, page
+    for page in [*BASELINE_PAGES.values(), *TOPIC_PAGES]:
+        assert page.exists(), f"{page.relative_to(ROOT)} is missing"
+        assert page.relative_to(ROOT).as_posix() in targets, f"the README does not link {page.relative_to(ROOT)}"
     layout = readme.split("## Layout", 1)[1]
     assert re.search(r"^docs/\s+\S", layout, re.M), "the README's Layout has a line for docs/"
 
@@ -65,10 +82,12 @@ def _defined_names(path):
     for node in tree.body:
         if isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
     return names
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("page", CODE_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_code_links_name_what_the_file_defines(page):
     """A link like [`_cae_kernel.winners`](../cae/algorithms/_cae_kernel.py) names a function of that file:
     renaming or removing the function without updating the docs fails here."""
@@ -84,6 +103,129 @@ def test_code_links_name_what_the_file_defines(page):
         assert parts[-1] in _defined_names(path), f"{page.name}: {target} defines no `{parts[-1]}`"
         checked += 1
     assert checked >= 5, f"{page.name} links too few code names to say where each step is implemented"
+
+
+# a path of the repository written in backticks (`cae/app/figures.py`, `tests/fixtures/`, `cae/algorithms/_*_kernel.py`)
+CODE_PATH = re.compile(
+    r"`((?:cae|pages|tests|docs|sample_data|results|\.ci|\.streamlit)/[^`\s]*|app\.py|conftest\.py|pyproject\.toml)`"
+)
+# a dotted name of the package or the pages in backticks (`cae.registry.ALGORITHMS`, `pages._common.message`);
+# not a link's text ([`cae._record`](../cae/algorithms/cae.py) is checked against its file, above)
+CODE_NAME = re.compile(r"`((?:cae|pages)(?:\.\w+)+)(?:\(\))?`(?!\]\()")
+
+
+def _module_file(parts):
+    """The file of the module ``parts`` (``["cae", "app", "figures"]``), or None."""
+    base = ROOT.joinpath(*parts)
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def name_problem(name):
+    """Why the dotted name ``name`` does not resolve in this repository (None when it does): the longest
+    prefix that is a module, then a name it defines (a function, class or constant) or exports lazily (a
+    quoted name in its lazy tables), then, for ``Class.attribute``, a name defined in that file."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        path = _module_file(parts[:i])
+        if path is None:
+            continue
+        rest = parts[i:]
+        if not rest:
+            return None
+        source = path.read_text(encoding="utf-8")
+        defined = _defined_names(path)
+        if rest[0] not in defined and f'"{rest[0]}"' not in source:
+            return f"{path.relative_to(ROOT)} defines no `{rest[0]}`"
+        if len(rest) > 1 and rest[-1] not in defined and not re.search(rf"\b{re.escape(rest[-1])}\b", source):
+            return f"{path.relative_to(ROOT)} has no `{rest[-1]}`"
+        return None
+    return f"no module of the repository is called {parts[0]}"
+
+
+def code_references(page):
+    """The repository paths and dotted code names that ``page`` writes in backticks, outside code blocks;
+    placeholders (`cae/algorithms/<name>.py`, `cae.integrations.river.X`) and file names are left out."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    paths = [p for p in CODE_PATH.findall(text) if not re.search(r"[<>{}…]", p)]
+    names = [n for n in CODE_NAME.findall(text) if n.split(".")[-1] not in ("py", "X")]
+    return paths, names
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *PAGES], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_code_path_and_name_a_page_writes_exists(page):
+    """`cae/app/figures.py` names a file of the repository and `cae.registry.ALGORITHMS` a name defined there:
+    a module renamed, moved or split without its docs fails here, page by page."""
+    paths, names = code_references(page)
+    for path in paths:
+        path, *test = path.split("::")  # a test's node id: tests/test_x.py::test_name
+        assert list(ROOT.glob(path.rstrip("/"))), f"{page.relative_to(ROOT)}: `{path}` is not in the repository"
+        if test:
+            assert test[-1] in _defined_names(ROOT / path), f"{page.relative_to(ROOT)}: {path} defines no {test[-1]}"
+    for name in names:
+        problem = name_problem(name)
+        assert problem is None, f"{page.relative_to(ROOT)}: `{name}`: {problem}"
+    if page in TOPIC_PAGES:
+        assert len(paths) + len(names) >= 3, f"{page.name} names too little code to say where things are"
+
+
+def test_the_name_check_catches_a_renamed_name():
+    assert name_problem("cae.registry.ALGORITHMS") is None
+    assert name_problem("cae.ModelFileError") is None  # exported lazily
+    assert name_problem("cae.classroom.store.Limits") is None
+    assert "defines no `NO_SUCH_TABLE`" in name_problem("cae.registry.NO_SUCH_TABLE")
+    assert name_problem("nothing.here") is not None
+
+
+# ------------------------------------------------ no ../shared in what a reader of a clone sees
+# Where the project's reference files may be named: the test helpers that read them (tests/conftest.py's
+# SHARED and its two loaders), by function. Nothing in cae/, pages/ or app.py reads them.
+SHARED_READERS = {"tests/conftest.py": {"_paper_data", "shared_path"}}
+SHARED_SCANNED = sorted([*ROOT.joinpath("cae").rglob("*.py"), *ROOT.joinpath("pages").glob("*.py"), ROOT / "app.py"])
+
+
+def shared_mentions(path, source=None):
+    """``(line, text)`` of every comment or string (docstrings included) of a Python file that names
+    ``../shared``, outside the functions SHARED_READERS allows for that file."""
+    source = path.read_text(encoding="utf-8") if source is None else source
+    allowed = SHARED_READERS.get(path.relative_to(ROOT).as_posix(), set())
+    spans = [
+        (n.lineno, n.end_lineno)
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in allowed
+    ]
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.STRING) and "../shared" in tok.string:
+            if not any(a <= tok.start[0] <= b for a, b in spans):
+                out.append((tok.start[0], tok.string.strip()[:80]))
+    return out
+
+
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / "README.md", *PAGES, *SHARED_SCANNED, *(ROOT / p for p in SHARED_READERS)],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
+def test_no_doc_or_docstring_points_at_shared(path):
+    """A clone has no ``../shared``: the docs and the code's docstrings and comments point at what the
+    repository holds (the specification's copy is docs/cae-algorithm.md; the paper's tables and what they
+    imply are cae/experiments/paper_tables/)."""
+    if path.suffix == ".md":
+        lines = [i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "../shared" in line]
+        assert not lines, f"{path.relative_to(ROOT)} names ../shared on line(s) {lines}"
+    else:
+        assert shared_mentions(path) == [], path.relative_to(ROOT)
+
+
+def test_the_shared_check_sees_docstrings_and_comments_and_allows_the_readers():
+    cae_file = ROOT / "cae" / "_paths.py"
+    src = 'def f():\n    """Reads ../shared/x."""\n    return 1  # or ../shared/y\n'
+    assert [line for line, _ in shared_mentions(cae_file, src)] == [2, 3]
+    reader = ROOT / "tests" / "conftest.py"
+    assert shared_mentions(reader, src.replace("def f", "def shared_path")) == []
 
 
 def _blocks(text):

@@ -1,12 +1,19 @@
-"""The README's Quickstart is two commands, and CI runs its test command."""
+"""The README fits a newcomer's screen: its Quickstart is two commands (CI runs the test command), its page
+table names every page, and its Layout names every module and folder of the tree, nothing that is not there.
+The generated tables it used to hold live in docs/ and stay generated."""
 
 import re
 
+import pytest
 from conftest import ROOT
+
+README = ROOT / "README.md"
+MAX_LINES = 250
+MAX_LINE_CHARS = 200
 
 
 def _quickstart():
-    text = (ROOT / "README.md").read_text()
+    text = README.read_text()
     section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
     return [line for line in block.splitlines() if line.strip()]
@@ -27,15 +34,86 @@ def test_ci_runs_the_readme_test_command():
     assert ci_cmd[0].replace(" -q", "") == test_cmd
 
 
-def test_readme_comparison_is_generated_from_results():
-    """The README's per-algorithm columns beside the paper's are generated from results/, never typed."""
-    import pytest
+def test_the_readme_fits_a_screen():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_LINES, (
+        f"the README has {len(lines)} lines; what is not a newcomer's first read goes in docs/"
+    )
+    long = [(i, len(line)) for i, line in enumerate(lines, 1) if len(line) > MAX_LINE_CHARS]
+    assert not long, f"README lines over {MAX_LINE_CHARS} characters (line, length): {long}"
 
+
+def test_the_page_table_names_every_page():
+    table = README.read_text(encoding="utf-8").split("## The pages", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^\| \*\*[^|]+\*\* \| `([^`]+)` \|", table, re.M))
+    pages = {"app.py"} | {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_")}
+    assert named == pages
+
+
+# ------------------------------------------------------------------------------------------- the Layout
+#: top-level folders that are made by running things, not part of the repository's layout
+MADE_BY_RUNS = {"test-output", "build", "dist", "__pycache__", "htmlcov"}
+
+
+def layout_paths(readme_text):
+    """The paths the README's Layout names: the first word of each line of its code block."""
+    section = readme_text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```\n(.*?)```", section, re.S).group(1)
+    return [line.split()[0] for line in block.splitlines() if line.strip()]
+
+
+def expected_in_layout(root):
+    """What the Layout must name: every Python module of cae/ and pages/, app.py, and every top-level folder
+    (hidden ones and those that running things makes left out)."""
+    modules = [p for d in ("cae", "pages") for p in (root / d).rglob("*.py") if "__pycache__" not in p.parts]
+    folders = [
+        p
+        for p in root.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and p.name not in MADE_BY_RUNS and not p.name.endswith(".egg-info")
+    ]
+    return sorted({p.relative_to(root).as_posix() for p in modules} | {f"{p.name}/" for p in folders} | {"app.py"})
+
+
+def layout_problems(readme_text, root):
+    """``(missing, not there)``: what the tree has and the Layout does not name, and what the Layout names
+    that the tree does not have."""
+    named = layout_paths(readme_text)
+    missing = [p for p in expected_in_layout(root) if p not in named]
+    absent = [p for p in named if not (root / p.rstrip("/")).exists() or (p.endswith("/") and not (root / p).is_dir())]
+    return missing, absent
+
+
+def test_the_layout_names_every_module_and_folder_and_nothing_else():
+    missing, absent = layout_problems(README.read_text(encoding="utf-8"), ROOT)
+    assert not missing, f"the README's Layout has no line for: {missing}"
+    assert not absent, f"the README's Layout names what the repository does not have: {absent}"
+    named = layout_paths(README.read_text(encoding="utf-8"))
+    assert len(named) == len(set(named)), "a path appears twice in the Layout"
+
+
+@pytest.mark.parametrize("gone", ["cae/app/player.py", "pages/_how_often.py", "tests/"])
+def test_the_layout_check_sees_a_deleted_line(gone):
+    text = README.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines(True) if not line.startswith(gone + " ")]
+    assert len(lines) == len(text.splitlines(True)) - 1
+    assert layout_problems("".join(lines), ROOT)[0] == [gone]
+
+
+def test_the_layout_check_sees_a_path_that_is_not_there():
+    text = README.read_text(encoding="utf-8").replace("app.py  ", "cae/app/gone.py  ", 1)
+    missing, absent = layout_problems(text, ROOT)
+    assert absent == ["cae/app/gone.py"]
+
+
+# ----------------------------------------------------------------- the generated tables, now in docs/
+def test_the_comparison_with_the_paper_is_generated_from_results():
+    """The per-algorithm columns beside the paper's (docs/reproducing-the-paper.md) are generated from
+    results/, never typed."""
     from cae.experiments.cli import readme_text
 
     if not (ROOT / "results" / "paper_comparison.csv").exists():
         pytest.skip("results/paper_comparison.csv is not there")
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "reproducing-the-paper.md").read_text()
     begin = "<!-- generated: python -m cae.experiments readme --results results -->\n"
     end = "<!-- end of generated -->"
     assert begin in text and end in text
@@ -43,16 +121,15 @@ def test_readme_comparison_is_generated_from_results():
     assert block.strip() == readme_text(ROOT / "results").strip()
 
 
-def test_readme_peer_table_is_generated():
-    """The README's table of CAE beside River and scikit-learn is generated from results/peers.csv, never typed."""
-    import pytest
-
+def test_the_peer_table_is_generated():
+    """The table of CAE beside River and scikit-learn (docs/performance.md) is generated from results/peers.csv,
+    never typed."""
     from cae.bench_peers import markdown
 
     csv = ROOT / "results" / "peers.csv"
     if not csv.exists():
         pytest.skip("results/peers.csv is not there")
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "performance.md").read_text()
     begin = "<!-- generated: python -m cae.bench --peers --markdown -->\n"
     end = "<!-- end of generated -->"
     assert begin in text

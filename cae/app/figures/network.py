@@ -326,7 +326,7 @@ def model_layers(scene):
     if not scene.fitted:
         return ()
     # a kind without layers of its own yet is drawn as a network (its nodes and edges): a class in the middle of
-    # a lesson sees a picture, and tests/test_figures.py says which kind still needs its entry
+    # a lesson sees a picture, and tests/unit/test_figures.py says which kind still needs its entry
     return MODEL_LAYERS.get(scene.kind, MODEL_LAYERS["network"])
 
 
