@@ -356,6 +356,44 @@ ALGORITHMS = {
         column=0,
         colour="#8c564b",
     ),
+    "Fuzzy ART": Algorithm(
+        "Fuzzy ART",
+        "Carpenter, Grossberg & Rosen 1991: vigilance test, resonance and reset; boxes in [0, 1]ᵈ",
+        "cae.algorithms.fuzzy_art:FuzzyART",
+        params=(
+            Param(
+                "vigilance",
+                label="ρ (vigilance)",
+                default=0.75,
+                step=0.05,
+                help="A category accepts a sample when |I ∧ w|/|I| ≥ ρ: its box, stretched to hold the sample, "
+                "has sides summing to at most d(1 − ρ). Low ρ merges, high ρ fragments.",
+            ),
+            Param(
+                "choice",
+                label="α (choice parameter)",
+                default=0.001,
+                step=0.001,
+                widget_low=1e-6,
+                widget_high=10.0,
+                help="T = |I ∧ w| / (α + |w|) orders the search; a small α prefers the smallest box that holds "
+                "the sample.",
+            ),
+            Param(
+                "learning_rate",
+                label="β (learning rate)",
+                default=1.0,
+                step=0.05,
+                widget_low=0.01,
+                help="w ← β (I ∧ w) + (1 − β) w; β = 1 is fast learning (the box stretches to hold the sample).",
+            ),
+        ),
+        family="ART",
+        kind="network",  # drawn as nodes at the boxes' centres
+        kernels=("cae.algorithms._fuzzy_art_kernel",),
+        small={"vigilance": 0.9},  # new categories, resets and resonance within a few hundred samples
+        colour="#17becf",
+    ),
 }
 
 
