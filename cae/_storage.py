@@ -85,6 +85,8 @@ class ArrayState:
     FEATURE_MAJOR: tuple = ()
     OTHER_ARRAYS: dict = {}
     RUN_ARGS: tuple = ()
+    #: the smallest valid edge age in a model file (GNG's edges are 0 when made, the others' 1)
+    MIN_EDGE_AGE: int = 1
 
     if TYPE_CHECKING:
         # the arrays NODE_ARRAYS and OTHER_ARRAYS declare, and the scratch buffers, are set by name
@@ -271,7 +273,7 @@ class ArrayState:
                 ok = bool(
                     np.all((cols >= 0) & (cols < K))
                     and np.all(cols != rows)
-                    and np.all(a["age"][valid] >= 1)
+                    and np.all(a["age"][valid] >= cls.MIN_EDGE_AGE)
                     and int(deg.sum()) == 2 * int(a["iscal"][kern.I_E])
                     and int(a["iscal"][kern.I_MAXDEG]) >= int(deg.max(initial=0))
                 )

@@ -356,6 +356,108 @@ ALGORITHMS = {
         column=0,
         colour="#8c564b",
     ),
+    "Fuzzy ART": Algorithm(
+        "Fuzzy ART",
+        "Carpenter, Grossberg & Rosen 1991: vigilance test, resonance and reset; boxes in [0, 1]ᵈ",
+        "cae.algorithms.fuzzy_art:FuzzyART",
+        params=(
+            Param(
+                "vigilance",
+                label="ρ (vigilance)",
+                default=0.75,
+                step=0.05,
+                help="A category accepts a sample when |I ∧ w|/|I| ≥ ρ: its box, stretched to hold the sample, "
+                "has sides summing to at most d(1 − ρ). Low ρ merges, high ρ fragments.",
+            ),
+            Param(
+                "choice",
+                label="α (choice parameter)",
+                default=0.001,
+                step=0.001,
+                widget_low=1e-6,
+                widget_high=10.0,
+                help="T = |I ∧ w| / (α + |w|) orders the search; a small α prefers the smallest box that holds "
+                "the sample.",
+            ),
+            Param(
+                "learning_rate",
+                label="β (learning rate)",
+                default=1.0,
+                step=0.05,
+                widget_low=0.01,
+                help="w ← β (I ∧ w) + (1 − β) w; β = 1 is fast learning (the box stretches to hold the sample).",
+            ),
+        ),
+        family="ART",
+        kind="network",  # drawn as nodes at the boxes' centres
+        kernels=("cae.algorithms._fuzzy_art_kernel",),
+        small={"vigilance": 0.9},  # new categories, resets and resonance within a few hundred samples
+        colour="#17becf",
+    ),
+    "GNG": Algorithm(
+        "GNG",
+        "Growing Neural Gas (Fritzke 1995, as DemoGNG runs it): a node inserted every λ samples, edges older "
+        "than a_max removed",
+        "cae.algorithms.gng:GNG",
+        params=(
+            Param(
+                "epsilon_b",
+                label="ε_b (winner's learning rate)",
+                default=0.2,
+                step=0.01,
+                help="The nearest node s1 moves by ε_b (x − w_s1).",
+            ),
+            Param(
+                "epsilon_n",
+                label="ε_n (neighbours' learning rate)",
+                default=0.006,
+                step=0.001,
+                help="Each neighbour n of s1 moves by ε_n (x − w_n).",
+            ),
+            Param(
+                "max_edge_age",
+                label="a_max (maximum edge age)",
+                default=50,
+                step=1,
+                widget_high=1000,
+                help="An edge of s1 older than a_max is removed, and so is a node it leaves without edges.",
+            ),
+            Param(
+                "insertion_interval",
+                label="λ (insertion interval)",
+                default=100,
+                step=10,
+                widget_high=_LAMBDA_INPUT_HIGH,
+                help="Every λ samples a node is inserted between the node of largest error and its worst neighbour.",
+            ),
+            Param(
+                "alpha",
+                label="α (error cut at an insertion)",
+                default=0.5,
+                step=0.05,
+                help="The errors of q and f are multiplied by α when r is inserted between them.",
+            ),
+            Param(
+                "error_decay",
+                label="β (error decay; d = 1 − β)",
+                default=0.005,
+                step=0.001,
+                help="Every error is multiplied by 1 − β at every sample.",
+            ),
+            Param(
+                "max_nodes",
+                label="n_max (maximum node count)",
+                default=100,
+                step=10,
+                widget_high=5000,
+                help="No insertion once the network has n_max nodes.",
+            ),
+        ),
+        family="Neural gas",
+        kernels=("cae.algorithms._gng_kernel",),
+        small={"insertion_interval": 10, "max_edge_age": 2, "max_nodes": 30},
+        colour="#e377c2",
+    ),
 }
 
 

@@ -9,7 +9,8 @@ The pages (``pages/*.py``) read widgets, call these modules and draw what they r
 - :mod:`.player` — Play's frames computed on the server for the browser to animate (with
   ``player_frontend/``, its plain-JavaScript half);
 - :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);
-- :mod:`.figures` — Plotly figures and the static SVG picture;
+- :mod:`.figures` — Plotly figures (one module per view) and the static SVG picture;
+- :mod:`.view_options` — how the main view is drawn (:class:`~.view_options.ViewOptions`, one value from page to figure);
 - :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;
 - :mod:`.lesson_links` — the Playground's and Continual page's state as a URL query and back;
 - :mod:`.lockstep` — several algorithms stepped together (Compare algorithms);

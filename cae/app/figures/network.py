@@ -1,0 +1,592 @@
+"""The main view (:func:`network_figure`), drawn in layers.
+
+A :class:`Scene` holds what is drawn — the model's snapshot and the data around it, with the node positions
+in the plotted plane computed once. Each layer is a function ``layer(scene, view, canvas)`` that adds its
+traces to a :class:`Canvas`; the figure is the layers in order:
+
+1. **data** (:func:`data_layer`): the stream to come, the data seen, the recent window;
+2. **the model**, by the kind of model (the registry entry's ``kind``, :data:`MODEL_LAYERS`): for a
+   ``"network"`` every node's vigilance region, the edges by age, the bandwidths and the nodes; for
+   ``"clouds"`` the same with each cloud's spread and the cloud centres;
+3. **focus** (:func:`focus_layer`): s1 and s2 ringed and named, the vigilance region of s1;
+4. **marks** (:func:`marks_layer`): nodes a placed sample would resonate with, nodes just removed,
+   regions drawn by hand, samples placed by hand, the current sample;
+5. **the layout** (:func:`_layout`): the legend above the plot, the axes (zoomed when focused), the notes.
+
+A new kind of model adds its own layers with one entry, e.g. ``MODEL_LAYERS["boxes"] = (edges_layer,
+boxes_layer, nodes_layer)`` for an algorithm whose categories are rectangles: the data, focus and marks
+layers and the layout stay as they are.
+
+Every mark is drawn after — above — the nodes and edges, in black or magenta, colours no cluster has
+(:data:`~cae.app.figures.palette.MARK_COLORS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..view_options import ViewOptions
+from ._draw import _age_bands, _circles, _corner_note, _edge_shape, _f32, _label, _mark, _node_sizes
+from .geometry import focus_window, region_outlines, vigilance_boundary
+from .palette import (
+    AGE_COLORSCALE,
+    MARK_DRAWN,
+    MARK_PLACED,
+    MARK_REMOVED,
+    MARK_RESONATE,
+    MARK_S1,
+    MARK_S2,
+    MARK_SAMPLE,
+    MARKS_NOTE,
+    MIN_FONT,
+    PALETTE,
+    UPCOMING_NAME,
+    cluster_colors,
+)
+
+__all__ = [
+    "Scene",
+    "Canvas",
+    "MODEL_LAYERS",
+    "model_kind",
+    "model_layers",
+    "network_figure",
+    "data_layer",
+    "vigilance_regions_layer",
+    "edges_layer",
+    "cloud_spread_layer",
+    "bandwidth_layer",
+    "nodes_layer",
+    "focus_layer",
+    "marks_layer",
+]
+
+
+@dataclass
+class Scene:
+    """What the main view draws: the model's snapshot and the data around it (see :func:`network_figure`).
+
+    ``P`` (the nodes in the plotted plane), ``span`` (the larger side of ``bounds``), ``fitted`` (a model
+    with nodes to draw), ``has_regions`` (it has a vigilance region: σ̄ and a finite V) and ``kind`` (the
+    registry's kind of model, :func:`model_kind`) are computed once, from the rest.
+    """
+
+    model: Any = None
+    seen: Any = None
+    recent: Any = None
+    current: Any = None
+    record: Any = None
+    bounds: Any = None
+    deleted: Any = None
+    highlight: Any = None
+    drawn_regions: Any = None
+    placed: Any = None
+    upcoming: Any = None
+    dims: tuple[int, int] = (0, 1)
+    P: Any = field(init=False, default=None)
+    span: float | None = field(init=False, default=None)
+    fitted: bool = field(init=False, default=False)
+    has_regions: bool = field(init=False, default=False)
+    kind: str = field(init=False, default="network")
+
+    def __post_init__(self) -> None:
+        b = self.bounds
+        self.span = None if b is None else max(b[0][1] - b[0][0], b[1][1] - b[1][0])
+        m = self.model
+        self.fitted = m is not None and hasattr(m, "network_") and len(m.nodes_) > 0
+        self.has_regions = bool(
+            self.fitted
+            and hasattr(m, "prediction_sigma")
+            and hasattr(m, "threshold_")
+            and np.isfinite(getattr(m, "threshold_", np.nan))
+        )
+        if self.fitted:
+            i, j = self.dims
+            self.P = np.asarray(m.nodes_)[:, [i, j]]
+            self.kind = model_kind(m)
+
+
+@dataclass
+class Canvas:
+    """What the layers have drawn so far: ``traces`` (under the marks, in order), ``marks`` (over every node),
+    ``labels`` (names written beside marks: annotations), ``shapes`` (the edges as SVG paths, under every
+    WebGL trace) and ``focus_points`` (what the focused view must show)."""
+
+    traces: list = field(default_factory=list)
+    marks: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    shapes: list = field(default_factory=list)
+    focus_points: list = field(default_factory=list)
+
+
+Layer = Callable[[Scene, ViewOptions, Canvas], None]
+
+
+def model_kind(model):
+    """The registry's kind of ``model`` (``"network"``, ``"clouds"``, …), found by its class; for an object
+    the registry does not know (a saved network read without its estimator), ``"clouds"`` if it has clouds'
+    variances, else ``"network"``.
+
+    >>> from cae import AutoCloud, CAE
+    >>> model_kind(AutoCloud()), model_kind(CAE()), model_kind(object())
+    ('clouds', 'network', 'network')
+    """
+    from ...registry import ALGORITHMS
+
+    cls = type(model)
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    for a in ALGORITHMS.values():
+        if a.cls == name:
+            return a.kind
+    return "clouds" if hasattr(model, "cloud_variances_") else "network"
+
+
+# ------------------------------------------------------------------ data
+def _points(X, dims, name, size, color):
+    i, j = dims
+    return dict(
+        type="scattergl",
+        x=_f32(X[:, i]),
+        y=_f32(X[:, j]),
+        mode="markers",
+        name=name,
+        marker=dict(size=size, color=color),
+        hoverinfo="skip",
+    )
+
+
+def data_layer(scene, view, canvas):
+    """The stream to come (faintest), the data seen (faded) and the recent window (brighter)."""
+    for X, name, size, color in (
+        (scene.upcoming, UPCOMING_NAME, 3, "rgba(120,120,120,0.18)"),
+        (scene.seen, "data seen", 3, "rgba(120,120,120,0.25)"),
+        (scene.recent, "recent window", 4, "rgba(31,119,180,0.55)"),
+    ):
+        if X is not None and len(X):
+            canvas.traces.append(_points(X, scene.dims, name, size, color))
+
+
+# ------------------------------------------------------------------ the model
+def vigilance_regions_layer(scene, view, canvas):
+    """Every node's vigilance region (:func:`region_outlines`), one trace per cluster colour (when asked)."""
+    model, P = scene.model, scene.P
+    if not (view.show_all_regions and scene.has_regions):
+        return
+    outline = region_outlines(
+        model.nodes_, model.prediction_sigma(), model.threshold_, dims=scene.dims, r_max=scene.span
+    )
+    if outline is None:
+        return
+    per = len(outline[0]) // len(P)  # points per node's curve (its closing gap included)
+    ox, oy = outline[0].reshape(len(P), per), outline[1].reshape(len(P), per)
+    colour_of = np.asarray(model.node_labels_, dtype=int) % len(PALETTE)
+    for n, k in enumerate(np.unique(colour_of)):
+        sel = colour_of == k
+        canvas.traces.append(
+            dict(
+                type="scattergl",
+                x=ox[sel].ravel(),
+                y=oy[sel].ravel(),
+                mode="lines",
+                name="every node's vigilance region",
+                legendgroup="regions",
+                showlegend=n == 0,
+                line=dict(color=PALETTE[k], width=1),
+                opacity=0.6,
+                hoverinfo="skip",
+            )
+        )
+
+
+def _age_colour_bar(amax):
+    """An invisible trace that shows the edge-age colour bar."""
+    bar = dict(
+        title=dict(text="edge age", font=dict(size=MIN_FONT)), tickfont=dict(size=MIN_FONT), thickness=12, len=0.6
+    )
+    return dict(
+        type="scatter",
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(
+            color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax, showscale=True, size=0, colorbar=bar
+        ),
+    )
+
+
+def edges_layer(scene, view, canvas):
+    """The edges as SVG paths, one per age band with the edge-age colour bar (one grey path where edges have
+    no age: TCA)."""
+    model, P = scene.model, scene.P
+    edges = np.asarray(model.edges_).reshape(-1, 2)
+    ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
+    if ages is None:
+        if len(edges):
+            canvas.shapes.append(_edge_shape(P, edges, "#555", 1.4, "edges"))
+        return
+    band, starts, colors, amax = _age_bands(ages)
+    for k in range(len(colors)):
+        sel = band == k
+        if sel.any():
+            canvas.shapes.append(_edge_shape(P, edges[sel], colors[k], 1.6, f"edges age {starts[k]}+"))
+    if len(ages):
+        canvas.traces.append(_age_colour_bar(amax))
+
+
+def cloud_spread_layer(scene, view, canvas):
+    """AutoCloud: each cloud's spread, a circle of radius the root of its variance (mean squared distance)."""
+    spread = np.sqrt(np.maximum(np.asarray(scene.model.cloud_variances_, float), 0))
+    x, y = _circles(scene.P, spread, n=48)
+    canvas.traces.append(
+        dict(
+            type="scatter",
+            x=x,
+            y=y,
+            mode="lines",
+            name="cloud spread (√variance)",
+            line=dict(color="rgba(31,119,180,0.55)", width=1.5),
+            hoverinfo="skip",
+        )
+    )
+
+
+def bandwidth_layer(scene, view, canvas):
+    """Each node's bandwidth σ as a circle (when asked, for models that have one)."""
+    if not (view.show_bandwidth and hasattr(scene.model, "sigmas_")):
+        return
+    x, y = _circles(scene.P, np.asarray(scene.model.sigmas_))
+    canvas.traces.append(
+        dict(
+            type="scattergl",
+            x=x,
+            y=y,
+            mode="lines",
+            name="bandwidth σ",
+            line=dict(color="rgba(148,103,189,0.35)", width=1),
+            hoverinfo="skip",
+        )
+    )
+
+
+def nodes_layer(scene, view, canvas, clouds=False):
+    """The nodes coloured by cluster and sized by win count M (``clouds``: cloud centres, diamonds of one size),
+    each with its id, cluster, M (n) and σ on hover."""
+    model, P = scene.model, scene.P
+    labels = np.asarray(model.node_labels_)
+    M = np.asarray(model.win_counts_, dtype=float)
+    ids = np.asarray(model.node_ids_)
+    what = "cloud" if clouds else "node"
+    hover = [f"{what} {n} · cluster {c} · {'n' if clouds else 'M'}={m:g}" for n, c, m in zip(ids, labels, M)]
+    if hasattr(model, "sigmas_"):
+        hover = [f"{h} · σ={v:.4g}" for h, v in zip(hover, np.asarray(model.sigmas_))]
+    canvas.traces.append(
+        dict(
+            type="scattergl",
+            x=_f32(P[:, 0]),
+            y=_f32(P[:, 1]),
+            mode="markers",
+            name="cloud centres" if clouds else "nodes",
+            marker=dict(
+                size=_node_sizes(M) if not clouds else 12,
+                color=cluster_colors(labels),
+                symbol="diamond" if clouds else "circle",
+                line=dict(color="white", width=0.8),
+            ),
+            text=hover,
+            hoverinfo="text",
+        )
+    )
+
+
+#: The layers that draw a model, by the registry entry's ``kind`` (:attr:`cae.registry.Algorithm.kind`), in
+#: drawing order. A new kind of model adds its entry (its own layers beside the shared ones).
+MODEL_LAYERS: dict[str, tuple[Layer, ...]] = {
+    "network": (vigilance_regions_layer, edges_layer, bandwidth_layer, nodes_layer),
+    "clouds": (
+        vigilance_regions_layer,
+        edges_layer,
+        cloud_spread_layer,
+        bandwidth_layer,
+        partial(nodes_layer, clouds=True),
+    ),
+}
+
+
+def model_layers(scene):
+    """The layers that draw the scene's model (none before it has nodes)."""
+    if not scene.fitted:
+        return ()
+    if scene.kind not in MODEL_LAYERS:
+        raise KeyError(f"no layers draw a model of kind {scene.kind!r}: add MODEL_LAYERS[{scene.kind!r}]")
+    return MODEL_LAYERS[scene.kind]
+
+
+# ------------------------------------------------------------------ focus: s1, s2 and the region of s1
+def _winner_rings(scene, canvas):
+    """s2 and s1 ringed and named; returns the rings (drawn after the region of s1)."""
+    rings = []
+    ids, P, record = np.asarray(scene.model.node_ids_), scene.P, scene.record
+    for key, sym, col, what, where in (
+        ("s2_id", "diamond-open", MARK_S2, "runner-up", "bottom left"),
+        ("s1_id", "circle-open", MARK_S1, "winner", "top right"),
+    ):
+        nid = getattr(record, key)
+        rows = np.flatnonzero(ids == nid) if nid >= 0 else []
+        if len(rows):
+            r = rows[0]
+            canvas.focus_points.append(P[r])
+            rings += _mark(P[r, 0], P[r, 1], key[:2], sym, col, 24, hover=[f"{key[:2]} ({what}): node {nid}"])
+            canvas.labels.append(_label(P[r, 0], P[r, 1], key[:2], col, where))
+    return rings
+
+
+def _region_of_s1(scene, view, canvas):
+    """The vigilance region of s1: always a point to focus on, drawn when asked."""
+    model, record = scene.model, scene.record
+    ids = np.asarray(model.node_ids_)
+    if not (record.s1_id in ids and scene.has_regions):
+        return
+    r = int(np.flatnonzero(ids == record.s1_id)[0])
+    centre = np.asarray(model.nodes_)[r]
+    curve = vigilance_boundary(centre, model.prediction_sigma(), model.threshold_, dims=scene.dims, r_max=scene.span)
+    if curve is None:
+        return
+    canvas.focus_points.append(np.column_stack(curve))
+    if view.show_vigilance:
+        canvas.marks.append(
+            dict(
+                type="scattergl",
+                x=curve[0],
+                y=curve[1],
+                mode="lines",
+                name="vigilance region of s1 (CIM ≤ V)",
+                fill="toself",
+                fillcolor="rgba(0,0,0,0.045)",
+                line=dict(color=MARK_S1, dash="dot", width=2),
+                hoverinfo="skip",
+            )
+        )
+
+
+def _has_s1(scene):
+    return scene.record is not None and getattr(scene.record, "s1_id", -1) >= 0
+
+
+def focus_layer(scene, view, canvas):
+    """The record's winners: the vigilance region of s1 (when asked), then s1 and s2 ringed and named."""
+    if not (scene.fitted and _has_s1(scene)):
+        return
+    rings = _winner_rings(scene, canvas)
+    _region_of_s1(scene, view, canvas)
+    canvas.marks += rings
+
+
+# ------------------------------------------------------------------ marks
+def _drawing(regions):
+    """The outline of regions drawn by hand: a black dashed line on a white halo."""
+    xs, ys = [], []
+    for region in regions:
+        ox, oy = region.outline()
+        xs += [*ox, np.nan]
+        ys += [*oy, np.nan]
+    name = "your drawing: the next samples come from here"
+    return [
+        dict(
+            type="scattergl",
+            x=_f32(xs),
+            y=_f32(ys),
+            mode="lines",
+            name=name if legend else f"{name} (halo)",
+            legendgroup="drawing",
+            showlegend=legend,
+            line=dict(color=colour, width=width, dash=dash),
+            hoverinfo="skip",
+        )
+        for colour, width, dash, legend in (("white", 5, "solid", False), (MARK_DRAWN, 2.5, "dash", True))
+    ]
+
+
+def _current_sample(x, dims, name):
+    i, j = dims
+    return dict(
+        type="scattergl",
+        x=_f32([x[i]]),
+        y=_f32([x[j]]),
+        mode="markers",
+        name=name,
+        marker=dict(symbol="star", size=20, color=MARK_SAMPLE, line=dict(color="white", width=1.5)),
+        hovertext=[name],
+        hoverinfo="text",
+    )
+
+
+def marks_layer(scene, view, canvas):
+    """Nodes a placed sample would resonate with, nodes just removed, regions drawn and samples placed by
+    hand, and the current sample (a star; a point to focus on)."""
+    i, j = scene.dims
+    marks = canvas.marks
+    if scene.fitted and scene.highlight is not None and len(scene.highlight):
+        H = scene.P[np.asarray(scene.highlight, dtype=int)]
+        marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20)
+    if scene.deleted is not None and len(scene.deleted):
+        d = scene.deleted
+        marks += _mark(d[:, i], d[:, j], "removed this frame", "x-thin", MARK_REMOVED, 14, halo=False)
+    if scene.drawn_regions:
+        marks += _drawing(scene.drawn_regions)
+    if scene.placed is not None and len(scene.placed):
+        marks += _mark(scene.placed[:, i], scene.placed[:, j], "placed by hand", "cross", MARK_PLACED, 12, width=1)
+    if scene.current is not None:
+        canvas.focus_points.append([float(scene.current[i]), float(scene.current[j])])
+        marks.append(_current_sample(scene.current, scene.dims, view.current_name))
+
+
+# ------------------------------------------------------------------ layout
+def _window(scene, view, canvas):
+    """The focused view's bounds, or None (not focused, no s1, or it would show everything)."""
+    if not (view.focus and _has_s1(scene) and canvas.focus_points):
+        return None
+    return focus_window(np.vstack([np.asarray(p, float).reshape(-1, 2) for p in canvas.focus_points]), scene.bounds)
+
+
+def _annotations(scene, view, canvas, window):
+    """The names beside the marks, after the corner note (what to press first, or the focused view's width)."""
+    if window:
+        width = window[0][1] - window[0][0]
+        full = f" (the full view: {scene.span:.2g})" if scene.span else ""
+        return [_corner_note(f"focused on s1 · view {width:.2g} wide{full}"), *canvas.labels]
+    if view.note:
+        return [_corner_note(view.note), *canvas.labels]
+    return canvas.labels
+
+
+def _axes(scene, window):
+    """The axes: fixed to the bounds (with a margin) or the focused window, equal aspect, a light grid."""
+    xaxis = dict(automargin=True, tickfont=dict(size=MIN_FONT))
+    yaxis = dict(automargin=True, tickfont=dict(size=MIN_FONT))
+    if window is not None or scene.bounds is not None:
+        if window is not None:
+            (x0, x1), (y0, y1) = window
+            px = py = 0.0
+        else:
+            (x0, x1), (y0, y1) = scene.bounds
+            px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
+        grid = dict(showgrid=True, gridcolor="#eee", zeroline=False)
+        xaxis.update(range=[x0 - px, x1 + px], constrain="domain", **grid)
+        yaxis.update(range=[y0 - py, y1 + py], scaleanchor="x", scaleratio=1, **grid)
+    return xaxis, yaxis
+
+
+def _layout(scene, view, canvas):
+    """The figure's layout: the legend above the plot (clear of the axis numbers; it makes its own room),
+    the edges as shapes, the notes, the axes (zoomed to s1 when focused)."""
+    window = _window(scene, view, canvas)
+    legend_title = dict(text=MARKS_NOTE, side="top", font=dict(size=MIN_FONT, color="#555")) if canvas.marks else None
+    layout = dict(
+        height=view.height,
+        margin=dict(l=10, r=10, t=40 if view.title else 10, b=10),
+        uirevision="network-focus" if window else "network",
+        legend=dict(
+            orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title=legend_title, font=dict(size=MIN_FONT)
+        ),
+        font=dict(size=MIN_FONT),
+        plot_bgcolor="white",
+        hoverlabel=dict(namelength=-1),
+    )
+    if view.title:
+        layout["title"] = dict(text=view.title)
+    if canvas.shapes:
+        layout["shapes"] = canvas.shapes
+    annotations = _annotations(scene, view, canvas, window)
+    if annotations:
+        layout["annotations"] = annotations
+    # the axes in the layout itself (update_xaxes/update_yaxes validate: a third of a Play frame's figure time)
+    layout["xaxis"], layout["yaxis"] = _axes(scene, window)
+    return layout
+
+
+_VIEW_FIELDS = frozenset(ViewOptions.__dataclass_fields__)
+
+
+def network_figure(
+    model=None,
+    seen=None,
+    recent=None,
+    current=None,
+    record=None,
+    bounds=None,
+    *,
+    view=None,
+    deleted=None,
+    highlight=None,
+    drawn_regions=None,
+    placed=None,
+    upcoming=None,
+    **options,
+):
+    """The main view: data, nodes, edges by age, winners, the current sample — the layers of this module.
+
+    Parameters
+    ----------
+    model : cae.CAE, another registered estimator, or None
+    seen, recent : ndarray (n, d) or None
+        Data seen so far (drawn faded) and the recent window (brighter).
+    current : ndarray (d,) or None
+        The sample just learned (marked).
+    record : cae.CAEStepRecord or None
+        Its record: s1 and s2 are marked (by id), the vigilance region is drawn around s1.
+    bounds : ((xmin, xmax), (ymin, ymax)) or None
+        Fixed axes, so the view does not jump between frames.
+    view : cae.app.view_options.ViewOptions or None
+        How it is drawn (regions, focus, height, …); ``**options`` change single fields of it
+        (``network_figure(m, show_vigilance=True)``).
+    deleted : ndarray (m, d) or None
+        Nodes removed in this frame (flashed).
+    highlight : sequence of int or None
+        Rows of nodes to ring (e.g. the nodes a placed sample would resonate with).
+    drawn_regions : sequence of cae.app.regions.Region or None
+        Regions drawn by hand that the next samples come from: outlined (a black dashed line on a white halo).
+    placed : ndarray (m, d) or None
+        Samples placed by hand so far: magenta crosses.
+    upcoming : ndarray (m, d) or None
+        The stream still to come (before the first step: what the class is about to see), drawn fainter
+        than the data seen, as "the stream to come".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cae import CAE
+    >>> X = np.random.default_rng(0).random((300, 2))
+    >>> m = CAE()
+    >>> recs = [m.learn_one(x) for x in X]
+    >>> fig = network_figure(m, X, X[-50:], X[-1], recs[-1], bounds=((0, 1), (0, 1)), show_vigilance=True,
+    ...                      focus=True, show_all_regions=True)
+    >>> names = [t.name for t in fig.data]
+    >>> names.index("s1") > names.index("nodes") and names.index("current sample") > names.index("nodes")
+    True
+    >>> fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0] < 0.5  # zoomed in
+    True
+    """
+    unknown = set(options) - _VIEW_FIELDS
+    if unknown:
+        raise TypeError(f"network_figure() got unexpected keyword arguments {sorted(unknown)}")
+    view = (view or ViewOptions()).with_(**options) if options else (view or ViewOptions())
+    scene = Scene(
+        model, seen, recent, current, record, bounds, deleted, highlight, drawn_regions, placed, upcoming, view.dims
+    )
+    canvas = Canvas()
+    data_layer(scene, view, canvas)
+    for layer in model_layers(scene):
+        layer(scene, view, canvas)
+    focus_layer(scene, view, canvas)
+    marks_layer(scene, view, canvas)
+    # plain dicts and no validation: plotly's per-element checks of 5,000 points and
+    # hundreds of node colours would cost more than the learning itself
+    return go.Figure(data=canvas.traces + canvas.marks, layout=_layout(scene, view, canvas), _validate=False)

@@ -1,0 +1,159 @@
+"""The network as a static SVG picture (no Plotly), and a saved model's drawable parts read with NumPy alone."""
+
+from __future__ import annotations
+
+import numpy as np
+from plotly.colors import sample_colorscale
+
+from ._draw import _age_bands, _node_sizes
+from .palette import AGE_COLORSCALE, cluster_colors
+
+
+def saved_network(path):
+    """The drawable parts of a saved CAE model, read with NumPy alone — no scikit-learn.
+
+    Returns an object with ``network_``, ``nodes_``, ``node_ids_``, ``win_counts_``, ``sigmas_``,
+    ``edges_``, ``edge_ages_``, ``node_labels_`` and ``n_clusters_``, the same values as
+    ``cae.CAE.load(path)`` has (a test checks), for :func:`network_figure` on a first page that must
+    not wait for scikit-learn to import (the app's home picture).
+    """
+    from types import SimpleNamespace
+
+    from ..._graph import component_labels, edge_list
+    from ..._storage import ModelFileError, read_npz
+    from ...algorithms._cae_network import CAENetwork
+
+    meta, arrays = read_npz(path)
+    if meta["algorithm"] != "CAE":
+        raise ModelFileError(f"this file holds a {meta['algorithm']} model, not a CAE model")
+    net = CAENetwork.from_arrays(arrays, meta)
+    K = net.K
+    edges, ages = edge_list(net.nbr, net.deg, net.age, K)
+    labels, n = component_labels(net.nbr, net.deg, K)
+    return SimpleNamespace(
+        network_=net,
+        nodes_=net.Y[:K],
+        node_ids_=net.ids[:K],
+        win_counts_=net.M[:K],
+        sigmas_=net.sig[:K],
+        edges_=edges,
+        edge_ages_=ages,
+        node_labels_=labels,
+        n_clusters_=n,
+    )
+
+
+def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points=3000, title=None):
+    """A static picture of a network as SVG text: data seen, edges by age, nodes by cluster.
+
+    The same marks and colours as :func:`network_figure`, drawn without Plotly, so that a page can show
+    it the moment the page arrives (the browser needs no charting library for it; the app's home picture).
+    Nodes are sized by win count M; at most ``max_points`` data points are drawn (an even sample).
+
+    Parameters
+    ----------
+    model : fitted estimator or the result of :func:`saved_network`
+        Needs ``nodes_``, ``edges_``, ``node_labels_`` and ``win_counts_``; ``edge_ages_`` if it has them.
+    seen : ndarray (n, 2) or None
+    bounds : ((xmin, xmax), (ymin, ymax)) or None
+        The plotted area (default: the nodes' and data's extent); the axes keep the data's aspect ratio.
+    title : str or None
+        Alternative text of the picture.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> net = SimpleNamespace(nodes_=np.array([[0., 0.], [1., 1.]]), edges_=np.array([[0, 1]]),
+    ...                       edge_ages_=np.array([3]), node_labels_=np.array([0, 0]), win_counts_=np.array([5, 2]))
+    >>> svg = network_svg(net)
+    >>> svg.startswith("<svg") and svg.count("<circle ") == 2 and svg.count("<line ") == 1
+    True
+    """
+    from html import escape
+
+    P = np.asarray(model.nodes_, dtype=float).reshape(-1, 2) if len(model.nodes_) else np.zeros((0, 2))
+    pts = np.zeros((0, 2)) if seen is None else np.asarray(seen, dtype=float).reshape(-1, 2)
+    if bounds is None:
+        both = np.vstack([P, pts]) if len(P) + len(pts) else np.array([[0.0, 0.0], [1.0, 1.0]])
+        bounds = tuple(zip(both.min(axis=0), both.max(axis=0)))
+    (x0, x1), (y0, y1) = bounds
+    dx, dy = (x1 - x0) or 1.0, (y1 - y0) or 1.0
+    x0, x1, y0, y1 = x0 - 0.03 * dx, x1 + 0.03 * dx, y0 - 0.03 * dy, y1 + 0.03 * dy
+    legend_h = 26
+    scale = min((width - 20) / (x1 - x0), (height - 20 - legend_h) / (y1 - y0))  # equal aspect, as the Plotly view
+    ox = (width - scale * (x1 - x0)) / 2
+    oy = (height - legend_h - scale * (y1 - y0)) / 2
+
+    def sx(x):
+        return ox + (np.asarray(x) - x0) * scale
+
+    def sy(y):
+        return height - legend_h - oy - (np.asarray(y) - y0) * scale
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" font-family="sans-serif" font-size="12">'
+    ]
+    if title:
+        out.append(f"<title>{escape(title)}</title>")
+    out.append(f'<rect width="{width}" height="{height}" fill="white"/>')
+    out.append(
+        f'<rect x="{ox:.1f}" y="{oy:.1f}" width="{scale * (x1 - x0):.1f}" height="{scale * (y1 - y0):.1f}" '
+        'fill="none" stroke="#eee"/>'
+    )
+    if len(pts):
+        if len(pts) > max_points:
+            pts = pts[np.linspace(0, len(pts) - 1, max_points).astype(int)]
+        X, Y = sx(pts[:, 0]), sy(pts[:, 1])
+        out.append(
+            '<g fill="rgb(120,120,120)" fill-opacity="0.3">'
+            + "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y))
+            + "</g>"
+        )
+    edges = np.asarray(model.edges_, dtype=int).reshape(-1, 2)
+    NX, NY = sx(P[:, 0]), sy(P[:, 1])  # the nodes on screen
+    if len(edges) and len(P):
+        ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
+        if len(ages) == len(edges):
+            band, _, band_colors, amax = _age_bands(ages)
+            colors = [band_colors[b] for b in band]
+        else:
+            colors, amax = ["#555"] * len(edges), None
+        out.append(
+            '<g stroke-width="1.6" stroke-linecap="round">'
+            + "".join(
+                f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
+                for (a, b), c in zip(edges, colors)
+            )
+            + "</g>"
+        )
+        if amax is not None:  # the edge-age scale, as the Plotly view's colour bar
+            stops = "".join(
+                f'<stop offset="{f:.2f}" stop-color="{c}"/>'
+                for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6))))
+            )
+            ly = height - legend_h + 8
+            out.append(
+                f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
+                f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
+                f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
+                f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
+                f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>'
+            )
+    if len(P):
+        radius = _node_sizes(model.win_counts_) / 2
+        out.append(
+            '<g stroke="white" stroke-width="0.8">'
+            + "".join(
+                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
+                for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))
+            )
+            + "</g>"
+        )
+        out.append(
+            f'<text x="10" y="{height - legend_h + 17}" fill="#444">{len(P):,} nodes · {len(edges):,} edges · '
+            f"{int(getattr(model, 'n_clusters_', len(np.unique(model.node_labels_)))):,} clusters</text>"
+        )
+    out.append("</svg>")
+    return "".join(out)

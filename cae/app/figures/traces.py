@@ -1,0 +1,270 @@
+"""Internal quantities over samples seen (the Playground's traces), thinning, and a chart's data as a table."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._draw import _f32
+from .palette import MIN_FONT, readable
+
+
+def _values(a):
+    """A trace's x / y / z as a NumPy array (plain lists, arrays or plotly.js typed-array specs)."""
+    if a is None:
+        return None
+    if isinstance(a, dict) and "bdata" in a:
+        import base64
+
+        shape = a.get("shape")
+        v = np.frombuffer(base64.b64decode(a["bdata"]), dtype=np.dtype(a["dtype"]).newbyteorder("<"))
+        return v.reshape([int(n) for n in str(shape).split(",")]) if shape else v
+    return np.asarray(a, dtype=object if isinstance(a, (list, tuple)) and a and isinstance(a[0], str) else None)
+
+
+def figure_table(fig, x_name="x", y_name="y"):
+    """A chart's data as a table: its text alternative, for a screen reader or for reading the numbers.
+
+    A heatmap is its matrix (rows and columns named by its axes' labels). Any other figure gives one row per
+    data point of every named trace: the panel (its subplot's title, when there are several), the series, x and
+    y (``x_name``, ``y_name``); the gaps between line pieces (NaN) and unnamed traces are left out.
+
+    >>> import plotly.graph_objects as go
+    >>> fig = go.Figure([go.Scatter(x=[1, 2, None], y=[3.0, 4.0, None], name="V")])
+    >>> figure_table(fig).to_dict("list")
+    {'series': ['V', 'V'], 'x': [1.0, 2.0], 'y': [3.0, 4.0]}
+    """
+    import pandas as pd
+
+    data = fig.data if hasattr(fig, "data") else fig["data"]
+    for tr in data:
+        if tr.type == "heatmap":
+            z = np.asarray(_values(tr.z), dtype=float)
+            rows = list(_values(tr.y)) if tr.y is not None else list(range(z.shape[0]))
+            cols = list(_values(tr.x)) if tr.x is not None else list(range(z.shape[1]))
+            return pd.DataFrame(z, index=pd.Index([str(r) for r in rows]), columns=[str(c) for c in cols])
+    titles = {}
+    grid = getattr(fig, "_grid_ref", None)
+    if grid is not None:  # make_subplots: the subplot titles are the first annotations, one per subplot in order
+        names = [a.text for a in fig.layout.annotations][: sum(len(row) for row in grid)]
+        axes = [cell[0].trace_kwargs.get("yaxis", "y") for row in grid for cell in row if cell]
+        titles = dict(zip(axes, names))
+    out = []
+    for tr in data:
+        if not tr.name or tr.x is None or tr.y is None:
+            continue
+        x, y = _values(tr.x), _values(tr.y)
+        n = min(len(x), len(y))
+        for xv, yv in zip(x[:n], y[:n]):
+            try:
+                if yv is None or xv is None or np.isnan(float(yv)) or np.isnan(float(xv)):
+                    continue
+            except (TypeError, ValueError):
+                pass
+            row = {"series": tr.name, x_name: xv, y_name: yv}
+            if titles:
+                row = {"panel": titles.get(tr.yaxis or "y", ""), **row}
+            out.append(row)
+    table = pd.DataFrame(out, columns=(["panel"] if titles else []) + ["series", x_name, y_name])
+    for c in (x_name, y_name):
+        try:
+            table[c] = table[c].astype(float)
+        except (TypeError, ValueError):
+            pass
+    return table
+
+
+def thin(t, *cols, max_points=1500):
+    """Every k-th point so that at most ``max_points`` remain (the last one kept)."""
+    n = len(t)
+    if n <= max_points:
+        return (t, *cols)
+    idx = np.unique(np.append(np.linspace(0, n - 1, max_points).astype(int), n - 1))
+    return (t[idx], *(c[idx] for c in cols))
+
+
+def traces_figure(
+    trace, columns, stage_starts=(), stage_names=(), events=(), t_now=None, height=900, max_points=1500, x_max=None
+):
+    """Internal quantities over samples seen, on one shared x-axis.
+
+    Rows: #nodes/#edges/#clusters; the threshold V; lambda and n_active; the
+    DPP diversity D (log scale, with the 1e-6 line); a_max at each step and the
+    mean age of deleted edges. Vertical lines mark stream switches and
+    threshold set-ups; ticks on the first row mark isolated-node sweeps.
+    """
+    col = {c: k for k, c in enumerate(columns)}
+    trace = np.asarray(trace)
+    fig = make_subplots(
+        rows=5,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.055,
+        subplot_titles=(
+            "network size",
+            "similarity threshold V",
+            "λ and n_active",
+            "diversity D = det(exp R) (initial phase)",
+            "edge-age threshold a_max",
+        ),
+    )
+    if len(trace):
+        t = trace[:, col["t"]]
+
+        def line(row, name, key, color, **kw):
+            tt, v = thin(t, trace[:, col[key]], max_points=max_points)
+            fig.add_trace(
+                go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color), **kw),
+                row=row,
+                col=1,
+            )
+
+        line(1, "#nodes", "n_nodes", "#1f77b4")
+        line(1, "#edges", "n_edges", "#7f7f7f")
+        line(1, "#clusters", "n_clusters", "#2ca02c")
+        line(2, "V", "threshold", "#d62728")
+        line(3, "λ", "deletion_interval", "#9467bd")
+        line(3, "n_active", "n_active_nodes", "#8c564b")
+        D = trace[:, col["diversity"]]
+        ok = np.isfinite(D)
+        if ok.any():
+            Dv = np.where(D[ok] > 0, D[ok], np.nan)
+            tt, v = thin(t[ok], Dv, max_points=max_points)
+            fig.add_trace(
+                go.Scatter(
+                    x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4), line=dict(color="#17becf")
+                ),
+                row=4,
+                col=1,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))],
+                    y=[1e-6, 1e-6],
+                    mode="lines",
+                    name="1e-6",
+                    line=dict(color="#d62728", dash="dash"),
+                ),
+                row=4,
+                col=1,
+            )
+        fig.update_yaxes(type="log", row=4, col=1)
+        A = trace[:, col["a_max"]]
+        ok = np.isfinite(A)
+        if ok.any():
+            tt, v = thin(t[ok], A[ok], max_points=max_points)
+            fig.add_trace(
+                go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max", marker=dict(size=3, color="#ff7f0e")),
+                row=5,
+                col=1,
+            )
+        line(5, "mean age of deleted edges", "mean_deleted_edge_age", "#1f77b4")
+        top = float(np.nanmax(trace[:, col["n_nodes"]]))
+        for kind, row, y, name, color in (
+            ("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
+            ("setup", 2, None, "threshold set-up", "#2ca02c"),
+        ):
+            ts = np.asarray([e[0] for e in events if e[1] == kind], dtype=float)
+            if not len(ts):
+                continue
+            if len(ts) > max_points:
+                ts = ts[np.linspace(0, len(ts) - 1, max_points).astype(int)]
+            if y is None:
+                ys = trace[np.clip(ts.astype(int) - 1, 0, len(trace) - 1), col["threshold"]]
+            else:
+                ys = np.full(len(ts), y)
+            fig.add_trace(
+                go.Scattergl(
+                    x=_f32(ts),
+                    y=_f32(ys),
+                    mode="markers",
+                    name=name,
+                    marker=dict(symbol="line-ns-open", size=9, color=color),
+                ),
+                row=row,
+                col=1,
+            )
+    if x_max is None:
+        x_max = max(float(trace[-1, col["t"]]) * 1.04 if len(trace) else 0.0, 20.0)
+    shapes, notes = [], []
+    for k, s in enumerate(stage_starts):
+        if k == 0 or s > x_max:
+            continue
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=float(s),
+                x1=float(s),
+                y0=0,
+                y1=1,
+                line=dict(color="rgba(0,0,0,0.45)", dash="dash", width=1),
+            )
+        )
+        notes.append(
+            dict(
+                x=float(s),
+                y=1.0,
+                xref="x",
+                yref="paper",
+                text=f"→ {stage_names[k]}",
+                showarrow=False,
+                xanchor="left",
+                font=dict(size=MIN_FONT),
+            )
+        )
+    for e in events:
+        if e[1] == "lambda":
+            shapes.append(
+                dict(
+                    type="line",
+                    xref="x",
+                    yref="paper",
+                    x0=float(e[0]),
+                    x1=float(e[0]),
+                    y0=0,
+                    y1=1,
+                    line=dict(color="rgba(44,160,44,0.6)", width=1, dash="dot"),
+                )
+            )
+            notes.append(
+                dict(
+                    x=float(e[0]),
+                    y=0.02,
+                    xref="x",
+                    yref="paper",
+                    text=e[2],
+                    showarrow=False,
+                    xanchor="left",
+                    font=dict(size=MIN_FONT, color="#2ca02c"),
+                )
+            )
+    if t_now is not None:
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=float(t_now),
+                x1=float(t_now),
+                y0=0,
+                y1=1,
+                line=dict(color="black", width=1),
+            )
+        )
+    fig.update_layout(shapes=list(fig.layout.shapes) + shapes, annotations=list(fig.layout.annotations) + notes)
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=30, b=10),
+        uirevision="traces",
+        # at the right, top-aligned: clear of the "samples seen" title and of every axis's numbers
+        legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top"),
+        hovermode="x unified",
+        hoverlabel=dict(namelength=-1),  # names whole ("isolated-node sweep"), not cut at 15 characters
+    )
+    fig.update_xaxes(range=[0, x_max], automargin=True)
+    fig.update_yaxes(automargin=True)
+    fig.update_xaxes(title_text="samples seen", row=5, col=1)
+    return readable(fig)
