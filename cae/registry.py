@@ -117,7 +117,8 @@ class Algorithm:
     every model of this entry has. ``variant_of`` names the entry whose
     estimator and model file this one shares (CAEA is CAE with both
     parameters given): a variant exports no class of its own. ``kind`` is
-    ``"network"`` (nodes and edges) or ``"clouds"`` (AutoCloud).
+    ``"network"`` (nodes and edges), ``"clouds"`` (AutoCloud), ``"boxes"`` (Fuzzy ART) or ``"gas"`` (GNG):
+    how the app draws it (:data:`cae.app.figures.network.MODEL_LAYERS`).
 
     ``kernels`` are the numba kernel modules the estimator runs (compiled in
     the background, :mod:`cae._jit`); ``small`` are parameters that make every
@@ -389,7 +390,7 @@ ALGORITHMS = {
             ),
         ),
         family="ART",
-        kind="network",  # drawn as nodes at the boxes' centres
+        kind="boxes",  # drawn as its boxes (cae.app.figures.lineage)
         kernels=("cae.algorithms._fuzzy_art_kernel",),
         small={"vigilance": 0.9},  # new categories, resets and resonance within a few hundred samples
         colour="#17becf",
@@ -454,6 +455,7 @@ ALGORITHMS = {
             ),
         ),
         family="Neural gas",
+        kind="gas",  # edges by age from 0 to a_max, insertions as events (cae.app.figures.lineage)
         kernels=("cae.algorithms._gng_kernel",),
         small={"insertion_interval": 10, "max_edge_age": 2, "max_nodes": 30},
         colour="#e377c2",
