@@ -69,7 +69,12 @@ def results():
         st.caption(job.words() + f" {job.n_per_class:,} points per distribution.")
     if not job.runs:
         return
-    st.dataframe(ln.summary_table(job.runs), hide_index=True, key="lin_table")
+    st.dataframe(
+        ln.summary_table(job.runs),
+        hide_index=True,
+        key="lin_table",
+        column_config={"setting": st.column_config.TextColumn(width="large")},  # CAEA's whole setting
+    )
     st.caption(ln.MERGE_WORDS + " NMI and ARI leave the noise out; mean ± sd over the seeds run.")
     st.markdown(
         "\n".join(
