@@ -16,6 +16,7 @@ import streamlit as st
 
 from cae.app.explanations import resonance
 from cae.app.regions import MAX_DRAWN, MAX_REGIONS, click_position, region_from_selection
+from cae.app.view_options import ViewOptions
 from pages._playground_session import network_view
 from pages._plot_input import plot_input
 
@@ -158,13 +159,10 @@ def place_and_draw(pg, all_regions=False):
         with plot_box:
             fig = network_view(
                 pg,
+                ViewOptions(current_name="sample to place", height=600, show_all_regions=all_regions),
                 current=xp,
-                current_name="sample to place",
                 highlight=rows,
-                height=600,
-                vigilance=False,
                 record=False,
-                all_regions=all_regions,
             )
             fig.update_layout(
                 dragmode=_DRAGMODE[mode],

@@ -227,59 +227,40 @@ def stream_bounds(pg):
     return cached[1]
 
 
-def network_view(
-    pg,
-    model=None,
-    record=None,
-    t=None,
-    vigilance=False,
-    bandwidth=False,
-    window=300,
-    height=560,
-    deleted=None,
-    current=None,
-    highlight=None,
-    current_name="current sample",
-    focus=False,
-    all_regions=False,
-    note=None,
-):
+def network_view(pg, view=None, *, model=None, record=None, t=None, deleted=None, current=None, highlight=None):
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
-    ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. ``focus``
-    zooms to s1, s2, the sample and the vigilance region; ``all_regions`` draws every node's region. The
+    ``view`` (a :class:`cae.app.view_options.ViewOptions`) says how it is drawn: the page builds it once from its
+    toggles. ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. The
     samples placed by hand so far are marked, and the regions of a drawing that gives the next samples
-    outlined. Before the first step the whole stream to come is drawn faintly, with ``note`` (what to press).
+    outlined. Before the first step the whole stream to come is drawn faintly, with the view's note (what to
+    press); after it the note is left out.
     """
+    from cae.app import figures
+    from cae.app.view_options import ViewOptions
+
+    view = view or ViewOptions()
     model = pg.model if model is None else model
     t = pg.t if t is None else t
     X = pg.stream.X
     idx = drawn_sample(t, max_points=5000)
     if current is None and t:
         current = X[t - 1]
-    from cae.app import figures
-
     drawing = pg.drawing_at(t) if hasattr(pg, "drawing_at") and X.shape[1] == 2 else None
     placed = [x for pos, x in getattr(pg, "placed", []) if pos < t]
     return figures.network_figure(
         model,
         X[idx],
-        X[max(0, t - window) : t],
+        X[max(0, t - view.window) : t],
         current,
         pg.record if record is None else (record or None),
         bounds=stream_bounds(pg),
-        show_vigilance=vigilance,
-        show_bandwidth=bandwidth,
+        view=view if t == 0 else view.with_(note=None),
         deleted=deleted,
-        height=height,
         highlight=highlight,
-        current_name=current_name,
-        focus=focus,
-        show_all_regions=all_regions,
         drawn_regions=drawing.regions if drawing is not None else None,
         placed=np.array(placed).reshape(-1, X.shape[1]) if placed else None,
         upcoming=X[drawn_sample(len(X), max_points=3000)] if t == 0 else None,
-        note=note if t == 0 else None,
     )
 
 

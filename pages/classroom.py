@@ -8,6 +8,7 @@ from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_trut
 from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
 from cae.app.stepper import SINGLE_CLASS_NOTE
 from cae.app.streams import SOURCES
+from cae.app.view_options import ViewOptions
 from cae.classroom import names
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
@@ -88,35 +89,23 @@ def step_figure(view, toggles, record="step", height=520):
     """
     vig, bw, win = toggles["vig"], toggles["bw"], toggles["win"]
     focus, regions = bool(toggles.get("focus")), bool(toggles.get("regions"))
+    options = ViewOptions(
+        show_vigilance=vig, show_bandwidth=bw, window=win, height=height, focus=focus, show_all_regions=regions
+    )
     if record == "next":
         probe = view.probe
         return view.cached(
             ("fig-next", vig, bw, win, focus, regions, height),
             lambda: network_view(
                 view,
+                options.with_(current_name="next sample"),
                 record=probe if probe is not None else False,
-                vigilance=vig,
-                bandwidth=bw,
-                window=win,
                 current=view.stream.X[view.t] if not view.finished else None,
-                current_name="next sample",
-                height=height,
-                focus=focus,
-                all_regions=regions,
             ),
         )
     return view.cached(
         ("fig", vig, bw, win, focus, regions, height),
-        lambda: network_view(
-            view,
-            record=view.record if view.record is not None else False,
-            vigilance=vig,
-            bandwidth=bw,
-            window=win,
-            height=height,
-            focus=focus,
-            all_regions=regions,
-        ),
+        lambda: network_view(view, options, record=view.record if view.record is not None else False),
     )
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 from cae.app import figures
 from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_titles
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
+from cae.app.view_options import ViewOptions
 from cae.registry import ALGORITHMS
 from pages._common import data_table, ensure_entrypoint, message, network_summary, slow_hint
 from pages._playground_session import network_view, stream_title
@@ -113,7 +114,7 @@ for r in range(0, len(items), per_row):
     for k, (col, (label, pg)) in enumerate(zip(cols, items[r : r + per_row]), start=r):
         with col:
             st.markdown(f"**{label}**")
-            st.plotly_chart(network_view(pg, height=420), key=f"cmp_fig_{label}")
+            st.plotly_chart(network_view(pg, ViewOptions(height=420)), key=f"cmp_fig_{label}")
             network_summary(pg, f"cmp_{k}")
             if ALGORITHMS[ls.runs[label][0]].kind == "clouds":
                 st.caption(

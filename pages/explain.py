@@ -3,6 +3,7 @@
 import streamlit as st
 
 from cae.app.explanations import explain_step, headline
+from cae.app.view_options import ViewOptions
 from pages._common import ensure_entrypoint, render_blocks, show_notices
 from pages._playground_session import (
     get_playground,
@@ -103,7 +104,11 @@ with left:
 with right:
     st.plotly_chart(
         network_view(
-            pg, model=model, record=rec, t=t, vigilance=True, height=460, focus=focus, all_regions=all_regions
+            pg,
+            ViewOptions(show_vigilance=True, height=460, focus=focus, show_all_regions=all_regions),
+            model=model,
+            record=rec,
+            t=t,
         ),
         key="explain_fig",
         config={"displaylogo": False},

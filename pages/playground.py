@@ -9,8 +9,9 @@ import streamlit as st
 
 from cae.app import figures
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
-from cae.app.player import panel
+from cae.app.panel import PAIRS, PARAMETERS, named_rows, panel
 from cae.app.stepper import drawn_sample
+from cae.app.view_options import ViewOptions
 from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
@@ -93,6 +94,15 @@ teacher = st.sidebar.toggle(
 MAIN_HEIGHT = 430
 #: the player's frames a little lower: its bar (Pause, speed, slider) sits above them
 PLAY_HEIGHT = MAIN_HEIGHT - 24
+#: how the main view is drawn, from the toggles above (the still view, Play's frames and the quiz)
+VIEW = ViewOptions(
+    show_vigilance=vigilance,
+    show_bandwidth=bandwidth,
+    window=window,
+    focus=focus,
+    show_all_regions=all_regions,
+    height=MAIN_HEIGHT,
+)
 # the page's own style, on every run (a style that came and went would shift the page's later elements): less
 # empty space above the title and a smaller title, so that the controls and the main view fit one screen
 st.html(
@@ -229,16 +239,7 @@ def quiz_panel():
     revealed = qs["revealed"]
     if revealed is not None and revealed["t"] == pg.t:
         with left:
-            fig = network_view(
-                pg,
-                vigilance=vigilance,
-                bandwidth=bandwidth,
-                window=window,
-                deleted=pg.deleted_in_frame,
-                focus=focus,
-                all_regions=all_regions,
-                height=MAIN_HEIGHT,
-            )
+            fig = network_view(pg, VIEW, deleted=pg.deleted_in_frame)
             st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
             _view_summary()
         with right:
@@ -261,18 +262,7 @@ def quiz_panel():
     probe = pg.model.snapshot()
     truth_rec = probe.learn_one(x)
     with left:
-        fig = network_view(
-            pg,
-            record=truth_rec,
-            vigilance=vigilance,
-            bandwidth=bandwidth,
-            window=window,
-            current=x,
-            current_name="next sample",
-            focus=focus,
-            all_regions=all_regions,
-            height=MAIN_HEIGHT,
-        )
+        fig = network_view(pg, VIEW.with_(current_name="next sample"), record=truth_rec, current=x)
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         _view_summary()
         st.caption(
@@ -324,17 +314,7 @@ def _view_summary():
 # ------------------------------------------------------------------ live view
 def _draw(p, height=MAIN_HEIGHT):
     """The main view at the Stepper's step: the still view and every frame of Play."""
-    return network_view(
-        p,
-        vigilance=vigilance,
-        bandwidth=bandwidth,
-        window=window,
-        deleted=p.deleted_in_frame,
-        focus=focus,
-        all_regions=all_regions,
-        height=height,
-        note=FIRST_HINT,
-    )
+    return network_view(p, VIEW.with_(height=height, note=FIRST_HINT), deleted=p.deleted_in_frame)
 
 
 #: written in the main view before the first step, where the eye is (the page's own hint was three screens below)
@@ -417,17 +397,16 @@ def _still_view():
         _view_summary()
     with right:
         p = _describe(pg)
-        rows = p["metrics"]
-        label, value, of = rows[0]  # "of N" under the count: "135,000 / 135,000" was cut at the column's edge
+        rows = named_rows(p)
+        label, value, of = rows["samples seen"]  # "of N" under the count: "135,000 / 135,000" was cut at the edge
         st.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
-        st.metric(*rows[1][:2])
+        st.metric(*rows["stream"][:2])
         a, b = st.columns(2)
-        for k in range(2, len(rows), 2):
-            if k == 6:
-                how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's numbers, when known
-            a.metric(*rows[k][:2])
-            if k + 1 < len(rows):
-                b.metric(*rows[k + 1][:2])
+        for pair in PAIRS:
+            if pair == PARAMETERS:
+                how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's scores, when known
+            for column, name in zip((a, b), pair):
+                column.metric(*rows[name][:2])
         st.caption(p["note"])
         study = _noise_study_sentence()
         if study:

@@ -277,23 +277,26 @@ def _initial(rec, model, x):
     return out
 
 
-def _learning(rec, model, x):
+_CASE_NAMES = {1: "Case I", 2: "Case II", 3: "Case III"}
+_CASE_PLAIN = {
+    1: "the nearest node is farther than the threshold: the sample is novel and becomes a new node.",
+    2: "the sample resonates with the nearest node s1 only: s1 learns it.",
+    3: "the sample resonates with both s1 and s2: s1 and its neighbours learn it, and s1–s2 are joined.",
+}
+
+
+def _the_case(rec):
+    """Which case, in words, the CIM, and the comparison of V with V_1 and V_2 that decided it."""
     V = rec.threshold
     case_text = {
         1: rf"V = {_v(V)} < V_1 = {_v(rec.v1)}",
         2: rf"V_1 = {_v(rec.v1)} \leq V = {_v(V)} < V_2 = {_v(rec.v2)}",
         3: rf"V_1 = {_v(rec.v1)} \leq V_2 = {_v(rec.v2)} \leq V = {_v(V)}",
     }[rec.case]
-    names = {1: "Case I", 2: "Case II", 3: "Case III"}
-    plain = {
-        1: "the nearest node is farther than the threshold: the sample is novel and becomes a new node.",
-        2: "the sample resonates with the nearest node s1 only: s1 learns it.",
-        3: "the sample resonates with both s1 and s2: s1 and its neighbours learn it, and s1–s2 are joined.",
-    }
-    out = [
+    return [
         (
             "md",
-            f"**{names[rec.case]}** (t = {rec.t}): {plain[rec.case]} "
+            f"**{_CASE_NAMES[rec.case]}** (t = {rec.t}): {_CASE_PLAIN[rec.case]} "
             f"Winner s1 = node {rec.s1_id} (row {rec.s1}), runner-up s2 = node {rec.s2_id} (row {rec.s2}).",
         ),
         (
@@ -304,24 +307,30 @@ def _learning(rec, model, x):
         ),
         ("latex", case_text),
     ]
-    if rec.case == 1:
-        out.append(
-            (
-                "md",
-                f"New node {rec.new_node_id} at {_pvec(x)} with M = 1, moved to the front of the recency "
-                "list. Its bandwidth is the Silverman bandwidth of the active node set (which now includes it):",
-            )
+
+
+def _new_node(rec, model, x):
+    """Case I: the new node and its Silverman bandwidth."""
+    out = [
+        (
+            "md",
+            f"New node {rec.new_node_id} at {_pvec(x)} with M = 1, moved to the front of the recency "
+            "list. Its bandwidth is the Silverman bandwidth of the active node set (which now includes it):",
         )
-        act = model.active_rows()
-        ids = np.asarray(model.node_ids_)
-        if rec.new_node_id in ids:
-            out += _silverman_blocks(np.asarray(model.nodes_)[act], r"\sigma_{\mathrm{new}}", rec.new_node_sigma)
-        return out
+    ]
+    act = model.active_rows()
+    ids = np.asarray(model.node_ids_)
+    if rec.new_node_id in ids:
+        out += _silverman_blocks(np.asarray(model.nodes_)[act], r"\sigma_{\mathrm{new}}", rec.new_node_sigma)
+    return out
+
+
+def _winner_learns(rec, model, x, ids):
+    """Cases II and III: s1 moves towards the sample by 1/M, and its edges age."""
     nid, before, after = rec.moved[0]
-    ids = list(np.asarray(model.node_ids_))
     M = int(model.win_counts_[ids.index(nid)]) if nid in ids else None
     Mtxt = str(M) if M is not None else "M"
-    out.append(("latex", r"y_{s_1} \leftarrow y_{s_1} + \frac{x - y_{s_1}}{M_{s_1}}"))
+    out = [("latex", r"y_{s_1} \leftarrow y_{s_1} + \frac{x - y_{s_1}}{M_{s_1}}")]
     out.append(
         (
             "latex",
@@ -340,35 +349,53 @@ def _learning(rec, model, x):
         )
     else:
         out.append(("md", "s1 had no edges to age."))
+    return out
+
+
+def _neighbours_learn(rec, model, ids):
+    """Case III: the neighbours of s1 move a tenth as far, and the edge s1–s2 is created or reset."""
+    out = []
+    nb = rec.moved[1:]
+    if nb:
+        rows = []
+        for n, b, a in nb:
+            Mk = int(model.win_counts_[ids.index(n)]) if n in ids else None
+            rows.append({"node": n, "M": Mk, "before": _pvec(b), "after": _pvec(a)})
+        out.append(
+            (
+                "md",
+                "Every node that already was a neighbour of s1 moves a tenth as far: "
+                r"$y_k \leftarrow y_k + (x - y_k)/(10 M_k)$.",
+            )
+        )
+        out.append(("table", pd.DataFrame(rows)))
+    else:
+        out.append(("md", "s1 had no neighbours to move."))
+    if rec.edge_created:
+        out.append(
+            ("md", f"Then the edge s1–s2 ({rec.edge_created[0]}–{rec.edge_created[1]}) is **created** with age 1.")
+        )
+    elif rec.edge_reset:
+        out.append(
+            (
+                "md",
+                f"Then the existing edge s1–s2 ({rec.edge_reset[0]}–{rec.edge_reset[1]}) has its age **reset** to 1 "
+                "(so s2 moved above only because it already was a neighbour).",
+            )
+        )
+    return out
+
+
+def _learning(rec, model, x):
+    """The learning of one step: the case, then what it changed (a new node; or s1 and its neighbours), then
+    what was deleted."""
+    out = _the_case(rec)
+    if rec.case == 1:
+        return out + _new_node(rec, model, x)
+    ids = list(np.asarray(model.node_ids_))
+    out += _winner_learns(rec, model, x, ids)
     if rec.case == 3:
-        nb = rec.moved[1:]
-        if nb:
-            rows = []
-            for n, b, a in nb:
-                Mk = int(model.win_counts_[ids.index(n)]) if n in ids else None
-                rows.append({"node": n, "M": Mk, "before": _pvec(b), "after": _pvec(a)})
-            out.append(
-                (
-                    "md",
-                    "Every node that already was a neighbour of s1 moves a tenth as far: "
-                    r"$y_k \leftarrow y_k + (x - y_k)/(10 M_k)$.",
-                )
-            )
-            out.append(("table", pd.DataFrame(rows)))
-        else:
-            out.append(("md", "s1 had no neighbours to move."))
-        if rec.edge_created:
-            out.append(
-                ("md", f"Then the edge s1–s2 ({rec.edge_created[0]}–{rec.edge_created[1]}) is **created** with age 1.")
-            )
-        elif rec.edge_reset:
-            out.append(
-                (
-                    "md",
-                    f"Then the existing edge s1–s2 ({rec.edge_reset[0]}–{rec.edge_reset[1]}) has its age **reset** to 1 "
-                    "(so s2 moved above only because it already was a neighbour).",
-                )
-            )
+        out += _neighbours_learn(rec, model, ids)
     out += _deletion(rec)
     return out
 

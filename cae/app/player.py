@@ -10,7 +10,7 @@ Pause is the model's state at that step.
 
 Each frame is the page's own main view (the ``draw`` callable, the same figure builder as the
 still view, serialised as ``st.plotly_chart`` serialises it) and the panel beside it
-(:func:`panel`: the same numbers as the still view's metrics), so an animated frame looks
+(:func:`cae.app.panel.panel`: the numbers the still view shows too), so an animated frame looks
 exactly like the view after Pause. A chunk of frames travels as UTF-8 JSON bytes
 (:func:`encode_chunk`); coordinates inside are plotly.js typed arrays (base64). The first frame of a
 chunk is the whole figure and each later one only what changed since the frame before it
@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .stepper import SINGLE_CLASS_NOTE
+from .panel import fmt, panel
 
 __all__ = [
     "FRONTEND",
@@ -76,73 +76,6 @@ MIN_CHUNK, MAX_CHUNK = 2, 45
 LEAD_SECONDS = 1.5
 #: removed-node marks kept per frame for Pause (the newest frames)
 KEEP_DELETED = 400
-
-
-def fmt(v):
-    """A metric value as the panel shows it: "—" for none, 3 decimals for a float, thousands separators.
-
-    >>> fmt(None), fmt(float("nan")), fmt(0.12345), fmt(12000)
-    ('—', '—', '0.123', '12,000')
-    """
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "—"
-    if isinstance(v, (float, np.floating)):
-        return f"{float(v):.3f}"
-    return f"{int(v):,}"
-
-
-def panel(pg, score_noise=False):
-    """The numbers beside the main view at the Stepper's step: the still view and every frame show these.
-
-    Returns a dict: ``metrics`` (a list of ``[label, value]``: samples seen — with a third item,
-    "of N" —, the current stream, #nodes, #clusters, NMI, ARI, λ, V), ``note`` (what NMI/ARI were computed on), ``network`` (a
-    one-line count), ``last`` (what the last step did, or "") and ``finished``.
-
-    >>> from cae.app.stepper import Stepper
-    >>> from cae.data import make_paper2d, nonstationary_stream
-    >>> pg = Stepper(nonstationary_stream(make_paper2d(100, seed=0), seed=0))
-    >>> _ = pg.step(30)
-    >>> p = panel(pg)
-    >>> p["metrics"][0], p["last"][:7]
-    (['Samples seen', '30', 'of 660'], 't = 30:')
-    """
-    from .explanations import headline
-
-    m = pg.live_metrics(score_noise=score_noise)
-    model = pg.model
-    lam = getattr(model, "deletion_interval_", None) if pg.t else None
-    thr = getattr(model, "threshold_", float("nan")) if pg.t else float("nan")
-    metrics = [
-        ["Samples seen", f"{m['samples seen']:,}", f"of {len(pg.stream):,}"],
-        ["Current stream", str(m["stage"])],
-        ["#nodes", fmt(m["nodes"])],
-        ["#clusters", fmt(m["clusters"])],
-        ["NMI", fmt(m["NMI"])],
-        ["ARI", fmt(m["ARI"])],
-        ["λ", fmt(lam)],
-        ["V", fmt(thr)],
-    ]
-    network = ""
-    if pg.t and hasattr(model, "network_"):
-        network = f"network: {len(model.nodes_):,} nodes · {len(model.edges_):,} edges · {model.n_clusters_:,} clusters"
-    note = "NMI/ARI against the true labels of the data seen so far"
-    if m["thinned"]:
-        note += f" (an even sample of them, {m['metric sample']:,} scored)"
-    if pg.stream.noise_label is not None:
-        note += (
-            "; the noise counts as a class of its own"
-            if score_noise
-            else "; the uniform noise is learned but not scored, as in the paper"
-        )
-    if m["single class"]:
-        note += "; " + SINGLE_CLASS_NOTE
-    return {
-        "metrics": metrics,
-        "note": note + ".",
-        "network": network,
-        "last": headline(pg.record) if pg.record is not None else "",
-        "finished": bool(pg.finished),
-    }
 
 
 def figure_json(fig):

@@ -349,6 +349,143 @@ def animation_figure(frames, X, **kwargs):
     return go.Figure(animation_spec(frames, X, **kwargs), _validate=False)
 
 
+def _checked(frames, X, max_points, dims, frame_duration):
+    """The arguments of :func:`animation_spec`, checked: ``(frames, steps, max_points, (i, j), frame_duration)``."""
+    if not MIN_FRAMES <= len(frames) <= MAX_FRAMES:
+        raise ValueError(f"an animation needs between {MIN_FRAMES} and {MAX_FRAMES} frames, got {len(frames)}")
+    steps = np.array([f.t for f in frames])
+    if np.any(np.diff(steps) <= 0) or steps[0] < 0 or steps[-1] > len(X):
+        raise ValueError("frames must have increasing steps within the stream")
+    max_points = _as_int(max_points, "max_points")
+    if max_points < 1:
+        raise ValueError(f"max_points must be at least 1, got {max_points}")
+    i, j = (_as_int(d, "dims") for d in dims)
+    if not (0 <= i < X.shape[1] and 0 <= j < X.shape[1]):
+        raise ValueError(f"dims {tuple(dims)} must name two of the {X.shape[1]} features")
+    return steps, max_points, (i, j), _as_int(frame_duration, "frame_duration")
+
+
+def _data_chunks(X, steps, max_points, dims):
+    """Every drawn data point written once: chunk k holds those that arrived up to frame k's step."""
+    t_last = int(steps[-1])
+    shown = (
+        np.unique(np.linspace(0, t_last - 1, min(max_points, t_last)).round().astype(np.int64))
+        if t_last
+        else np.zeros(0, np.int64)
+    )
+    cuts = np.searchsorted(shown, steps, side="left")  # shown[:cuts[k]]: the points drawn at frame k
+    pts = X[shown][:, list(dims)].astype(np.float32)
+    return [pts[(0 if k == 0 else cuts[k - 1]) : cuts[k]] for k in range(len(steps))]
+
+
+def _first_traces(chunk, first, dims):
+    """The figure's traces at the first frame: a chunk of data per frame, the newest data, edges, nodes."""
+    data = [
+        dict(
+            type="scatter",
+            x=c[:, 0],
+            y=c[:, 1],
+            mode="markers",
+            marker=dict(size=3, color=_OLD_DATA),
+            hoverinfo="skip",
+            showlegend=False,
+            visible=k == 0,
+        )
+        for k, c in enumerate(chunk)
+    ]
+    edges, nodes = _network_data(first, dims)
+    empty = np.zeros(0, np.float32)
+    newest = dict(type="scatter", x=empty, y=empty, mode="markers", hoverinfo="skip", showlegend=False)
+    data.append(dict(newest, marker=dict(size=4, color=_NEW_DATA)))
+    line = dict(color=_EDGE, width=1.2)
+    data.append(
+        dict(type="scatter", mode="lines", line=line, hoverinfo="skip", showlegend=False, connectgaps=False, **edges)
+    )
+    nodes["marker"].update(
+        colorscale=_discrete_colorscale(),
+        cmin=0,
+        cmax=len(PALETTE),
+        showscale=False,
+        line=dict(color="white", width=0.7),
+    )
+    hover = "cluster %{customdata}<extra></extra>"
+    data.append(dict(type="scatter", mode="markers", showlegend=False, hovertemplate=hover, **nodes))
+    return data
+
+
+def _animation_frames(frames, chunk, titles, dims):
+    """One animation frame per :class:`Frame`, named by its step: the chunks shown so far, the newest, the network."""
+    nf = len(frames)
+    out = []
+    for k, f in enumerate(frames):
+        frame_data = [dict(visible=m <= k) for m in range(nf)]
+        newest = chunk[k] if k else np.zeros((0, 2), np.float32)  # frame 0 has no previous frame
+        frame_data.append(dict(x=newest[:, 0], y=newest[:, 1]))
+        frame_data += list(_network_data(f, dims))
+        out.append(
+            dict(name=str(f.t), data=frame_data, traces=list(range(nf + 3)), layout=dict(title=dict(text=titles[k])))
+        )
+    return out
+
+
+def _controls(frames, frame_duration):
+    """The play and pause buttons, and the slider of steps: ``(updatemenus, sliders)``."""
+    play = dict(
+        frame=dict(duration=frame_duration, redraw=True),
+        fromcurrent=True,
+        transition=dict(duration=0),
+        mode="immediate",
+    )
+    pause = dict(frame=dict(duration=0, redraw=False), transition=dict(duration=0), mode="immediate")
+    jump = dict(frame=dict(duration=0, redraw=True), transition=dict(duration=0), mode="immediate")
+    buttons = [
+        dict(label="▶ Play", method="animate", args=[None, play]),
+        dict(label="❚❚ Pause", method="animate", args=[[None], pause]),
+    ]
+    menu = dict(type="buttons", direction="left", x=0.0, xanchor="left", y=-0.06, yanchor="top")
+    menu.update(pad=dict(t=0, r=10), showactive=False, buttons=buttons)
+    slider = dict(
+        active=0,
+        x=0.16,
+        len=0.84,
+        y=-0.04,
+        yanchor="top",
+        pad=dict(t=0, b=10),
+        currentvalue=dict(prefix="step ", visible=True, xanchor="left"),
+        transition=dict(duration=0),
+        steps=[dict(method="animate", label=f"{f.t:,}", args=[[str(f.t)], jump]) for f in frames],
+    )
+    return [menu], [slider]
+
+
+_LEGEND = (
+    "grey: data seen · blue: arrived since the previous frame · dots: nodes, coloured by "
+    "cluster and sized by win count · lines: edges"
+)
+
+
+def _animation_layout(X, dims, height, title, first_title, controls):
+    """The layout: the stream's extent (fixed axes, equal aspect), the title, the controls, the legend line."""
+    i, j = dims
+    (x0, y0), (x1, y1) = X[:, [i, j]].min(axis=0), X[:, [i, j]].max(axis=0)
+    px, py = 0.03 * ((x1 - x0) or 1.0), 0.03 * ((y1 - y0) or 1.0)
+    grid = dict(autorange=False, showgrid=True, gridcolor="#eee", zeroline=False)
+    updatemenus, sliders = controls
+    legend = dict(text=_LEGEND, xref="paper", yref="paper", x=0, y=-0.30, xanchor="left", yanchor="top")
+    return dict(
+        height=int(height),
+        plot_bgcolor="white",
+        margin=dict(l=40, r=20, t=80 if title else 60, b=150),
+        title=dict(text=first_title, x=0.02, xanchor="left"),
+        showlegend=False,
+        xaxis=dict(range=[float(x0 - px), float(x1 + px)], **grid, constrain="domain"),
+        yaxis=dict(range=[float(y0 - py), float(y1 + py)], **grid, scaleanchor="x", scaleratio=1),
+        updatemenus=updatemenus,
+        sliders=sliders,
+        annotations=[dict(legend, showarrow=False, font=dict(size=11, color="#555"))],
+    )
+
+
 def animation_spec(
     frames,
     X,
@@ -398,174 +535,13 @@ def animation_spec(
     """
     X = _as_data(X)
     frames = list(frames)
-    if not MIN_FRAMES <= len(frames) <= MAX_FRAMES:
-        raise ValueError(f"an animation needs between {MIN_FRAMES} and {MAX_FRAMES} frames, got {len(frames)}")
-    steps = np.array([f.t for f in frames])
-    if np.any(np.diff(steps) <= 0) or steps[0] < 0 or steps[-1] > len(X):
-        raise ValueError("frames must have increasing steps within the stream")
-    max_points = _as_int(max_points, "max_points")
-    if max_points < 1:
-        raise ValueError(f"max_points must be at least 1, got {max_points}")
-    i, j = (_as_int(d, "dims") for d in dims)
-    if not (0 <= i < X.shape[1] and 0 <= j < X.shape[1]):
-        raise ValueError(f"dims {tuple(dims)} must name two of the {X.shape[1]} features")
-    frame_duration = _as_int(frame_duration, "frame_duration")
-
-    # every drawn data point is written once: chunk k holds those that arrived up to frame k's step
-    t_last = int(steps[-1])
-    shown = (
-        np.unique(np.linspace(0, t_last - 1, min(max_points, t_last)).round().astype(np.int64))
-        if t_last
-        else np.zeros(0, np.int64)
-    )
-    cuts = np.searchsorted(shown, steps, side="left")  # shown[:cuts[k]]: the points drawn at frame k
-    pts = X[shown][:, [i, j]].astype(np.float32)
-    chunk = [pts[(0 if k == 0 else cuts[k - 1]) : cuts[k]] for k in range(len(frames))]
-    nf = len(frames)
-    data = [
-        dict(
-            type="scatter",
-            x=c[:, 0],
-            y=c[:, 1],
-            mode="markers",
-            marker=dict(size=3, color=_OLD_DATA),
-            hoverinfo="skip",
-            showlegend=False,
-            visible=k == 0,
-        )
-        for k, c in enumerate(chunk)
-    ]
-    edges, nodes = _network_data(frames[0], (i, j))
-    empty = np.zeros(0, np.float32)
-    data.append(
-        dict(
-            type="scatter",
-            x=empty,
-            y=empty,
-            mode="markers",
-            hoverinfo="skip",
-            showlegend=False,
-            marker=dict(size=4, color=_NEW_DATA),
-        )
-    )
-    data.append(
-        dict(
-            type="scatter",
-            mode="lines",
-            line=dict(color=_EDGE, width=1.2),
-            hoverinfo="skip",
-            showlegend=False,
-            connectgaps=False,
-            **edges,
-        )
-    )
-    nodes["marker"].update(
-        colorscale=_discrete_colorscale(),
-        cmin=0,
-        cmax=len(PALETTE),
-        showscale=False,
-        line=dict(color="white", width=0.7),
-    )
-    data.append(
-        dict(
-            type="scatter",
-            mode="markers",
-            showlegend=False,
-            hovertemplate="cluster %{customdata}<extra></extra>",
-            **nodes,
-        )
-    )
-
+    steps, max_points, dims, frame_duration = _checked(frames, X, max_points, dims, frame_duration)
+    chunk = _data_chunks(X, steps, max_points, dims)
+    data = _first_traces(chunk, frames[0], dims)
     top = f"{_html.escape(title)}<br>" if title else ""
     titles = [top + _frame_title(f, len(X), algorithm, _stage_at(f.t, stage_starts, stage_names)) for f in frames]
-    anim_frames = []
-    for k, f in enumerate(frames):
-        frame_data = [dict(visible=m <= k) for m in range(nf)]
-        newest = chunk[k] if k else np.zeros((0, 2), np.float32)  # frame 0 has no previous frame
-        frame_data.append(dict(x=newest[:, 0], y=newest[:, 1]))
-        frame_data += list(_network_data(f, (i, j)))
-        anim_frames.append(
-            dict(name=str(f.t), data=frame_data, traces=list(range(nf + 3)), layout=dict(title=dict(text=titles[k])))
-        )
-
-    (x0, y0), (x1, y1) = X[:, [i, j]].min(axis=0), X[:, [i, j]].max(axis=0)
-    px, py = 0.03 * ((x1 - x0) or 1.0), 0.03 * ((y1 - y0) or 1.0)
-    play = dict(
-        frame=dict(duration=frame_duration, redraw=True),
-        fromcurrent=True,
-        transition=dict(duration=0),
-        mode="immediate",
-    )
-    pause = dict(frame=dict(duration=0, redraw=False), transition=dict(duration=0), mode="immediate")
-    jump = dict(frame=dict(duration=0, redraw=True), transition=dict(duration=0), mode="immediate")
-    layout = dict(
-        height=int(height),
-        plot_bgcolor="white",
-        margin=dict(l=40, r=20, t=80 if title else 60, b=150),
-        title=dict(text=titles[0], x=0.02, xanchor="left"),
-        showlegend=False,
-        xaxis=dict(
-            range=[float(x0 - px), float(x1 + px)],
-            autorange=False,
-            showgrid=True,
-            gridcolor="#eee",
-            zeroline=False,
-            constrain="domain",
-        ),
-        yaxis=dict(
-            range=[float(y0 - py), float(y1 + py)],
-            autorange=False,
-            showgrid=True,
-            gridcolor="#eee",
-            zeroline=False,
-            scaleanchor="x",
-            scaleratio=1,
-        ),
-        updatemenus=[
-            dict(
-                type="buttons",
-                direction="left",
-                x=0.0,
-                xanchor="left",
-                y=-0.06,
-                yanchor="top",
-                pad=dict(t=0, r=10),
-                showactive=False,
-                buttons=[
-                    dict(label="▶ Play", method="animate", args=[None, play]),
-                    dict(label="❚❚ Pause", method="animate", args=[[None], pause]),
-                ],
-            )
-        ],
-        sliders=[
-            dict(
-                active=0,
-                x=0.16,
-                len=0.84,
-                y=-0.04,
-                yanchor="top",
-                pad=dict(t=0, b=10),
-                currentvalue=dict(prefix="step ", visible=True, xanchor="left"),
-                transition=dict(duration=0),
-                steps=[dict(method="animate", label=f"{f.t:,}", args=[[str(f.t)], jump]) for f in frames],
-            )
-        ],
-        annotations=[
-            dict(
-                text="grey: data seen · blue: arrived since the previous frame · dots: nodes, coloured by "
-                "cluster and sized by win count · lines: edges",
-                xref="paper",
-                yref="paper",
-                x=0,
-                y=-0.30,
-                xanchor="left",
-                yanchor="top",
-                showarrow=False,
-                font=dict(size=11, color="#555"),
-            )
-        ],
-    )
-    return dict(data=data, layout=layout, frames=anim_frames)
+    layout = _animation_layout(X, dims, height, title, titles[0], _controls(frames, frame_duration))
+    return dict(data=data, layout=layout, frames=_animation_frames(frames, chunk, titles, dims))
 
 
 _TYPED = {

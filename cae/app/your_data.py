@@ -129,6 +129,118 @@ def _try(make_model, X):
     return n_nodes, int(model.n_clusters_) if n_nodes else 0, not wrong
 
 
+def _problem(model, n, no_threshold):
+    """What went wrong, in a sentence or two."""
+    n_nodes = len(model.nodes_)
+    n_clusters = int(model.n_clusters_) if n_nodes else 0
+    if n_nodes == 0:
+        problem = f"The run ended with no node at all ({n:,} rows learned): every node was removed as noise."
+    elif n_clusters >= 0.5 * n or n_nodes >= 0.9 * n:
+        problem = (
+            f"Almost every row became a node of its own: {n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
+        )
+    else:
+        problem = f"{n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
+    if no_threshold:
+        problem += " No similarity threshold V was ever set: the first nodes never stopped being diverse."
+    return problem
+
+
+def _sorted_by_class(y, n, label_names, label):
+    """The rows sorted by class (the label column in a few blocks), said; or None."""
+    if y is None or len(np.unique(y)) < 2:
+        return None
+    runs = _runs(y)
+    k = len(np.unique(y))
+    if not (len(runs) <= 2 * k and n >= 4 * k):
+        return None
+    shown = ", then ".join(
+        f"{label_names[v] if label_names is not None and 0 <= v < len(label_names) else v} (rows {a + 1:,}–{b + 1:,})"
+        for v, a, b in runs[:6]
+    ) + (", …" if len(runs) > 6 else "")
+    col = f" {label}" if label else ""
+    return (
+        f"The rows are sorted by class: the label column{col} comes in {len(runs)} blocks ({shown}). "
+        "The first rows, from which CAE estimates its bandwidth, threshold and λ, then hold a single "
+        "class, unlike the rest of the stream."
+    )
+
+
+def _sorted_by_feature(X, names):
+    """The rows sorted by a feature (a column that only grows or only shrinks), said; or None."""
+    for j in range(X.shape[1]):
+        d = np.diff(X[:, j])
+        if np.any(d != 0) and max((d >= 0).mean(), (d <= 0).mean()) >= 0.98:
+            return (
+                f"The rows are sorted by the column {names[j]} "
+                f"({'increasing' if (d >= 0).mean() >= 0.98 else 'decreasing'}): the first rows are "
+                "not like the rest of the stream."
+            )
+    return None
+
+
+def _order_causes(X, y, label_names, label, names):
+    """What is wrong with the rows' order: sorted by class or by a feature, duplicate rows in pairs."""
+    n = len(X)
+    causes = [c for c in (_sorted_by_class(y, n, label_names, label),) if c]
+    if not causes:
+        causes += [c for c in (_sorted_by_feature(X, names),) if c]
+    twins = int(np.all(X[1:] == X[:-1], axis=1).sum()) if n > 1 else 0
+    if twins >= max(2, 0.05 * n):
+        causes.append(
+            f"{twins:,} rows repeat the row just before them: the first nodes sit on top of each other, "
+            "which pulls the threshold V towards 0."
+        )
+    return causes
+
+
+def _range_cause(X, names, advice):
+    """Feature ranges that differ by more than 100×, said; or None (with a note when scaling would change little)."""
+    w = range_warning(X, names)
+    if w:
+        return "The " + w.replace("; consider min-max or z-score scaling.", ".")
+    ranges = np.ptp(X, axis=0)
+    pos = ranges[ranges > 0]
+    if len(pos) >= 2:
+        advice.notes.append(
+            f"The feature ranges differ by at most {pos.max() / pos.min():.1f}×: scaling would change little."
+        )
+    return None
+
+
+def _verdict(advice, can_try, n, kind, what, X, factory):
+    """A remedy proposed: tried first when it can be (and proposed only when it fixes the run)."""
+    if not can_try:
+        advice.remedies.append(kind)
+        return f"Remedy: {what} (not tried here: {n:,} rows)."
+    nodes, clusters, fixed = advice.tried[kind] = _try(factory, X)
+    if fixed:
+        advice.remedies.append(kind)
+        return f"Remedy: {what}. Tried: it gives {nodes:,} nodes and {clusters:,} clusters."
+    return f"Tried {what}: it still gives {nodes:,} nodes and {clusters:,} clusters, so that alone does not fix it."
+
+
+def _try_caea(advice, X, range_cause, verdict):
+    """CAE never set its threshold and nothing else fixed it: CAEA (λ and a_max given) is tried."""
+    from ..data.csvio import scale
+    from ..registry import make_algorithm
+
+    n, d = X.shape
+    advice.causes.append(
+        f"With {d} features and {n:,} rows, CAE's first nodes may never stop being diverse, and CAE waits for "
+        "that to set its threshold. CAEA is given λ and a_max and does not wait."
+    )
+    Xc = scale(X, "minmax") if range_cause else X
+    advice.causes.append(
+        verdict(
+            "caea+minmax" if range_cause else "caea",
+            "CAEA (λ = 80, a_max = 40)" + (" with min–max scaling" if range_cause else ""),
+            Xc,
+            lambda: make_algorithm("CAEA", deletion_interval=80, max_edge_age=40),
+        )
+    )
+
+
 def advise(
     model,
     X,
@@ -178,101 +290,24 @@ def advise(
     wrong, no_threshold = _went_wrong(model, n)
     if not wrong:
         return None
-    n_nodes = len(model.nodes_)
-    n_clusters = int(model.n_clusters_) if n_nodes else 0
-    if n_nodes == 0:
-        problem = f"The run ended with no node at all ({n:,} rows learned): every node was removed as noise."
-    elif n_clusters >= 0.5 * n or n_nodes >= 0.9 * n:
-        problem = (
-            f"Almost every row became a node of its own: {n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
-        )
-    else:
-        problem = f"{n_nodes:,} nodes and {n_clusters:,} clusters from {n:,} rows."
-    if no_threshold:
-        problem += " No similarity threshold V was ever set: the first nodes never stopped being diverse."
-    advice = RunAdvice(problem)
+    advice = RunAdvice(_problem(model, n, no_threshold))
     names = [str(f) for f in feature_names] if feature_names is not None else [f"x{i}" for i in range(X.shape[1])]
-    order_causes = []
-    if not shuffled:
-        if y is not None and len(np.unique(y)) >= 2:
-            runs = _runs(y)
-            k = len(np.unique(y))
-            if len(runs) <= 2 * k and n >= 4 * k:
-                shown = ", then ".join(
-                    f"{label_names[v] if label_names is not None and 0 <= v < len(label_names) else v} "
-                    f"(rows {a + 1:,}–{b + 1:,})"
-                    for v, a, b in runs[:6]
-                ) + (", …" if len(runs) > 6 else "")
-                col = f" {label}" if label else ""
-                order_causes.append(
-                    f"The rows are sorted by class: the label column{col} comes in {len(runs)} blocks ({shown}). "
-                    "The first rows, from which CAE estimates its bandwidth, threshold and λ, then hold a single "
-                    "class, unlike the rest of the stream."
-                )
-        if not order_causes:
-            for j in range(X.shape[1]):
-                d = np.diff(X[:, j])
-                if np.any(d != 0) and max((d >= 0).mean(), (d <= 0).mean()) >= 0.98:
-                    order_causes.append(
-                        f"The rows are sorted by the column {names[j]} "
-                        f"({'increasing' if (d >= 0).mean() >= 0.98 else 'decreasing'}): the first rows are "
-                        "not like the rest of the stream."
-                    )
-                    break
-        twins = int(np.all(X[1:] == X[:-1], axis=1).sum()) if n > 1 else 0
-        if twins >= max(2, 0.05 * n):
-            order_causes.append(
-                f"{twins:,} rows repeat the row just before them: the first nodes sit on top of each other, "
-                "which pulls the threshold V towards 0."
-            )
-    range_cause = None
-    if scaling == "none" and X.shape[1] >= 2:
-        w = range_warning(X, names)
-        if w:
-            range_cause = "The " + w.replace("; consider min-max or z-score scaling.", ".")
-        else:
-            ranges = np.ptp(X, axis=0)
-            pos = ranges[ranges > 0]
-            if len(pos) >= 2:
-                advice.notes.append(
-                    f"The feature ranges differ by at most {pos.max() / pos.min():.1f}×: scaling would change little."
-                )
+    order_causes = [] if shuffled else _order_causes(X, y, label_names, label, names)
+    range_cause = _range_cause(X, names, advice) if scaling == "none" and X.shape[1] >= 2 else None
     can_try = make_model is not None and n <= try_rows
-    shuffle_X = X[np.random.default_rng(0).permutation(n)]
 
     def verdict(kind, what, Xr, factory=make_model):
-        if not can_try:
-            advice.remedies.append(kind)
-            return f"Remedy: {what} (not tried here: {n:,} rows)."
-        nodes, clusters, fixed = advice.tried[kind] = _try(factory, Xr)
-        if fixed:
-            advice.remedies.append(kind)
-            return f"Remedy: {what}. Tried: it gives {nodes:,} nodes and {clusters:,} clusters."
-        return f"Tried {what}: it still gives {nodes:,} nodes and {clusters:,} clusters, so that alone does not fix it."
+        return _verdict(advice, can_try, n, kind, what, Xr, factory)
 
     if order_causes:
         advice.causes += order_causes
+        shuffle_X = X[np.random.default_rng(0).permutation(n)]
         advice.causes.append(verdict("shuffle", "present the rows in random order, as the paper does", shuffle_X))
     if range_cause:
         advice.causes.append(range_cause)
         advice.causes.append(verdict("minmax", "min–max scaling", scale(X, "minmax")))
     if no_threshold and not advice.remedies and can_try:
-        from ..registry import make_algorithm
-
-        d = X.shape[1]
-        advice.causes.append(
-            f"With {d} features and {n:,} rows, CAE's first nodes may never stop being diverse, and CAE waits for "
-            "that to set its threshold. CAEA is given λ and a_max and does not wait."
-        )
-        Xc = scale(X, "minmax") if range_cause else X
-        advice.causes.append(
-            verdict(
-                "caea+minmax" if range_cause else "caea",
-                "CAEA (λ = 80, a_max = 40)" + (" with min–max scaling" if range_cause else ""),
-                Xc,
-                lambda: make_algorithm("CAEA", deletion_interval=80, max_edge_age=40),
-            )
-        )
+        _try_caea(advice, X, range_cause, verdict)
     return advice
 
 

@@ -205,6 +205,49 @@ class Table:
     def __len__(self) -> int:
         return len(self.frame)
 
+    def _checked(self, features: Sequence[str] | None, label: str | None, scaling: str) -> list[str]:
+        """The features chosen (default: every numeric column), checked with the label and the scaling."""
+        if scaling not in SCALINGS:
+            raise CSVLoadError(f"unknown scaling {scaling!r}; choose one of {', '.join(SCALINGS)}")
+        features = list(self.numeric_columns if features is None else features)
+        if not features:
+            raise CSVLoadError("choose at least one numeric feature column")
+        bad = [f for f in features if f not in self.numeric_columns]
+        if bad:
+            raise CSVLoadError(f"not numeric feature columns: {', '.join(map(str, bad))}")
+        if label is not None and label not in self.frame.columns:
+            raise CSVLoadError(f"no column named {label!r}")
+        if label is not None and label in features:
+            raise CSVLoadError("the label column cannot also be a feature")
+        return features
+
+    def _usable_rows(self, X: NDArray[np.float64], features: list[str], reasons: dict[str, int]) -> NDArray[np.bool_]:
+        """The rows whose features are all numbers (finite, read); the others counted in ``reasons`` by why."""
+        bad_rows = np.zeros(len(X), bool)
+        for f in features:
+            if f in self.unparsable:
+                bad_rows |= self.unparsable[f]
+        nan_rows = np.isnan(X).any(axis=1) & ~bad_rows
+        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows & ~bad_rows
+        if bad_rows.any():
+            reasons["unparsable value"] = int(bad_rows.sum())
+        if nan_rows.any():
+            reasons["missing or NaN value"] = int(nan_rows.sum())
+        if inf_rows.any():
+            reasons["infinite value"] = int(inf_rows.sum())
+        return ~(nan_rows | inf_rows | bad_rows)
+
+    def _labelled_rows(self, label: str, keep: NDArray[np.bool_], reasons: dict[str, int]) -> NDArray[np.bool_]:
+        """The rows with a label; those among ``keep`` without one counted in ``reasons``."""
+        col = self.frame[label]
+        miss = col.isna().to_numpy().copy()
+        if label in self.numeric_columns:
+            miss |= ~np.isfinite(col.to_numpy(float, na_value=np.nan))
+        lab_missing = miss & keep
+        if lab_missing.any():
+            reasons["missing label"] = int(lab_missing.sum())
+        return ~miss
+
     def select(
         self, features: Sequence[str] | None = None, label: str | None = None, scaling: str = "none"
     ) -> Selection:
@@ -219,44 +262,14 @@ class Table:
             No features, an unknown column, fewer than 2 rows left, or values
             too large for CAE without scaling.
         """
-        if scaling not in SCALINGS:
-            raise CSVLoadError(f"unknown scaling {scaling!r}; choose one of {', '.join(SCALINGS)}")
-        features = list(self.numeric_columns if features is None else features)
-        if not features:
-            raise CSVLoadError("choose at least one numeric feature column")
-        bad = [f for f in features if f not in self.numeric_columns]
-        if bad:
-            raise CSVLoadError(f"not numeric feature columns: {', '.join(map(str, bad))}")
-        if label is not None and label not in self.frame.columns:
-            raise CSVLoadError(f"no column named {label!r}")
-        if label is not None and label in features:
-            raise CSVLoadError("the label column cannot also be a feature")
+        features = self._checked(features, label, scaling)
         X = self.frame[features].to_numpy(dtype=float)
         reasons: dict[str, int] = {}
-        bad_rows = np.zeros(len(X), bool)
-        for f in features:
-            if f in self.unparsable:
-                bad_rows |= self.unparsable[f]
-        nan_rows = np.isnan(X).any(axis=1) & ~bad_rows
-        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows & ~bad_rows
-        if bad_rows.any():
-            reasons["unparsable value"] = int(bad_rows.sum())
-        if nan_rows.any():
-            reasons["missing or NaN value"] = int(nan_rows.sum())
-        if inf_rows.any():
-            reasons["infinite value"] = int(inf_rows.sum())
-        keep = ~(nan_rows | inf_rows | bad_rows)
+        keep = self._usable_rows(X, features, reasons)
         y = None
         names: list[str] = []
         if label is not None:
-            col = self.frame[label]
-            miss = col.isna().to_numpy().copy()
-            if label in self.numeric_columns:
-                miss |= ~np.isfinite(col.to_numpy(float, na_value=np.nan))
-            lab_missing = miss & keep
-            if lab_missing.any():
-                reasons["missing label"] = int(lab_missing.sum())
-            keep &= ~miss
+            keep &= self._labelled_rows(label, keep, reasons)
         idx = np.flatnonzero(keep)
         X = X[idx]
         if len(X) < 2:
@@ -439,6 +452,157 @@ def _parse_number(cell: str, decimal: str, stats: list[int]) -> tuple[float | No
     return None, False
 
 
+def _text(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> tuple[str, str]:
+    """The file's text (newlines as ``\\n``) and its encoding; an empty or binary file is refused."""
+    data = _read_bytes(source, limits)
+    if not data.strip():
+        raise CSVLoadError("the file is empty")
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_binary(data):
+        raise CSVLoadError("this does not look like a text CSV file (it contains binary data)")
+    text, encoding = _decode(data)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
+
+
+def _nonblank_rows(text: str, delimiter: str, limits: Limits) -> list[tuple[int, list[str]]]:
+    """The rows with any non-blank field, each with its line number (at most ``limits.max_rows`` + 1)."""
+    numbered = []
+    try:
+        reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)
+        for r in reader:
+            if any(c.strip() for c in r):
+                numbered.append((reader.line_num, r))
+            if len(numbered) > limits.max_rows + 1:
+                raise CSVLoadError(f"the file has more than {limits.max_rows:,} data rows; that is the most supported")
+    except csv.Error as exc:
+        raise CSVLoadError(f"the file is not valid CSV: {exc}") from None
+    if not numbered:
+        raise CSVLoadError("the file has no data")
+    return numbered
+
+
+def _decimal(numbered: list[tuple[int, list[str]]], delimiter: str, decimal: str | None) -> str:
+    """The decimal separator given, checked, or detected."""
+    if decimal is None:
+        decimal = _detect_decimal(numbered, delimiter)
+    elif decimal not in (".", ","):
+        raise CSVLoadError("the decimal separator must be '.' or ','")
+    if decimal == "," and delimiter == ",":
+        raise CSVLoadError("a comma cannot be both the delimiter and the decimal separator")
+    return decimal
+
+
+def _names_and_body(
+    numbered: list[tuple[int, list[str]]], header: bool, limits: Limits
+) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The column names (the header's, or ``column_1``…) and the data rows, within the limits."""
+    if header:
+        _, names = numbered[0]
+        body = numbered[1:]
+    else:
+        names = [f"column_{i + 1}" for i in range(len(numbered[0][1]))]
+        body = numbered
+    names = [n.strip() for n in names]
+    if len(names) > limits.max_columns:
+        raise CSVLoadError(f"the file has {len(names)} columns; at most {limits.max_columns} are supported")
+    if not body:
+        raise CSVLoadError("the file has a header row but no data rows")
+    if len(body) > limits.max_rows:
+        raise CSVLoadError(f"the file has {len(body)} data rows; at most {limits.max_rows:,} are supported")
+    return names, body
+
+
+def _aligned(body: list[tuple[int, list[str]]], width: int, report: LoadReport) -> tuple[list[list[str]], list[int]]:
+    """The rows with as many fields as the header (trailing empty fields trimmed, short rows dropped) and their
+    line numbers; a row with more non-empty fields than the header is refused."""
+    kept, lines_kept = [], []
+    for line_no, r in body:
+        if len(r) > width:
+            extra = r[width:]
+            if any(c.strip() for c in extra):
+                raise CSVLoadError(
+                    f"line {line_no} has {len(r)} fields but the header has {width}; "
+                    "the columns cannot be aligned (check the delimiter or quoting)"
+                )
+            r = r[:width]
+            report.trailing_empty_fields_trimmed += 1
+        elif len(r) < width:
+            report.short_rows_dropped += 1
+            report.short_row_lines.append(line_no)
+            continue
+        kept.append(r)
+        lines_kept.append(line_no)
+    if not kept:
+        raise CSVLoadError("no row has as many fields as the header")
+    return kept, lines_kept
+
+
+@dataclass
+class _Columns:
+    """The columns read so far: values by name, which are numeric and which text, the cells read as missing."""
+
+    frame: dict[str, Any]
+    numeric: list[str]
+    textual: list[str]
+    masks: dict[str, np.ndarray]
+    bad_any: np.ndarray
+    stats: list[int]
+
+
+def _numbers(col: Sequence[str], decimal: str, stats: list[int]) -> tuple[np.ndarray, list[int]]:
+    """A column's cells as numbers (NaN where not one) and the rows of the cells that are not numbers."""
+    values = np.empty(len(col))
+    bad = []
+    for i, c in enumerate(col):
+        v, good = _parse_number(c, decimal, stats)
+        if not good:
+            bad.append(i)
+            v = np.nan
+        values[i] = v
+    return values, bad
+
+
+def _read_column(
+    name: str,
+    col: Sequence[str],
+    decimal: str,
+    lines_kept: list[int],
+    unparsable: str,
+    report: LoadReport,
+    out: _Columns,
+) -> None:
+    """One column: numeric (its cells that are not numbers listed, and read as missing when asked), text, or
+    dropped (empty)."""
+    if all(not c.strip() for c in col):
+        report.empty_columns_dropped.append(name)
+        return
+    values, bad = _numbers(col, decimal, out.stats)
+    ok = not bad
+    if bad and len(bad) <= 0.5 * len(col) and not np.all(np.isnan(values)):
+        i = bad[0]
+        report.unparsable_cells[name] = [(lines_kept[k], col[k].strip()) for k in bad]
+        out.bad_any[bad] = True
+        if unparsable == "missing":
+            out.masks[name] = np.zeros(len(col), bool)
+            out.masks[name][bad] = True
+            ok = True
+        else:
+            report.warnings.append(
+                f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
+                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column unless "
+                "such cells are read as missing"
+            )
+    if ok and not np.all(np.isnan(values)):
+        out.frame[name] = values
+        out.numeric.append(name)
+        return
+    texts = [c.strip() if c.strip().lower() not in MISSING else None for c in col]
+    if all(t is None for t in texts):
+        report.empty_columns_dropped.append(name)
+        return
+    out.frame[name] = pd.Series(texts, dtype=object)
+    out.textual.append(name)
+
+
 def read_csv(
     source: bytes | str | os.PathLike[str] | IO[bytes],
     delimiter: str | None = None,
@@ -483,135 +647,42 @@ def read_csv(
     """
     if unparsable not in ("text", "missing"):
         raise ValueError("unparsable must be 'text' or 'missing'")
-    data = _read_bytes(source, limits)
-    if not data.strip():
-        raise CSVLoadError("the file is empty")
-    if not data.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_binary(data):
-        raise CSVLoadError("this does not look like a text CSV file (it contains binary data)")
-    text, encoding = _decode(data)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, encoding = _text(source, limits)
     report = LoadReport(encoding=encoding)
     if delimiter is None:
         delimiter = _sniff(text.split("\n", 200)[:200])
     elif delimiter not in DELIMITERS:
         raise CSVLoadError(f"unsupported delimiter {delimiter!r}; use one of , ; tab |")
     report.delimiter = delimiter
-    numbered = []
-    try:
-        reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)
-        for r in reader:
-            if any(c.strip() for c in r):
-                numbered.append((reader.line_num, r))
-            if len(numbered) > limits.max_rows + 1:
-                raise CSVLoadError(f"the file has more than {limits.max_rows:,} data rows; that is the most supported")
-    except csv.Error as exc:
-        raise CSVLoadError(f"the file is not valid CSV: {exc}") from None
-    if not numbered:
-        raise CSVLoadError("the file has no data")
-    if decimal is None:
-        decimal = _detect_decimal(numbered, delimiter)
-    elif decimal not in (".", ","):
-        raise CSVLoadError("the decimal separator must be '.' or ','")
-    if decimal == "," and delimiter == ",":
-        raise CSVLoadError("a comma cannot be both the delimiter and the decimal separator")
-    report.decimal = decimal
+    numbered = _nonblank_rows(text, delimiter, limits)
+    decimal = report.decimal = _decimal(numbered, delimiter, decimal)
     if header is None:
         header = _detect_header(numbered, decimal)
     report.header = bool(header)
-    if header:
-        _, names = numbered[0]
-        body = numbered[1:]
-    else:
-        names = [f"column_{i + 1}" for i in range(len(numbered[0][1]))]
-        body = numbered
-    names = [n.strip() for n in names]
-    width = len(names)
-    if width > limits.max_columns:
-        raise CSVLoadError(f"the file has {width} columns; at most {limits.max_columns} are supported")
-    if not body:
-        raise CSVLoadError("the file has a header row but no data rows")
-    if len(body) > limits.max_rows:
-        raise CSVLoadError(f"the file has {len(body)} data rows; at most {limits.max_rows:,} are supported")
-    kept, lines_kept = [], []
-    for line_no, r in body:
-        if len(r) > width:
-            extra = r[width:]
-            if any(c.strip() for c in extra):
-                raise CSVLoadError(
-                    f"line {line_no} has {len(r)} fields but the header has {width}; "
-                    "the columns cannot be aligned (check the delimiter or quoting)"
-                )
-            r = r[:width]
-            report.trailing_empty_fields_trimmed += 1
-        elif len(r) < width:
-            report.short_rows_dropped += 1
-            report.short_row_lines.append(line_no)
-            continue
-        kept.append(r)
-        lines_kept.append(line_no)
-    if not kept:
-        raise CSVLoadError("no row has as many fields as the header")
+    names, body = _names_and_body(numbered, header, limits)
+    kept, lines_kept = _aligned(body, len(names), report)
     report.rows_read = len(body)
-    report.columns_read = width
+    report.columns_read = len(names)
     names = _unique_names(names, report)
-    cols = list(zip(*kept))
-    frame, numeric, textual = {}, [], []
-    masks = {}
-    bad_any = np.zeros(len(kept), bool)
-    stats = [0]
-    for name, col in zip(names, cols):
-        if all(not c.strip() for c in col):
-            report.empty_columns_dropped.append(name)
-            continue
-        values = np.empty(len(col))
-        bad = []
-        for i, c in enumerate(col):
-            v, good = _parse_number(c, decimal, stats)
-            if not good:
-                bad.append(i)
-                v = np.nan
-            values[i] = v
-        ok = not bad
-        if bad and len(bad) <= 0.5 * len(col) and not np.all(np.isnan(values)):
-            i = bad[0]
-            report.unparsable_cells[name] = [(lines_kept[k], col[k].strip()) for k in bad]
-            bad_any[bad] = True
-            if unparsable == "missing":
-                masks[name] = np.zeros(len(col), bool)
-                masks[name][bad] = True
-                ok = True
-            else:
-                report.warnings.append(
-                    f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
-                    f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column unless "
-                    "such cells are read as missing"
-                )
-        if ok and not np.all(np.isnan(values)):
-            frame[name] = values
-            numeric.append(name)
-        else:
-            texts = [c.strip() if c.strip().lower() not in MISSING else None for c in col]
-            if all(t is None for t in texts):
-                report.empty_columns_dropped.append(name)
-                continue
-            frame[name] = pd.Series(texts, dtype=object)
-            textual.append(name)
-    report.thousands_separators_removed = stats[0]
-    report.unparsable_rows = int(bad_any.sum())
+    out = _Columns({}, [], [], {}, np.zeros(len(kept), bool), [0])
+    for name, col in zip(names, zip(*kept)):
+        _read_column(name, col, decimal, lines_kept, unparsable, report, out)
+    report.thousands_separators_removed = out.stats[0]
+    report.unparsable_rows = int(out.bad_any.sum())
     report.unparsable_as_missing = unparsable == "missing" and bool(report.unparsable_cells)
-    if not numeric:
+    if not out.numeric:
         raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
     if len(kept) < 2:
         raise CSVLoadError("the file has only one data row; CAE needs at least 2 samples")
-    df = pd.DataFrame(frame)
-    for name in numeric:
+    df = pd.DataFrame(out.frame)
+    for name in out.numeric:
         v = df[name].to_numpy(float)
         f = v[np.isfinite(v)]
         if len(f) and np.all(f == f[0]):
             report.constant_columns.append(name)
-    report.numeric_columns = numeric
-    report.text_columns = textual
-    return Table(df, numeric, textual, lines_kept, unparsable=masks), report
+    report.numeric_columns = out.numeric
+    report.text_columns = out.textual
+    return Table(df, out.numeric, out.textual, lines_kept, unparsable=out.masks), report
 
 
 def _read_bytes(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> bytes:

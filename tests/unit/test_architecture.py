@@ -134,12 +134,20 @@ def test_integrations_are_leaves():
             assert not {d for d in deps if d.startswith("cae.integrations")}, m
 
 
-# ------------------------------------------------------------ kernels that read like their specs
-MAX_KERNEL_FUNCTION_LINES = 80
+# ------------------------------------------------------------ functions that fit on a screen
+MAX_FUNCTION_LINES = 80
+MAX_KERNEL_FUNCTION_LINES = MAX_FUNCTION_LINES
 KERNEL_FILES = sorted((PKG / "algorithms").glob("_*_kernel.py")) + [PKG / "_graph.py"]
+#: the folders (under the repository) whose every function fits in MAX_FUNCTION_LINES; the kernels beside them
+SHORT_FUNCTION_FOLDERS = ["cae/app", "cae/data"]
 
 
-def long_functions(source, limit=MAX_KERNEL_FUNCTION_LINES):
+def _short_function_files():
+    files = [p for folder in SHORT_FUNCTION_FOLDERS for p in sorted((ROOT / folder).rglob("*.py"))]
+    return files + KERNEL_FILES
+
+
+def long_functions(source, limit=MAX_FUNCTION_LINES):
     """``(name, lines)`` of every function in ``source`` longer than ``limit`` lines, from its ``def`` to its
     last line (signature and docstring included)."""
     return [
@@ -149,10 +157,18 @@ def long_functions(source, limit=MAX_KERNEL_FUNCTION_LINES):
     ]
 
 
-@pytest.mark.parametrize("path", KERNEL_FILES, ids=lambda p: p.name)
-def test_no_kernel_function_is_longer_than_80_lines(path):
-    """A kernel's step is a short sequence of named steps, each a function that fits on a screen."""
-    assert KERNEL_FILES and long_functions(path.read_text(encoding="utf-8")) == []
+@pytest.mark.parametrize("path", _short_function_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_function_is_longer_than_80_lines(path):
+    """A kernel's step, a figure, a page's computation: a short sequence of named steps, each a function that
+    fits on a screen (the kernels, and every module of SHORT_FUNCTION_FOLDERS)."""
+    assert long_functions(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_length_rule_covers_its_folders():
+    """Every folder named holds Python files, and the kernels are among the files checked."""
+    for folder in SHORT_FUNCTION_FOLDERS:
+        assert list((ROOT / folder).rglob("*.py")), folder
+    assert KERNEL_FILES and set(KERNEL_FILES) <= set(_short_function_files())
 
 
 def test_the_length_check_catches_a_long_function():

@@ -493,3 +493,85 @@ def test_the_experiments_figures_are_readable_too():
     for name, fig in {"heatmap": heat, "cd": cd}.items():
         small = {k: v for k, v in _font_sizes(fig).items() if v is None or v < viz.MIN_FONT}
         assert small == {}, (name, small)
+
+
+# ------------------------------------------------------------------ the main view's layers and options
+def test_the_main_view_draws_its_layers_in_order(pg):
+    """Data under the model (regions, bandwidths, nodes), the marks over every node, the current sample last."""
+    X = pg.stream.X
+    fig = viz.network_figure(
+        pg.model,
+        X[: pg.t],
+        X[pg.t - 100 : pg.t],
+        X[pg.t - 1],
+        pg.record,
+        bounds=((0, 1), (0, 1)),
+        show_vigilance=True,
+        show_bandwidth=True,
+        show_all_regions=True,
+        focus=True,
+        deleted=np.array([[0.5, 0.5]]),
+        placed=X[:2],
+    )
+    names = list(dict.fromkeys(t.name for t in fig.data if t.name))
+    assert names == [
+        "data seen",
+        "recent window",
+        "every node's vigilance region",
+        "bandwidth σ",
+        "nodes",
+        "vigilance region of s1 (CIM ≤ V)",
+        "s2 (halo)",
+        "s2",
+        "s1 (halo)",
+        "s1",
+        "removed this frame",
+        "placed by hand (halo)",
+        "placed by hand",
+        "current sample",
+    ]
+    assert [s.name for s in fig.layout.shapes] and all(s.name.startswith("edges age") for s in fig.layout.shapes)
+    assert fig.layout.annotations[0].text.startswith("focused on s1") and fig.layout.uirevision == "network-focus"
+
+
+def test_view_options_are_one_value_from_the_page_to_the_figure(pg):
+    """A ViewOptions value draws the same figure as its fields given one by one; a field changed on a copy."""
+    from cae.app.figures.picture import saved_network  # noqa: F401 - the package's modules import alone
+    from cae.app.player import figure_json
+    from cae.app.view_options import ViewOptions
+
+    X = pg.stream.X
+    view = ViewOptions(show_vigilance=True, focus=True, height=420, current_name="next sample")
+    args = (pg.model, X[: pg.t], None, X[pg.t - 1], pg.record)
+    one = viz.network_figure(*args, view=view)
+    assert figure_json(one) == figure_json(
+        viz.network_figure(*args, show_vigilance=True, focus=True, height=420, current_name="next sample")
+    )
+    assert one.layout.height == 420 and _named(one, "next sample")
+    assert viz.network_figure(*args, view=view, height=300).layout.height == 300 and view.height == 420
+    with pytest.raises(TypeError, match="show_vigilence"):
+        viz.network_figure(*args, show_vigilence=True)
+
+
+def test_every_kind_of_model_has_its_layers_and_a_kind_can_add_one(pg, monkeypatch):
+    """The registry's kinds each have their layers (MODEL_LAYERS); a layer added to a kind is drawn, over the
+    data and under the marks; AutoCloud's clouds are drawn by the clouds' layers."""
+    from cae.app.figures.network import MODEL_LAYERS, model_kind
+    from cae.registry import ALGORITHMS
+
+    assert {a.kind for a in ALGORITHMS.values()} <= set(MODEL_LAYERS)
+    assert model_kind(pg.model) == "network"
+
+    def ring_layer(scene, view, canvas):
+        canvas.traces.append(dict(type="scattergl", x=scene.P[:1, 0], y=scene.P[:1, 1], name="a new layer"))
+
+    monkeypatch.setitem(MODEL_LAYERS, "network", (*MODEL_LAYERS["network"], ring_layer))
+    X = pg.stream.X
+    names = [t.name for t in viz.network_figure(pg.model, X[:10], None, X[pg.t - 1], pg.record).data]
+    assert names.index("data seen") < names.index("nodes") < names.index("a new layer") < names.index("s1")
+    cloud = ALGORITHMS["AutoCloud"].make()
+    for x in X[:300]:
+        cloud.learn_one(x)
+    assert model_kind(cloud) == "clouds"
+    drawn = [t.name for t in viz.network_figure(cloud).data]
+    assert drawn == ["cloud spread (√variance)", "cloud centres"]

@@ -439,3 +439,18 @@ def test_any_patch_undoes_exactly():
 
     check()
     assert ops >= {"$set", "$splice", "$text", "$items", "$from", "$del"}, ops  # every kind of patch was tried
+
+
+def test_the_panel_names_its_rows_for_the_still_view_and_play():
+    """One panel for the still view and every frame of Play: its rows by name, the pairs after the first two rows
+    (the layout both draw) covering the rest in order, the algorithm's parameters last."""
+    from cae.app.panel import PAIRS, PARAMETERS, ROWS, named_rows
+
+    pg = Stepper(_stream())
+    pg.step(200)
+    p = panel(pg)
+    rows = named_rows(p)
+    assert list(rows) == list(ROWS) and len(p["metrics"]) == len(ROWS)
+    assert [name for pair in PAIRS for name in pair] == list(ROWS[2:]) and PAIRS[-1] == PARAMETERS
+    assert rows["lambda"][0] == "λ" and rows["V"] == ["V", fmt(pg.model.threshold_)]
+    assert rows["samples seen"] == ["Samples seen", "200", f"of {len(pg.stream):,}"]

@@ -43,6 +43,91 @@ def saved_network(path):
     )
 
 
+_LEGEND_H = 26  # the line under the plot (counts, the edge-age scale)
+
+
+class _Screen:
+    """The plotted area on screen: data coordinates to pixels, equal aspect as the Plotly view."""
+
+    def __init__(self, bounds, width, height):
+        (x0, x1), (y0, y1) = bounds
+        dx, dy = (x1 - x0) or 1.0, (y1 - y0) or 1.0
+        self.x0, self.x1 = x0 - 0.03 * dx, x1 + 0.03 * dx
+        self.y0, self.y1 = y0 - 0.03 * dy, y1 + 0.03 * dy
+        self.height = height
+        self.scale = min((width - 20) / (self.x1 - self.x0), (height - 20 - _LEGEND_H) / (self.y1 - self.y0))
+        self.ox = (width - self.scale * (self.x1 - self.x0)) / 2
+        self.oy = (height - _LEGEND_H - self.scale * (self.y1 - self.y0)) / 2
+
+    def sx(self, x):
+        return self.ox + (np.asarray(x) - self.x0) * self.scale
+
+    def sy(self, y):
+        return self.height - _LEGEND_H - self.oy - (np.asarray(y) - self.y0) * self.scale
+
+    def frame(self):
+        w, h = self.scale * (self.x1 - self.x0), self.scale * (self.y1 - self.y0)
+        return f'<rect x="{self.ox:.1f}" y="{self.oy:.1f}" width="{w:.1f}" height="{h:.1f}" fill="none" stroke="#eee"/>'
+
+
+def _svg_data(pts, screen, max_points):
+    """The data seen: small grey dots, at most ``max_points`` (an even sample)."""
+    if not len(pts):
+        return ""
+    if len(pts) > max_points:
+        pts = pts[np.linspace(0, len(pts) - 1, max_points).astype(int)]
+    X, Y = screen.sx(pts[:, 0]), screen.sy(pts[:, 1])
+    dots = "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y))
+    return f'<g fill="rgb(120,120,120)" fill-opacity="0.3">{dots}</g>'
+
+
+def _svg_age_scale(amax, width, height):
+    """The edge-age scale under the plot, as the Plotly view's colour bar."""
+    stops = "".join(
+        f'<stop offset="{f:.2f}" stop-color="{c}"/>'
+        for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6))))
+    )
+    ly = height - _LEGEND_H + 8
+    return (
+        f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
+        f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
+        f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
+        f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
+        f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>'
+    )
+
+
+def _svg_edges(model, edges, NX, NY, width, height):
+    """The edges coloured by age band (grey without ages), and the age scale."""
+    ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
+    if len(ages) == len(edges):
+        band, _, band_colors, amax = _age_bands(ages)
+        colors = [band_colors[b] for b in band]
+    else:
+        colors, amax = ["#555"] * len(edges), None
+    lines = "".join(
+        f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
+        for (a, b), c in zip(edges, colors)
+    )
+    out = f'<g stroke-width="1.6" stroke-linecap="round">{lines}</g>'
+    return out + (_svg_age_scale(amax, width, height) if amax is not None else "")
+
+
+def _svg_nodes(model, NX, NY, n_edges, height):
+    """The nodes coloured by cluster and sized by win count, and the counts under the plot."""
+    radius = _node_sizes(model.win_counts_) / 2
+    circles = "".join(
+        f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
+        for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))
+    )
+    n_clusters = int(getattr(model, "n_clusters_", len(np.unique(model.node_labels_))))
+    return (
+        f'<g stroke="white" stroke-width="0.8">{circles}</g>'
+        f'<text x="10" y="{height - _LEGEND_H + 17}" fill="#444">{len(NX):,} nodes · {n_edges:,} edges · '
+        f"{n_clusters:,} clusters</text>"
+    )
+
+
 def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points=3000, title=None):
     """A static picture of a network as SVG text: data seen, edges by age, nodes by cluster.
 
@@ -77,20 +162,7 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
     if bounds is None:
         both = np.vstack([P, pts]) if len(P) + len(pts) else np.array([[0.0, 0.0], [1.0, 1.0]])
         bounds = tuple(zip(both.min(axis=0), both.max(axis=0)))
-    (x0, x1), (y0, y1) = bounds
-    dx, dy = (x1 - x0) or 1.0, (y1 - y0) or 1.0
-    x0, x1, y0, y1 = x0 - 0.03 * dx, x1 + 0.03 * dx, y0 - 0.03 * dy, y1 + 0.03 * dy
-    legend_h = 26
-    scale = min((width - 20) / (x1 - x0), (height - 20 - legend_h) / (y1 - y0))  # equal aspect, as the Plotly view
-    ox = (width - scale * (x1 - x0)) / 2
-    oy = (height - legend_h - scale * (y1 - y0)) / 2
-
-    def sx(x):
-        return ox + (np.asarray(x) - x0) * scale
-
-    def sy(y):
-        return height - legend_h - oy - (np.asarray(y) - y0) * scale
-
+    screen = _Screen(bounds, width, height)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" role="img" font-family="sans-serif" font-size="12">'
@@ -98,62 +170,13 @@ def network_svg(model, seen=None, bounds=None, width=560, height=430, max_points
     if title:
         out.append(f"<title>{escape(title)}</title>")
     out.append(f'<rect width="{width}" height="{height}" fill="white"/>')
-    out.append(
-        f'<rect x="{ox:.1f}" y="{oy:.1f}" width="{scale * (x1 - x0):.1f}" height="{scale * (y1 - y0):.1f}" '
-        'fill="none" stroke="#eee"/>'
-    )
-    if len(pts):
-        if len(pts) > max_points:
-            pts = pts[np.linspace(0, len(pts) - 1, max_points).astype(int)]
-        X, Y = sx(pts[:, 0]), sy(pts[:, 1])
-        out.append(
-            '<g fill="rgb(120,120,120)" fill-opacity="0.3">'
-            + "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="1.3"/>' for a, b in zip(X, Y))
-            + "</g>"
-        )
+    out.append(screen.frame())
+    out.append(_svg_data(pts, screen, max_points))
     edges = np.asarray(model.edges_, dtype=int).reshape(-1, 2)
-    NX, NY = sx(P[:, 0]), sy(P[:, 1])  # the nodes on screen
+    NX, NY = screen.sx(P[:, 0]), screen.sy(P[:, 1])  # the nodes on screen
     if len(edges) and len(P):
-        ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
-        if len(ages) == len(edges):
-            band, _, band_colors, amax = _age_bands(ages)
-            colors = [band_colors[b] for b in band]
-        else:
-            colors, amax = ["#555"] * len(edges), None
-        out.append(
-            '<g stroke-width="1.6" stroke-linecap="round">'
-            + "".join(
-                f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
-                for (a, b), c in zip(edges, colors)
-            )
-            + "</g>"
-        )
-        if amax is not None:  # the edge-age scale, as the Plotly view's colour bar
-            stops = "".join(
-                f'<stop offset="{f:.2f}" stop-color="{c}"/>'
-                for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6))))
-            )
-            ly = height - legend_h + 8
-            out.append(
-                f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
-                f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
-                f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
-                f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
-                f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>'
-            )
+        out.append(_svg_edges(model, edges, NX, NY, width, height))
     if len(P):
-        radius = _node_sizes(model.win_counts_) / 2
-        out.append(
-            '<g stroke="white" stroke-width="0.8">'
-            + "".join(
-                f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}" fill="{c}"/>'
-                for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_))
-            )
-            + "</g>"
-        )
-        out.append(
-            f'<text x="10" y="{height - legend_h + 17}" fill="#444">{len(P):,} nodes · {len(edges):,} edges · '
-            f"{int(getattr(model, 'n_clusters_', len(np.unique(model.node_labels_)))):,} clusters</text>"
-        )
+        out.append(_svg_nodes(model, NX, NY, len(edges), height))
     out.append("</svg>")
     return "".join(out)

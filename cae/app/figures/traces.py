@@ -84,6 +84,114 @@ def thin(t, *cols, max_points=1500):
     return (t[idx], *(c[idx] for c in cols))
 
 
+_TRACE_TITLES = (
+    "network size",
+    "similarity threshold V",
+    "λ and n_active",
+    "diversity D = det(exp R) (initial phase)",
+    "edge-age threshold a_max",
+)
+
+
+def _trace_lines(fig, trace, col, max_points):
+    """Rows 1-3 and 5's lines: network size, V, λ and n_active, the mean age of deleted edges; the
+    diversity D (row 4, log scale, with the 1e-6 line) and a_max (row 5) where they are defined."""
+    t = trace[:, col["t"]]
+
+    def line(row, name, key, color):
+        tt, v = thin(t, trace[:, col[key]], max_points=max_points)
+        fig.add_trace(go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color)), row, 1)
+
+    line(1, "#nodes", "n_nodes", "#1f77b4")
+    line(1, "#edges", "n_edges", "#7f7f7f")
+    line(1, "#clusters", "n_clusters", "#2ca02c")
+    line(2, "V", "threshold", "#d62728")
+    line(3, "λ", "deletion_interval", "#9467bd")
+    line(3, "n_active", "n_active_nodes", "#8c564b")
+    _diversity(fig, t, trace[:, col["diversity"]], max_points)
+    fig.update_yaxes(type="log", row=4, col=1)
+    A = trace[:, col["a_max"]]
+    ok = np.isfinite(A)
+    if ok.any():
+        tt, v = thin(t[ok], A[ok], max_points=max_points)
+        a_max = go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max", marker=dict(size=3, color="#ff7f0e"))
+        fig.add_trace(a_max, row=5, col=1)
+    line(5, "mean age of deleted edges", "mean_deleted_edge_age", "#1f77b4")
+
+
+def _diversity(fig, t, D, max_points):
+    """The diversity D where it was computed (the initial phase; log scale: zeros left out) and the 1e-6 line."""
+    ok = np.isfinite(D)
+    if not ok.any():
+        return
+    Dv = np.where(D[ok] > 0, D[ok], np.nan)
+    tt, v = thin(t[ok], Dv, max_points=max_points)
+    fig.add_trace(
+        go.Scatter(x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4), line=dict(color="#17becf")),
+        row=4,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))],
+            y=[1e-6, 1e-6],
+            mode="lines",
+            name="1e-6",
+            line=dict(color="#d62728", dash="dash"),
+        ),
+        row=4,
+        col=1,
+    )
+
+
+def _event_ticks(fig, trace, col, events, max_points):
+    """Ticks where the isolated nodes were swept (row 1, above the lines) and V was set up (row 2, on V)."""
+    top = float(np.nanmax(trace[:, col["n_nodes"]]))
+    for kind, row, y, name, color in (
+        ("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
+        ("setup", 2, None, "threshold set-up", "#2ca02c"),
+    ):
+        ts = np.asarray([e[0] for e in events if e[1] == kind], dtype=float)
+        if not len(ts):
+            continue
+        if len(ts) > max_points:
+            ts = ts[np.linspace(0, len(ts) - 1, max_points).astype(int)]
+        if y is None:
+            ys = trace[np.clip(ts.astype(int) - 1, 0, len(trace) - 1), col["threshold"]]
+        else:
+            ys = np.full(len(ts), y)
+        marker = dict(symbol="line-ns-open", size=9, color=color)
+        fig.add_trace(go.Scattergl(x=_f32(ts), y=_f32(ys), mode="markers", name=name, marker=marker), row=row, col=1)
+
+
+def _vertical(x, color, width=1, dash=None):
+    """A vertical line across every row at ``x``."""
+    line = dict(color=color, width=width) if dash is None else dict(color=color, dash=dash, width=width)
+    return dict(type="line", xref="x", yref="paper", x0=float(x), x1=float(x), y0=0, y1=1, line=line)
+
+
+def _note(x, y, text, color=None):
+    font = dict(size=MIN_FONT) if color is None else dict(size=MIN_FONT, color=color)
+    return dict(x=float(x), y=y, xref="x", yref="paper", text=text, showarrow=False, xanchor="left", font=font)
+
+
+def _markers(stage_starts, stage_names, events, t_now, x_max):
+    """The vertical lines and their notes: each stream switch (named), each λ fixed, the step shown."""
+    shapes, notes = [], []
+    for k, s in enumerate(stage_starts):
+        if k == 0 or s > x_max:
+            continue
+        shapes.append(_vertical(s, "rgba(0,0,0,0.45)", dash="dash"))
+        notes.append(_note(s, 1.0, f"→ {stage_names[k]}"))
+    for e in events:
+        if e[1] == "lambda":
+            shapes.append(_vertical(e[0], "rgba(44,160,44,0.6)", dash="dot"))
+            notes.append(_note(e[0], 0.02, e[2], color="#2ca02c"))
+    if t_now is not None:
+        shapes.append(_vertical(t_now, "black"))
+    return shapes, notes
+
+
 def traces_figure(
     trace, columns, stage_starts=(), stage_names=(), events=(), t_now=None, height=900, max_points=1500, x_max=None
 ):
@@ -96,164 +204,13 @@ def traces_figure(
     """
     col = {c: k for k, c in enumerate(columns)}
     trace = np.asarray(trace)
-    fig = make_subplots(
-        rows=5,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.055,
-        subplot_titles=(
-            "network size",
-            "similarity threshold V",
-            "λ and n_active",
-            "diversity D = det(exp R) (initial phase)",
-            "edge-age threshold a_max",
-        ),
-    )
+    fig = make_subplots(rows=5, cols=1, shared_xaxes=True, vertical_spacing=0.055, subplot_titles=_TRACE_TITLES)
     if len(trace):
-        t = trace[:, col["t"]]
-
-        def line(row, name, key, color, **kw):
-            tt, v = thin(t, trace[:, col[key]], max_points=max_points)
-            fig.add_trace(
-                go.Scattergl(x=_f32(tt), y=_f32(v), mode="lines", name=name, line=dict(color=color), **kw),
-                row=row,
-                col=1,
-            )
-
-        line(1, "#nodes", "n_nodes", "#1f77b4")
-        line(1, "#edges", "n_edges", "#7f7f7f")
-        line(1, "#clusters", "n_clusters", "#2ca02c")
-        line(2, "V", "threshold", "#d62728")
-        line(3, "λ", "deletion_interval", "#9467bd")
-        line(3, "n_active", "n_active_nodes", "#8c564b")
-        D = trace[:, col["diversity"]]
-        ok = np.isfinite(D)
-        if ok.any():
-            Dv = np.where(D[ok] > 0, D[ok], np.nan)
-            tt, v = thin(t[ok], Dv, max_points=max_points)
-            fig.add_trace(
-                go.Scatter(
-                    x=_f32(tt), y=v, mode="lines+markers", name="D", marker=dict(size=4), line=dict(color="#17becf")
-                ),
-                row=4,
-                col=1,
-            )
-            fig.add_trace(
-                go.Scatter(
-                    x=[float(tt[0]), float(max(tt[-1], tt[0] + 1))],
-                    y=[1e-6, 1e-6],
-                    mode="lines",
-                    name="1e-6",
-                    line=dict(color="#d62728", dash="dash"),
-                ),
-                row=4,
-                col=1,
-            )
-        fig.update_yaxes(type="log", row=4, col=1)
-        A = trace[:, col["a_max"]]
-        ok = np.isfinite(A)
-        if ok.any():
-            tt, v = thin(t[ok], A[ok], max_points=max_points)
-            fig.add_trace(
-                go.Scattergl(x=_f32(tt), y=_f32(v), mode="markers", name="a_max", marker=dict(size=3, color="#ff7f0e")),
-                row=5,
-                col=1,
-            )
-        line(5, "mean age of deleted edges", "mean_deleted_edge_age", "#1f77b4")
-        top = float(np.nanmax(trace[:, col["n_nodes"]]))
-        for kind, row, y, name, color in (
-            ("sweep", 1, top * 1.05, "isolated-node sweep", "#d62728"),
-            ("setup", 2, None, "threshold set-up", "#2ca02c"),
-        ):
-            ts = np.asarray([e[0] for e in events if e[1] == kind], dtype=float)
-            if not len(ts):
-                continue
-            if len(ts) > max_points:
-                ts = ts[np.linspace(0, len(ts) - 1, max_points).astype(int)]
-            if y is None:
-                ys = trace[np.clip(ts.astype(int) - 1, 0, len(trace) - 1), col["threshold"]]
-            else:
-                ys = np.full(len(ts), y)
-            fig.add_trace(
-                go.Scattergl(
-                    x=_f32(ts),
-                    y=_f32(ys),
-                    mode="markers",
-                    name=name,
-                    marker=dict(symbol="line-ns-open", size=9, color=color),
-                ),
-                row=row,
-                col=1,
-            )
+        _trace_lines(fig, trace, col, max_points)
+        _event_ticks(fig, trace, col, events, max_points)
     if x_max is None:
         x_max = max(float(trace[-1, col["t"]]) * 1.04 if len(trace) else 0.0, 20.0)
-    shapes, notes = [], []
-    for k, s in enumerate(stage_starts):
-        if k == 0 or s > x_max:
-            continue
-        shapes.append(
-            dict(
-                type="line",
-                xref="x",
-                yref="paper",
-                x0=float(s),
-                x1=float(s),
-                y0=0,
-                y1=1,
-                line=dict(color="rgba(0,0,0,0.45)", dash="dash", width=1),
-            )
-        )
-        notes.append(
-            dict(
-                x=float(s),
-                y=1.0,
-                xref="x",
-                yref="paper",
-                text=f"→ {stage_names[k]}",
-                showarrow=False,
-                xanchor="left",
-                font=dict(size=MIN_FONT),
-            )
-        )
-    for e in events:
-        if e[1] == "lambda":
-            shapes.append(
-                dict(
-                    type="line",
-                    xref="x",
-                    yref="paper",
-                    x0=float(e[0]),
-                    x1=float(e[0]),
-                    y0=0,
-                    y1=1,
-                    line=dict(color="rgba(44,160,44,0.6)", width=1, dash="dot"),
-                )
-            )
-            notes.append(
-                dict(
-                    x=float(e[0]),
-                    y=0.02,
-                    xref="x",
-                    yref="paper",
-                    text=e[2],
-                    showarrow=False,
-                    xanchor="left",
-                    font=dict(size=MIN_FONT, color="#2ca02c"),
-                )
-            )
-    if t_now is not None:
-        shapes.append(
-            dict(
-                type="line",
-                xref="x",
-                yref="paper",
-                x0=float(t_now),
-                x1=float(t_now),
-                y0=0,
-                y1=1,
-                line=dict(color="black", width=1),
-            )
-        )
+    shapes, notes = _markers(stage_starts, stage_names, events, t_now, x_max)
     fig.update_layout(shapes=list(fig.layout.shapes) + shapes, annotations=list(fig.layout.annotations) + notes)
     fig.update_layout(
         height=height,

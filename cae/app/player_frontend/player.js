@@ -204,6 +204,7 @@
     const sub = row.length > 2 ? '<div class="d">' + esc(row[2]) + "</div>" : "";
     return '<div class="m" data-label="' + esc(row[0]) + '"><div class="l">' + esc(row[0]) + '</div><div class="v">' + esc(row[1]) + "</div>" + sub + "</div>";
   }
+  // the layout of cae/app/panel.py: the first two rows alone, then its PAIRS side by side
   function showPanel(frame) {
     const p = frame.panel || {};
     const rows = p.metrics || [];

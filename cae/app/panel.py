@@ -1,0 +1,102 @@
+"""The numbers beside the main view: computed here once, shown by the still view and by every frame of Play.
+
+The Playground's still view draws them with Streamlit's metrics, Play's browser half (``player_frontend``) as
+HTML, in the same layout: the first two rows alone, then the rows two by two (:data:`PAIRS`). A page that puts a
+line of its own among them places it by the pair's name (:data:`PARAMETERS`), not by a row's position.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .stepper import SINGLE_CLASS_NOTE
+
+__all__ = ["panel", "fmt", "ROWS", "COUNTS", "SCORES", "PARAMETERS", "PAIRS", "named_rows"]
+
+#: the names of ``panel(...)["metrics"]``'s rows, in order (a row is ``[label, value]``; samples seen has a third
+#: item, "of N")
+ROWS = ("samples seen", "stream", "nodes", "clusters", "NMI", "ARI", "lambda", "V")
+#: the rows shown side by side after the first two: the network's counts, the scores, the algorithm's parameters
+COUNTS, SCORES, PARAMETERS = ("nodes", "clusters"), ("NMI", "ARI"), ("lambda", "V")
+PAIRS = (COUNTS, SCORES, PARAMETERS)
+
+
+def fmt(v):
+    """A metric value as the panel shows it: "—" for none, 3 decimals for a float, thousands separators.
+
+    >>> fmt(None), fmt(float("nan")), fmt(0.12345), fmt(12000)
+    ('—', '—', '0.123', '12,000')
+    """
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.3f}"
+    return f"{int(v):,}"
+
+
+def panel(pg, score_noise=False):
+    """The numbers beside the main view at the Stepper's step: the still view and every frame show these.
+
+    Returns a dict: ``metrics`` (a list of ``[label, value]``: samples seen — with a third item,
+    "of N" —, the current stream, #nodes, #clusters, NMI, ARI, λ, V), ``note`` (what NMI/ARI were computed on), ``network`` (a
+    one-line count), ``last`` (what the last step did, or "") and ``finished``.
+
+    >>> from cae.app.stepper import Stepper
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> pg = Stepper(nonstationary_stream(make_paper2d(100, seed=0), seed=0))
+    >>> _ = pg.step(30)
+    >>> p = panel(pg)
+    >>> p["metrics"][0], p["last"][:7]
+    (['Samples seen', '30', 'of 660'], 't = 30:')
+    """
+    from .explanations import headline
+
+    m = pg.live_metrics(score_noise=score_noise)
+    model = pg.model
+    lam = getattr(model, "deletion_interval_", None) if pg.t else None
+    thr = getattr(model, "threshold_", float("nan")) if pg.t else float("nan")
+    metrics = [  # in the order of ROWS
+        ["Samples seen", f"{m['samples seen']:,}", f"of {len(pg.stream):,}"],
+        ["Current stream", str(m["stage"])],
+        ["#nodes", fmt(m["nodes"])],
+        ["#clusters", fmt(m["clusters"])],
+        ["NMI", fmt(m["NMI"])],
+        ["ARI", fmt(m["ARI"])],
+        ["λ", fmt(lam)],
+        ["V", fmt(thr)],
+    ]
+    network = ""
+    if pg.t and hasattr(model, "network_"):
+        network = f"network: {len(model.nodes_):,} nodes · {len(model.edges_):,} edges · {model.n_clusters_:,} clusters"
+    note = "NMI/ARI against the true labels of the data seen so far"
+    if m["thinned"]:
+        note += f" (an even sample of them, {m['metric sample']:,} scored)"
+    if pg.stream.noise_label is not None:
+        note += (
+            "; the noise counts as a class of its own"
+            if score_noise
+            else "; the uniform noise is learned but not scored, as in the paper"
+        )
+    if m["single class"]:
+        note += "; " + SINGLE_CLASS_NOTE
+    return {
+        "metrics": metrics,
+        "note": note + ".",
+        "network": network,
+        "last": headline(pg.record) if pg.record is not None else "",
+        "finished": bool(pg.finished),
+    }
+
+
+def named_rows(p):
+    """The panel's metric rows by their names (:data:`ROWS`).
+
+    >>> from cae.app.stepper import Stepper
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> rows = named_rows(panel(Stepper(nonstationary_stream(make_paper2d(100, seed=0), seed=0))))
+    >>> [rows[name] for name in PARAMETERS]
+    [['λ', '—'], ['V', '—']]
+    """
+    return dict(zip(ROWS, p["metrics"]))
