@@ -27,9 +27,9 @@ Examples
 >>> rec = model.learn_one(np.array([0.2, 0.2]))
 >>> rec.case_name, rec.new_node_id
 ('new category', 0)
->>> rec = model.learn_one(np.array([0.3, 0.25]))
+>>> rec = model.learn_one(np.array([0.375, 0.25]))
 >>> rec.case_name, model.box_lower_.tolist(), model.box_upper_.tolist()
-('resonance', [[0.2, 0.2]], [[0.3, 0.25]])
+('resonance', [[0.2, 0.2]], [[0.375, 0.25]])
 >>> rec = model.learn_one(np.array([0.9, 0.9]))  # the box would have sides 0.7 + 0.7 > 2 (1 - 0.8)
 >>> rec.case_name, rec.reset_ids, model.n_clusters_
 ('new category', [0], 2)
@@ -68,8 +68,10 @@ class FuzzyARTState(ArrayState):
     }
     RUN_ARGS = ("wl", "wc", "n", "ids", "iscal", "fscal", "ri", "rf", "T", "M")
 
-    def __init__(self, d: int, vigilance: float = 0.75, choice: float = 0.001, learning_rate: float = 1.0) -> None:
-        super().__init__(d, cap=64, maxdeg=0)
+    def __init__(
+        self, d: int, vigilance: float = 0.75, choice: float = 0.001, learning_rate: float = 1.0, cap: int = 64
+    ) -> None:
+        super().__init__(d, cap=cap, maxdeg=0)
         self.fscal[kernel.F_RHO] = float(vigilance)
         self.fscal[kernel.F_ALPHA] = float(choice)
         self.fscal[kernel.F_BETA] = float(learning_rate)
@@ -257,10 +259,10 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
     >>> model = FuzzyART(vigilance=0.7).fit(X)
     >>> bool(np.all(model.box_lower_ <= model.box_upper_)), model.n_clusters_ == model.n_categories_
     (True, True)
-    >>> FuzzyART().fit(X * 2)
+    >>> FuzzyART().fit([[0.5, 2.0]])
     Traceback (most recent call last):
     ...
-    ValueError: FuzzyART needs every value in [0, 1] (got values from 0.00729745 to 1.99936): min-max scale the data first
+    ValueError: FuzzyART needs every value in [0, 1] (got values from 0.5 to 2): min-max scale the data first
     """
 
     algorithm = "Fuzzy ART"
