@@ -159,7 +159,8 @@ class GNGNetwork(ArrayState):
             return "node ids that repeat or were never issued"
         if int(i[kernel.I_NEXTID]) > min(t, kernel.N_INIT) + int(i[kernel.I_INSERTED]) or i[kernel.I_INSERTED] < 0:
             return "more nodes than the start nodes and the insertions made"
-        if K and a["deg"].size and int(a["deg"].max()) >= int(i[kernel.I_MAXDEG]):
+        top = int(a["deg"].max(initial=0))
+        if top > 0 and top >= int(i[kernel.I_MAXDEG]):
             return "a degree bound that is not above every degree"
         return None
 
@@ -334,7 +335,7 @@ class GNG(StreamingClusterer[GNGStepRecord]):
     >>> from cae.algorithms.gng import GNG
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 0.03, (400, 2)), rng.normal(1, 0.03, (400, 2))])[rng.permutation(800)]
-    >>> model = GNG(insertion_interval=40, max_edge_age=20).fit(X)
+    >>> model = GNG(max_edge_age=20).fit(X)
     >>> model.n_clusters_
     2
     >>> rec = model.learn_one(np.array([0.01, 0.02]))

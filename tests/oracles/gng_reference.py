@@ -145,6 +145,8 @@ class DemoGNG:
             if nb.error >= maxErrN:
                 maxErrN = nb.error
                 badNeighbor = nb
+        # (for the tests, not the reference: how many of q's neighbours had f's error)
+        self.f_ties = sum(1 for nb in badUnit.neighbors.values() if nb.error == maxErrN)
         n = Node(self, badUnit.position)
         self.nodes[n.id] = n
         self.noOfNodes += 1
