@@ -232,87 +232,102 @@ def explain_gng_step(rec, model, x):
                 f"{_pvec(x)} becomes node {rec.new_node_id}.",
             )
         ]
-    lam, amax = int(model.insertion_interval), int(model.max_edge_age)
-    eb, en = float(model.epsilon_b), float(model.epsilon_n)
-    alpha, beta = float(model.alpha), float(model.error_decay)
-    out = []
-    if rec.inserted:
-        out.append(
-            (
-                "md",
-                f"**Insertion** (t = {rec.t}, a multiple of λ = {lam}): q = node {rec.q_id} has the largest "
-                f"accumulated error and f = node {rec.f_id} is its neighbour of largest error; a new node "
-                f"r = node {rec.new_node_id} is placed halfway between them, the edge q–f is replaced by q–r and r–f, "
-                f"and the errors of q and f are cut by α = {alpha:g}:",
-            )
-        )
-        out.append(
-            (
-                "latex",
-                r"w_r = \tfrac{1}{2}(w_q + w_f), \qquad E_q \leftarrow \alpha E_q,\ E_f \leftarrow \alpha E_f,\ E_r = E_q",
-            )
-        )
-        out.append(
-            (
-                "latex",
-                rf"E_q = {_v(rec.error_q)},\quad E_f = {_v(rec.error_f)},\quad E_r = {_v(rec.error_r)} \quad \text{{(after the cut)}}",
-            )
-        )
-    else:
-        out.append(("md", f"**Adaptation** (t = {rec.t}): no insertion at this step (one every λ = {lam} samples)."))
-    out.append(
+    return [
+        *_gng_insertion(rec, model),
+        *_gng_winners(rec, model),
+        *_gng_edges(rec),
+        *_gng_moves(rec, model),
+        *_gng_removals(rec, model),
+        *_gng_errors(rec, model),
+    ]
+
+
+def _gng_insertion(rec, model):
+    lam = int(model.insertion_interval)
+    if not rec.inserted:
+        return [("md", f"**Adaptation** (t = {rec.t}): no insertion at this step (one every λ = {lam} samples).")]
+    return [
+        (
+            "md",
+            f"**Insertion** (t = {rec.t}; one every λ = {lam} samples): q = node {rec.q_id} has the largest "
+            f"accumulated error and f = node {rec.f_id} is its neighbour of largest error; a new node "
+            f"r = node {rec.new_node_id} is placed halfway between them, the edge q–f is replaced by q–r and r–f, "
+            f"and the errors of q and f are cut by α = {float(model.alpha):g}:",
+        ),
+        (
+            "latex",
+            r"w_r = \tfrac{1}{2}(w_q + w_f), \qquad E_q \leftarrow \alpha E_q,\ E_f \leftarrow \alpha E_f,\ E_r = E_q",
+        ),
+        (
+            "latex",
+            rf"E_q = {_v(rec.error_q)},\quad E_f = {_v(rec.error_f)},\quad E_r = {_v(rec.error_r)}"
+            r" \quad \text{(after the cut)}",
+        ),
+    ]
+
+
+def _gng_winners(rec, model):
+    beta = float(model.error_decay)
+    return [
         (
             "md",
             f"The nearest node is **s1 = node {rec.s1_id}**, the second-nearest **s2 = node {rec.s2_id}** "
             "(squared distances):",
-        )
-    )
-    out.append(("latex", rf"\|x - w_{{s_1}}\|^2 = {_v(rec.dist1)}, \qquad \|x - w_{{s_2}}\|^2 = {_v(rec.dist2)}"))
-    out.append(("md", f"Every error decays by (1 − β), β = {beta:g}, and s1's grows by its squared distance:"))
-    out.append(("latex", rf"E_{{s_1}} \leftarrow (1 - \beta) E_{{s_1}} + \|x - w_{{s_1}}\|^2 = {_v(rec.error_s1)}"))
+        ),
+        ("latex", rf"\|x - w_{{s_1}}\|^2 = {_v(rec.dist1)}, \qquad \|x - w_{{s_2}}\|^2 = {_v(rec.dist2)}"),
+        ("md", f"Every error decays by (1 − β), β = {beta:g}, and s1's grows by its squared distance:"),
+        ("latex", rf"E_{{s_1}} \leftarrow (1 - \beta) E_{{s_1}} + \|x - w_{{s_1}}\|^2 = {_v(rec.error_s1)}"),
+    ]
+
+
+def _gng_edges(rec):
+    out = []
     if rec.edge_created:
         out.append(("md", f"s1 and s2 were not linked: the edge {rec.s1_id}–{rec.s2_id} is **created** with age 0."))
     elif rec.edge_reset:
         out.append(("md", f"The edge {rec.s1_id}–{rec.s2_id} exists: its age is **reset to 0**."))
     if rec.edges_aged:
         out.append(("md", "Every edge of s1 **ages** by 1 (s1–s2 back to 0):"))
-        out.append(
-            (
-                "table",
-                pd.DataFrame([{"edge": f"{a}–{b}", "age now": int(age)} for a, b, age in rec.edges_aged]),
-            )
-        )
+        aged = [{"edge": f"{a}–{b}", "age now": int(age)} for a, b, age in rec.edges_aged]
+        out.append(("table", pd.DataFrame(aged)))
+    return out
+
+
+def _gng_moves(rec, model):
+    eb, en = float(model.epsilon_b), float(model.epsilon_n)
     moves = [{"node": f"s1 = {rec.s1_id}", "rate": eb, "move": _pvec(rec.s1_move)}]
     moves += [{"node": f"neighbour {n}", "rate": en, "move": _pvec(mv)} for n, mv in rec.neighbour_moves]
-    out.append(("md", "s1 moves towards the sample by ε_b, each of its neighbours by ε_n:"))
-    out.append(
+    return [
+        ("md", "s1 moves towards the sample by ε_b, each of its neighbours by ε_n:"),
         (
             "latex",
             rf"\Delta w_{{s_1}} = \varepsilon_b (x - w_{{s_1}}), \quad \Delta w_n = \varepsilon_n (x - w_n)"
             rf" \quad (\varepsilon_b = {_v(eb)},\ \varepsilon_n = {_v(en)})",
-        )
-    )
-    out.append(("table", pd.DataFrame(moves)))
+        ),
+        ("table", pd.DataFrame(moves)),
+    ]
+
+
+def _gng_removals(rec, model):
+    amax = int(model.max_edge_age)
     if rec.edges_deleted:
         gone = ", ".join(f"{a}–{b} (age {age})" for a, b, age in rec.edges_deleted)
-        out.append(("md", f"**Edges removed** (older than a_max = {amax}): {gone}."))
+        out = [("md", f"**Edges removed** (older than a_max = {amax}): {gone}.")]
     else:
-        out.append(("md", f"No edge of s1 is older than a_max = {amax}: none removed."))
+        out = [("md", f"No edge of s1 is older than a_max = {amax}: none removed.")]
     if rec.nodes_deleted:
         out.append(("md", f"**Nodes removed** (left without edges): {_ids(rec.nodes_deleted)}."))
-    if rec.errors is not None and len(rec.errors):
-        ids = np.asarray(model.node_ids_)
-        if len(ids) == len(rec.errors):
-            out.append(("md", "Every node's accumulated error E now (the next insertion goes beside the largest):"))
-            order = np.argsort(-np.asarray(rec.errors), kind="stable")
-            out.append(
-                (
-                    "table",
-                    pd.DataFrame(
-                        {"node": ids[order].astype(int), "error E": np.round(np.asarray(rec.errors)[order], 6)}
-                    ),
-                )
-            )
+    return out
+
+
+def _gng_errors(rec, model):
+    out = []
+    ids = np.asarray(model.node_ids_)
+    if rec.errors is not None and len(rec.errors) and len(ids) == len(rec.errors):
+        errors = np.asarray(rec.errors)
+        order = np.argsort(-errors, kind="stable")
+        out.append(("md", "Every node's accumulated error E now (the next insertion goes beside the largest):"))
+        out.append(("table", pd.DataFrame({"node": ids[order].astype(int), "error E": np.round(errors[order], 6)})))
     out.append(
         ("md", f"Now {rec.n_nodes} nodes, {rec.n_edges} edges, {rec.n_clusters} cluster(s) (connected components).")
     )

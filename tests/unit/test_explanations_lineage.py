@@ -102,7 +102,9 @@ def test_gng_insertion_is_explained_with_q_f_and_r():
     blocks = explain_step(rec, m, x)
     text = _text(blocks)
     assert rec.t == 5 and (rec.q_id, rec.f_id, rec.new_node_id) == (0, 1, 2)
-    assert text.startswith("**Insertion** (t = 5, a multiple of λ = 3): q = node 0 has the largest accumulated error")
+    assert text.startswith(
+        "**Insertion** (t = 5; one every λ = 3 samples): q = node 0 has the largest accumulated error"
+    )
     assert "f = node 1 is its neighbour of largest error" in text and "r = node 2" in text
     assert rf"E_q = {rec.error_q:.4g}" in text and rec.error_r == rec.error_q
     assert gng_quiz_truth(rec) is True
