@@ -8,6 +8,7 @@ import streamlit as st
 
 from cae.app import figures
 from cae.app import lineage as ln
+from cae.app.figures.lineage import KIND_NOTES
 from cae.app.lesson_links import (
     LINEAGE_ART,
     LINEAGE_DEFAULTS,
@@ -17,6 +18,7 @@ from cae.app.lesson_links import (
     lineage_query,
     parse_lineage,
 )
+from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, message
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -132,6 +134,8 @@ for row in range(0, len(models), 2):
             st.plotly_chart(fig, key=f"lin_fig_{s.algorithm}", config={"displayModeBar": False})
             if rec is not None:
                 st.caption(f"Step {t:,}: {rec.event}. {model.n_clusters_} clusters, {len(model.nodes_)} nodes.")
+            if ALGORITHMS[s.algorithm].kind in KIND_NOTES:
+                st.caption(KIND_NOTES[ALGORITHMS[s.algorithm].kind])
 
 _link = lineage_query({k: st.session_state[f"w_lin_{k}"] for k in LINEAGE_DEFAULTS})
 if {k: st.query_params.get(k) for k in st.query_params.keys()} != _link:

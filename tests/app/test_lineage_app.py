@@ -3,6 +3,7 @@
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from cae.app.figures.lineage import KIND_NOTES
 from cae.app.lineage import SETTINGS, TABLE_COLUMNS
 
 
@@ -43,3 +44,18 @@ def test_a_lesson_link_opens_the_lineage_page_with_its_settings():
     assert at.select_slider(key="w_lin_gng").value == 1000 and at.slider(key="w_lin_t").value == 800
     assert at.number_input(key="w_lin_seed").value == 3
     assert "**Fuzzy ART ρ = 0.95** (too high)" in [m.value for m in at.markdown]
+
+
+def test_compare_says_how_to_read_fuzzy_arts_boxes_and_gngs_edges():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.select_slider(key="w_cmp_n").set_value(250).run()
+    at.multiselect(key="w_cmp_algos").set_value(["CAE", "Fuzzy ART", "GNG"]).run()
+    at.number_input(key="w_cmp_stepn").set_value(600).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert KIND_NOTES["boxes"] in captions and KIND_NOTES["gas"] in captions
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert '"categories (boxes)"' in specs[1] and "removed past a_max = 50" in specs[2]

@@ -35,6 +35,7 @@ __all__ = [
     "age_edges_layer",
     "insertion_marks",
     "insertion_layer",
+    "KIND_NOTES",
 ]
 
 
@@ -287,6 +288,15 @@ def insertion_layer(scene, view, canvas):
             canvas.marks += _mark(x, y, what, symbol, colour, 22, hover=[what])
             canvas.labels.append(_label(x, y, f"{key} (new)" if key == "r" else key, colour, place))
 
+
+#: What a page says under a model of these kinds (Compare, Lineage): how to read the drawing.
+KIND_NOTES = {
+    "boxes": "Fuzzy ART's categories are boxes (lower corner w[:d], upper corner 1 − w[d:]); a dot marks each "
+    "box's centre. Dashed: the box that would accept the current sample — the category the search resonates with, "
+    "stretched to hold it (its sides sum to at most d (1 − ρ)).",
+    "gas": "GNG's edges by age, from 0 (dark) to a_max (green-blue; older edges of the winner are removed); one "
+    "cluster per connected component. An insertion step rings the new node r and names q and f.",
+}
 
 MODEL_LAYERS["boxes"] = (boxes_layer, nodes_layer, acceptance_layer)
 MODEL_LAYERS["gas"] = (age_edges_layer, nodes_layer, insertion_layer)
