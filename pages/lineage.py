@@ -97,7 +97,7 @@ st.header("The four networks at one step")
 seed = int(st.columns([1, 5])[0].number_input("Seed", 0, 10**6, key="w_lin_seed"))
 n_samples = int(round(6.6 * n))
 st.session_state.w_lin_t = min(int(st.session_state.w_lin_t), n_samples)
-t = st.slider("Step t (samples seen)", 0, n_samples, step=max(1, n_samples // 200), key="w_lin_t")
+t = st.slider("Step t (samples seen; the arrow keys step by one)", 0, n_samples, step=1, key="w_lin_t")
 p = st.columns(2)
 rho = p[0].select_slider("Fuzzy ART's ρ", LINEAGE_ART, key="w_lin_art")
 lam = p[1].select_slider("GNG's λ", LINEAGE_GNG, key="w_lin_gng")
@@ -128,7 +128,7 @@ for row in range(0, len(models), 2):
                 rec,
                 bounds=((0, 1), (0, 1)),
                 show_vigilance=True,
-                height=420,
+                height=540,  # room for the legend of an insertion step (r, q, f) above a readable plot
                 current_name="the sample of step t",
             )
             st.plotly_chart(fig, key=f"lin_fig_{s.algorithm}", config={"displayModeBar": False})

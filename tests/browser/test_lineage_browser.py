@@ -1,7 +1,7 @@
 """Fuzzy ART's boxes and GNG's network beside CAE, in Compare and on the Lineage page, in a real browser at 1400×900.
 
 Screenshots go to test-output/screenshots/ (look at them): 40_compare_cae_fuzzyart_gng, 41_lineage_table,
-42_lineage_networks.
+42_lineage_networks (t = 5,002: a GNG insertion).
 """
 
 import pytest
@@ -61,7 +61,7 @@ def test_compare_with_cae_fuzzy_art_and_gng(server, browser):
 
 def test_lineage_page(server, browser):
     ctx, page = _page_1400(browser)
-    page.goto(server + "/lineage?n=1500&seeds=2&seed=0&t=5000&art=0.75&gng=100")
+    page.goto(server + "/lineage?n=1500&seeds=2&seed=0&t=5002&art=0.75&gng=100")
     page.get_by_role("heading", name="Lineage: Fuzzy ART, GNG, CAE").wait_for()
     _wait_idle(page)
     page.get_by_role("button", name="Run 2 seeds", exact=True).click()
@@ -81,4 +81,6 @@ def test_lineage_page(server, browser):
     page.wait_for_timeout(1500)
     _shot(page, "42_lineage_networks")
     assert page.locator(".js-plotly-plot .legendtext", has_text="box that would accept").count() >= 1
+    # step 5,002 is one of GNG's insertions (every λ = 100 adaptations): r, q and f marked and named
+    assert page.locator(".js-plotly-plot .legendtext", has_text="r: inserted now (node 51)").count() == 1
     ctx.close()
