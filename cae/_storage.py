@@ -27,6 +27,7 @@ algorithm needs to be sane, and raises :class:`ModelFileError` otherwise.
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import zipfile
@@ -43,6 +44,25 @@ READABLE_VERSIONS = (1, 2)
 
 class ModelFileError(ValueError):
     """A model file that is not a valid CAE Explorer model (corrupt, truncated, foreign or insane)."""
+
+
+def kernel_parameters(func):
+    """The parameter names of a kernel function, compiled (a numba dispatcher) or not."""
+    return tuple(inspect.signature(getattr(func, "py_func", func)).parameters)
+
+
+#: the parameters of every kernel's ``run`` around the state arrays it is given by name
+RUN_LEADING, RUN_TRAILING = ("X", "start"), ("track", "trace")
+
+
+def run_arrays(kernel):
+    """The names of the state arrays ``kernel.run`` takes: its parameters between ``X, start`` and
+    ``track, trace`` (raises TypeError if ``run`` does not have that shape)."""
+    names = kernel_parameters(kernel.run)
+    n0, n1 = len(RUN_LEADING), len(RUN_TRAILING)
+    if names[:n0] != RUN_LEADING or names[len(names) - n1 :] != RUN_TRAILING:
+        raise TypeError(f"{kernel.__name__}.run must be run(X, start, <state arrays>, track, trace), not {names}")
+    return names[n0 : len(names) - n1]
 
 
 def _pow2_at_least(n, floor):
@@ -71,7 +91,10 @@ class ArrayState:
         ``name -> (dtype kind, ndim)``: arrays saved whole (``iscal`` and
         ``fscal`` are always there);
     ``RUN_ARGS``
-        the attribute names passed to ``KERNEL.run(X, start, *args, track, trace)``.
+        optional: the state arrays ``KERNEL.run`` takes. The contract is by name: ``run``'s
+        signature is ``run(X, start, <array names>, track, trace)`` and :meth:`run` passes the
+        attribute of each name (see :func:`run_arrays`), so ``RUN_ARGS`` is read from the
+        signature when a subclass does not declare it, and checked against it when it does.
 
     The kernel's ``run`` returns ``KERNEL.DONE`` or the row where it needs
     room: before each step it checks ``K + 1`` against the node capacity
@@ -84,9 +107,23 @@ class ArrayState:
     NODE_ARRAYS: dict = {}
     FEATURE_MAJOR: tuple = ()
     OTHER_ARRAYS: dict = {}
-    RUN_ARGS: tuple = ()
+    RUN_ARGS: tuple = ()  # set from KERNEL.run's signature for each subclass
+    _parameters: dict = {}  # kernel function -> its parameter names (read once, see call)
     #: the smallest valid edge age in a model file (GNG's edges are 0 when made, the others' 1)
     MIN_EDGE_AGE: int = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.KERNEL is None:
+            return
+        names = run_arrays(cls.KERNEL)
+        declared = cls.__dict__.get("RUN_ARGS")
+        if declared is not None and tuple(declared) != names:
+            raise TypeError(
+                f"{cls.__name__}.RUN_ARGS {tuple(declared)} differ from the arrays "
+                f"{cls.KERNEL.__name__}.run takes {names} (the state passes them by name)"
+            )
+        cls.RUN_ARGS = names
 
     if TYPE_CHECKING:
         # the arrays NODE_ARRAYS and OTHER_ARRAYS declare, and the scratch buffers, are set by name
@@ -183,6 +220,14 @@ class ArrayState:
             if start == self.KERNEL.DONE:
                 return
             self._grow()
+
+    def call(self, func, **given):
+        """Call the kernel function ``func`` with this state's array of each of its parameter names,
+        except those ``given`` (by name, as ``run`` is called)."""
+        names = self._parameters.get(func)
+        if names is None:
+            names = self._parameters[func] = kernel_parameters(func)
+        return func(*[given[name] if name in given else getattr(self, name) for name in names])
 
     def trace_row(self):
         """The trace row of the last step (the same row ``run`` writes with a trace)."""

@@ -62,12 +62,7 @@ def warm(algorithms=None, progress=None):
                 m.prediction_sigma()
             step(f"{name}, {data.shape[1]}-D data")
     if "CAE" in names:  # the parallel labelling of a large X, whatever the thread count of this process
-        from .algorithms import _cae_kernel
-
-        m = ALGORITHMS["CAE"].make().fit(X)
-        net = m.network_
-        out = np.zeros(len(X), dtype=np.int64)
-        _cae_kernel.nearest_nodes_parallel(X, net.Y, net.K, m.prediction_sigma(), out, True)
+        ALGORITHMS["CAE"].make().fit(X).compile_parallel_labelling(X)
         step("CAE, parallel labelling")
 
 

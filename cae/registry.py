@@ -92,6 +92,22 @@ class Param:
     def high(self) -> float:
         return self.valid.high if self.widget_high is None else self.widget_high
 
+    def widget_kwargs(self) -> dict[str, Any]:
+        """A number input's bounds, step and format: as many decimals as the step or the default has (ε_n's
+        0.006 shows as 0.006, not 0.01).
+
+        >>> ALGORITHMS["GNG"].param("epsilon_n").widget_kwargs()["format"]
+        '%.3f'
+        >>> ALGORITHMS["TCA"].param("reconstruction_interval").widget_kwargs()
+        {'min_value': 1, 'max_value': 5000, 'step': 10}
+        """
+        if self.kind == "int":
+            return dict(min_value=int(self.low), max_value=int(self.high), step=int(self.step))
+        decimals = max(2, *(_decimals(v) for v in (self.step, self.default)))
+        return dict(
+            min_value=float(self.low), max_value=float(self.high), step=float(self.step), format=f"%.{decimals}f"
+        )
+
     def coerce(self, value: object) -> float:
         """The value as the estimator takes it; ValueError if it is not a number in the widget's range."""
         try:
@@ -101,6 +117,12 @@ class Param:
         if not (self.low <= v <= self.high):
             raise ValueError(f"{self.label} must lie in [{self.low:g}, {self.high:g}], got {v:g}")
         return int(round(v)) if self.kind == "int" else v
+
+
+def _decimals(v: float) -> int:
+    """Decimals needed to write ``v`` (at most 6): 0.006 -> 3, 0.5 -> 1, 2 -> 0."""
+    text = f"{v:.6f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
 
 
 def _estimator_class(path: str) -> type[StreamingClusterer[Any]]:

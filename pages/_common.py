@@ -181,13 +181,8 @@ def algorithm_picker(prefix, container=None, dataset=None, environment="stationa
     for col, p in zip(cols, spec.params):
         key = f"w_{prefix}_{algo}_{p.name}"
         value = st.session_state.get(key, p.default)
-        if p.kind == "int":
-            st.session_state[key] = int(value)
-            kw = dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
-        else:
-            st.session_state[key] = float(value)
-            kw = dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
-        params[p.name] = col.number_input(p.label, key=key, help=p.help, **kw)
+        st.session_state[key] = int(value) if p.kind == "int" else float(value)
+        params[p.name] = col.number_input(p.label, key=key, help=p.help, **p.widget_kwargs())
     if setting:
 
         def _use():

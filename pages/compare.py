@@ -60,16 +60,8 @@ if with_params:
             for p in spec.params:
                 key = _widget_key(algo, p.name)
                 st.session_state.setdefault(key, paper_setting(algo, src).get(p.name, p.default))
-                kw = (
-                    dict(min_value=int(p.low), max_value=int(p.high), step=int(p.step))
-                    if p.kind == "int"
-                    else dict(min_value=float(p.low), max_value=float(p.high), step=float(p.step))
-                )
-                if p.kind == "int":
-                    st.session_state[key] = int(st.session_state[key])
-                else:
-                    st.session_state[key] = float(st.session_state[key])
-                params[p.name] = st.number_input(p.label, key=key, help=p.help, **kw)
+                st.session_state[key] = (int if p.kind == "int" else float)(st.session_state[key])
+                params[p.name] = st.number_input(p.label, key=key, help=p.help, **p.widget_kwargs())
             st.button(
                 "Paper's setting",
                 key=f"b_cmp_paper_{algo}",

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # static types of some lazy names below (tests/unit/test_regi
     from .tca import TCA as TCA
 
 #: every registered estimator's class name -> its module, and the names some estimator module also exports
-_WHERE = {**exports(), "CAEStepRecord": "cae.algorithms.cae"}
+_WHERE = {**exports(), "CAEStepRecord": "cae.algorithms.cae", "CAENetwork": "cae.algorithms._cae_network"}
 
 __all__ = [*_WHERE, "load_model", "estimator_class", "MODEL_FILE_NAMES"]
 

@@ -3,6 +3,14 @@
 The storage mechanics (capacity, copies, the model file) are shared by every
 algorithm and live in :mod:`cae._storage`; this module declares CAE's arrays
 and what a sane CAE state is.
+
+The path of one sample: :meth:`cae.CAE.learn_one` (in :mod:`cae._base`) calls
+:meth:`CAENetwork.run <cae._storage.ArrayState.run>`, which calls the kernel's
+``run`` with the array of each of its parameter names (the arrays declared
+here; ``tests/test_kernel_contract.py`` checks that the two agree); the kernel
+writes what the step did into ``ri``/``rf`` and the id lists, at its
+``RI_*``/``RF_*`` slots, which ``CAE._record`` (:mod:`cae.algorithms.cae`)
+reads by the same names into a :class:`cae.CAEStepRecord`.
 """
 
 import math
@@ -37,43 +45,6 @@ class CAENetwork(ArrayState):
     }
     FEATURE_MAJOR = ("Y",)  # the winner search and predict run over one feature of every node at a time
     OTHER_ARRAYS = {"R": ("f", 2), "first": ("f", 2)}
-    RUN_ARGS = (
-        "Y",
-        "M",
-        "sig",
-        "ids",
-        "stamp",
-        "deg",
-        "nbr",
-        "age",
-        "R",
-        "first",
-        "iscal",
-        "fscal",
-        "ri",
-        "rf",
-        "aged_ids",
-        "aged_ages",
-        "alpha_ids",
-        "alpha_ages",
-        "del_ids",
-        "del_ages",
-        "moved_ids",
-        "moved_before",
-        "moved_after",
-        "swept_ids",
-        "swept_pos",
-        "labels",
-        "dist2",
-        "acc",
-        "sortbuf",
-        "order",
-        "stack",
-        "mask",
-        "svec",
-        "lu",
-        "screening",
-    )
 
     def __init__(self, d, deletion_interval=None, max_edge_age=None, sweep_per_batch=False, cap=64, maxdeg=8):
         super().__init__(d, cap=cap, maxdeg=maxdeg)
@@ -146,8 +117,8 @@ class CAENetwork(ArrayState):
         self.iscal[kernel.I_BATCH_T] = 0
 
     # -- save / load -----------------------------------------------------------
-    #: the integer scalars before the per-batch sweep count (files written until then have 13)
-    _ISCAL_BEFORE_BATCH_COUNT = 13
+    #: the integer scalars before the per-batch sweep count (files written until then have only these)
+    _ISCAL_BEFORE_BATCH_COUNT = kernel.I_SWEEP_PER_BATCH
 
     @classmethod
     def validate(cls, a, meta):

@@ -227,7 +227,7 @@ Rec = namedtuple("Rec", "ri rf knn_ids moved sig_ids sig_before sig_after")
 #: What a reconstruction deleted: nodes (id, reason, position) and edges (ids, reason).
 Deleted = namedtuple("Deleted", "node_ids node_reason node_pos edge_a edge_b edge_reason")
 #: Scratch space.
-Buf = namedtuple("Buf", "cims dist2 heap wbuf mask newrow labels grp start sortbuf nb1 nb2")
+Buf = namedtuple("Buf", "cims dist2 heap wbuf mask newrow labels grp cstart sortbuf nb1 nb2")
 
 
 # ------------------------------------------------------------------ nodes
@@ -479,7 +479,7 @@ def adapt_bandwidths(net, rec, buf, K):
     diligences are not uniform (|0.5 - median / (median + mean)| beyond 0.05), the dense side's
     bandwidths move one way and the sparse side's the other, by 0.1 |uniformDegree| times their
     side's mean (recomputed after each change [ref]), clamped to [sigma_init / 2, 3 sigma_init / 2]."""
-    sig, dil, grp, start = net.sig, net.dil, buf.grp, buf.start
+    sig, dil, grp, start = net.sig, net.dil, buf.grp, buf.cstart
     s_init = net.fscal[F_SIGINIT]
     nc = group_by_component(net, K, buf.labels, grp, start)
     lo_clamp = s_init * 0.5

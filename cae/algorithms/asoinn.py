@@ -54,27 +54,6 @@ class AsoinnNetwork(ArrayState):
         "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS: dict = {}
-    RUN_ARGS = (
-        "Y",
-        "M",
-        "th",
-        "ids",
-        "deg",
-        "nbr",
-        "age",
-        "iscal",
-        "fscal",
-        "ri",
-        "rf",
-        "dist",
-        "del_ids",
-        "del_ages",
-        "swept_ids",
-        "swept_pos",
-        "dmask",
-        "newrow",
-        "labels",
-    )
 
     def __init__(
         self,
@@ -105,21 +84,7 @@ class AsoinnNetwork(ArrayState):
 
     def denoise(self) -> list[int]:
         """One denoising pass now; returns the ids of the deleted nodes."""
-        n, _ = kernel.denoise(
-            self.Y,
-            self.M,
-            self.th,
-            self.ids,
-            self.deg,
-            self.nbr,
-            self.age,
-            self.iscal,
-            self.fscal,
-            self.dmask,
-            self.newrow,
-            self.swept_ids,
-            self.swept_pos,
-        )
+        n, _ = self.call(kernel.denoise)
         return [int(i) for i in self.swept_ids[:n]]
 
     @classmethod

@@ -65,26 +65,6 @@ class CloudState(ArrayState):
         "ids": (np.int64, 0, None),
     }
     OTHER_ARRAYS = {"IM": ("i", 2)}
-    RUN_ARGS = (
-        "Y",
-        "var",
-        "n",
-        "ids",
-        "IM",
-        "iscal",
-        "fscal",
-        "ri",
-        "rf",
-        "flags",
-        "zetas",
-        "thresholds",
-        "members",
-        "ids_before",
-        "joined_ids",
-        "merge_rec",
-        "colv",
-        "rowv",
-    )
 
     def __init__(self, d: int, m: float = 1.0, cap: int = 64) -> None:
         super().__init__(d, cap=cap, maxdeg=0)

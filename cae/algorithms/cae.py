@@ -44,6 +44,10 @@ from ._cae_network import CAENetwork
 __all__ = ["CAE", "CAEStepRecord", "ModelFileError"]
 
 CASE_NAMES = {0: "initial phase", 1: "Case I", 2: "Case II", 3: "Case III"}
+#: the first samples, whose Silverman bandwidth is σ_init (the diversity D needs it)
+N_INIT = kernel.N_INIT
+#: the nodes the network needs before D < 1e-6 fixes λ
+MIN_NODES_FOR_LAMBDA = kernel.MIN_NODES_FOR_LAMBDA
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,30 @@ class CAE(StreamingClusterer[CAEStepRecord]):
             net.end_batch()
         return self
 
+    def continue_with(self, deletion_interval: int | None = None, max_edge_age: float | None = None) -> Self:
+        """Keep what was learned and continue the stream with new fixed λ and a_max (a fork, as CAEA).
+
+        Unlike :meth:`set_params` (which only sets the constructor's arguments, used by the next ``fit``),
+        this also changes the learned state's parameters from the next sample on. ``max_edge_age`` None
+        returns to the estimated a_max; ``deletion_interval`` fixes λ (and n_active = λ // 2) from here,
+        None keeps the current λ, estimated or not yet. Returns self.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(0, 0.05, (300, 2))
+        >>> model = CAE().learn_many(X[:200]).continue_with(deletion_interval=40, max_edge_age=20)
+        >>> model.deletion_interval_, model.get_params()["max_edge_age"]
+        (40, 20)
+        """
+        self.set_params(deletion_interval=deletion_interval, max_edge_age=max_edge_age)
+        self._check_params()
+        net = self.__dict__.get("network_")
+        if net is not None:
+            net.set_parameters(deletion_interval, max_edge_age)
+            self._version += 1  # the fitted attributes are cached per version
+        return self
+
     def _record(self) -> CAEStepRecord:
         net = self.network_
         ri, rf = net.ri, net.rf
@@ -373,6 +401,17 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         if small or not _jit.run_parallel(kernel.nearest_nodes_parallel, *args):
             kernel.nearest_nodes(*args)
         return out
+
+    def compile_parallel_labelling(self, X: ArrayLike) -> None:
+        """Label ``X`` with the parallel labelling, whatever its size and this process's thread count.
+
+        For the warm-up (``python -m cae._warmup``), which compiles every kernel before a class needs it:
+        :meth:`nearest_nodes` takes the parallel path only for large inputs on several threads.
+        """
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        net = self.network_
+        out = np.zeros(X.shape[0], dtype=np.int64)
+        kernel.nearest_nodes_parallel(X, net.Y, net.K, self.prediction_sigma(), out, True)
 
     def prediction_sigma(self) -> float:
         """The bandwidth used by ``predict``: the nodes' mean sigma, else sigma_init,

@@ -70,32 +70,6 @@ class GNGNetwork(ArrayState):
         "nbr": (np.int64, 0, "deg"),
         "age": (np.int64, 0, "deg"),
     }
-    RUN_ARGS = (
-        "Y",
-        "err",
-        "wins",
-        "ids",
-        "deg",
-        "nbr",
-        "age",
-        "iscal",
-        "fscal",
-        "ri",
-        "rf",
-        "aged_ids",
-        "aged_ages",
-        "moves",
-        "moved_ids",
-        "del_ids",
-        "del_ages",
-        "swept_ids",
-        "swept_pos",
-        "del_rows",
-        "dmask",
-        "newrow",
-        "stack",
-        "labels",
-    )
 
     def __init__(
         self,

@@ -67,34 +67,6 @@ class SoinnNetwork(ArrayState):
         "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS: dict = {}
-    RUN_ARGS = (
-        "Y",
-        "M",
-        "win_ts",
-        "born",
-        "ids",
-        "deg",
-        "nbr",
-        "age",
-        "iscal",
-        "fscal",
-        "ri",
-        "rf",
-        "del_rows",
-        "del_ages",
-        "del_ids",
-        "del_rec_ages",
-        "swept_ids",
-        "swept_pos",
-        "dmask",
-        "newrow",
-        "dist2",
-        "ubuf",
-        "ebuf",
-        "stack",
-        "mark",
-        "labels",
-    )
 
     def __init__(
         self,

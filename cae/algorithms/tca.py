@@ -60,35 +60,6 @@ class TCANetwork(ArrayState):
         "age": (np.int64, 0, "deg"),
     }
     OTHER_ARRAYS: dict = {}
-    STATE_ARGS = ("Y", "C", "sig", "dil", "err", "newedged", "ids", "deg", "nbr", "age", "iscal", "fscal")
-    SCRATCH_ARGS = (
-        "cims",
-        "dist2",
-        "heap",
-        "wbuf",
-        "mask",
-        "newrow",
-        "labels",
-        "grp",
-        "cstart",
-        "sortbuf",
-        "nb1",
-        "nb2",
-        "knn_ids",
-        "moved",
-    )
-    RECORD_ARGS = (
-        "rec_node_ids",
-        "rec_node_reason",
-        "rec_node_pos",
-        "rec_edge_a",
-        "rec_edge_b",
-        "rec_edge_reason",
-        "rec_sig_ids",
-        "rec_sig_before",
-        "rec_sig_after",
-    )
-    RUN_ARGS = STATE_ARGS + ("ri", "rf") + SCRATCH_ARGS + RECORD_ARGS
 
     def __init__(
         self, d: int, reconstruction_interval: int = 200, sigma_init: float = 0.12, cap: int = 64, maxdeg: int = 8
@@ -133,16 +104,7 @@ class TCANetwork(ArrayState):
         """The reference's deletions at the end of a call; returns (node ids, reasons, edges) deleted."""
         ri = np.zeros(kernel.N_RI, dtype=np.int64)
         rf = np.full(kernel.N_RF, np.nan)
-        kernel.end_of_call(
-            *[getattr(self, n) for n in self.STATE_ARGS],
-            ri,
-            rf,
-            self.mask,
-            self.newrow,
-            self.nb1,
-            self.nb2,
-            *[getattr(self, n) for n in self.RECORD_ARGS[:6]],
-        )
+        self.call(kernel.end_of_call, ri=ri, rf=rf)
         return ri
 
     @classmethod

@@ -6,6 +6,7 @@ The pages (``pages/*.py``) read widgets, call these modules and draw what they r
 - :mod:`.stepper` — a run you can step, play, rewind, fork, place samples into and feed from drawn regions
   (the Playground);
 - :mod:`.regions` — regions drawn on the plot (boxes, lassos) and samples drawn uniformly from them;
+- :mod:`.panel` — the numbers beside the main view (the still view and Play's frames show the same);
 - :mod:`.player` — Play's frames computed on the server for the browser to animate (with
   ``player_frontend/``, its plain-JavaScript half);
 - :mod:`.explanations` — every step in words and formulas with its numbers (Explain, the quiz);

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..algorithms import _cae_kernel as kernel
+from ..algorithms.cae import MIN_NODES_FOR_LAMBDA, N_INIT
 
 __all__ = [
     "explain_step",
@@ -219,12 +219,12 @@ def _initial(rec, model, x):
     ]
     sig_init = model.sigma_init_
     if not lam_known or rec.lambda_fixed:
-        if model.deletion_interval is None and rec.t < kernel.N_INIT and math.isnan(rec.diversity):
+        if model.deletion_interval is None and rec.t < N_INIT and math.isnan(rec.diversity):
             out.append(
                 (
                     "md",
-                    f"The diversity D needs σ_init, the Silverman bandwidth of the first {kernel.N_INIT} samples; "
-                    f"{rec.t} of them have arrived, so D is computed from the {kernel.N_INIT}th sample on.",
+                    f"The diversity D needs σ_init, the Silverman bandwidth of the first {N_INIT} samples; "
+                    f"{rec.t} of them have arrived, so D is computed from the {N_INIT}th sample on.",
                 )
             )
         if not math.isnan(rec.diversity):
@@ -250,7 +250,7 @@ def _initial(rec, model, x):
                         "λ is never re-estimated.",
                     )
                 )
-            elif K < kernel.MIN_NODES_FOR_LAMBDA:
+            elif K < MIN_NODES_FOR_LAMBDA:
                 out.append(("md", f"λ can only be fixed once K ≥ 10 (here K = {K})."))
             else:
                 out.append(("md", "D is still at least 1e-6: the nodes are still diverse, keep growing."))

@@ -26,12 +26,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..algorithms import CAE, _cae_kernel
+from ..algorithms import CAE
 from ..evaluation import CONVENTIONS, ari, nmi
 from .regions import MAX_DRAWN, MAX_REGIONS, Region, sample_regions
 
 #: CAE's trace columns (other algorithms have their own: ``Stepper.columns``)
-TRACE_COLUMNS = _cae_kernel.TRACE_COLUMNS
+TRACE_COLUMNS = CAE().trace_columns
 #: the label of a sample placed by hand (:meth:`Stepper.place`); never scored
 PLACED_LABEL = -1
 #: the label of a sample drawn from regions drawn by hand (:meth:`Stepper.draw`); never scored
@@ -439,9 +439,7 @@ class Stepper:
         self.max_edge_age = max_edge_age
         if not isinstance(self.model, CAE):
             raise TypeError("only CAE and CAEA runs can fork with new parameters")
-        self.model.set_params(deletion_interval=deletion_interval, max_edge_age=max_edge_age)
-        if hasattr(self.model, "network_"):
-            self.model.network_.set_parameters(deletion_interval, max_edge_age)
+        self.model.continue_with(deletion_interval, max_edge_age)
 
     # ----------------------------------------------------------- views
     def seen(self, max_points=5000):

@@ -177,3 +177,68 @@ def test_the_length_check_catches_a_long_function():
     assert long_functions(f"def too_long():\n{body}    return 0\n") == [("too_long", 81)]
     nested = f"def outer():\n    def inner():\n{''.join('    ' + line for line in body.splitlines(True))}        pass\n"
     assert [name for name, _ in long_functions(nested)] == ["outer", "inner"]
+
+
+# ------------------------------------------------------------ the algorithms' private parts stay inside
+#: modules outside cae/algorithms allowed to call a kernel directly: none (the warm-up compiles CAE's parallel
+#: labelling through ``CAE.compile_parallel_labelling``)
+KERNEL_CALLERS: set[str] = set()
+APP_FILES = {f"pages.{p.stem}": p for p in (ROOT / "pages").glob("*.py")} | {"app": ROOT / "app.py"}
+
+
+def _imported_modules(name, path):
+    """Every module an import statement of the file names (``from X import y``: ``X.y`` and ``X``)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if name in MODULES and isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update(_resolve(name, node))
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.update({node.module} | {f"{node.module}.{a.name}" for a in node.names})
+    return out
+
+
+def private_algorithm_imports(files):
+    """``(importer, module)`` for each import of a private module of cae/algorithms (``cae.algorithms._*``)."""
+    return sorted(
+        (name, m)
+        for name, path in files.items()
+        for m in _imported_modules(name, path)
+        if m.startswith("cae.algorithms._")
+    )
+
+
+def network_reads(files):
+    """``(file, line)`` of every read of an estimator's ``network_`` (its learned state's arrays)."""
+    return sorted(
+        (name, node.lineno)
+        for name, path in files.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "network_"
+    )
+
+
+def _outside_the_algorithms():
+    inside = ("cae.algorithms", "cae._base")  # the estimators and their base class own network_
+    files = {n: p for n, p in MODULES.items() if not n.startswith(inside) and n not in KERNEL_CALLERS}
+    return files | APP_FILES
+
+
+def test_nothing_outside_the_algorithms_imports_their_private_modules():
+    """Kernels and state classes (``cae.algorithms._*``) are private: the app, the experiments and the pages
+    use the estimators' public methods and attributes (``cae.algorithms.__init__`` may name them lazily)."""
+    assert private_algorithm_imports(_outside_the_algorithms()) == []
+
+
+def test_nothing_outside_the_estimators_reads_their_learned_state():
+    """An estimator's ``network_`` (the arrays its kernel updates) is read only by the estimator; others ask
+    whether it is fitted (``hasattr(model, "network_")``) and read its public attributes."""
+    assert network_reads(_outside_the_algorithms()) == []
+
+
+def test_the_private_checks_catch_a_private_read(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("from cae.algorithms import _cae_kernel\nmodel.network_.set_parameters(1, 2)\n")
+    assert private_algorithm_imports({"x": src}) == [("x", "cae.algorithms._cae_kernel")]
+    assert network_reads({"x": src}) == [("x", 2)]

@@ -339,3 +339,18 @@ def test_unjitted_kernel_gives_identical_results(tmp_path):
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
     assert cae.algorithms._cae_kernel.HAVE_NUMBA
     assert_same_model(CAE().fit(X), CAE.load(out))
+
+
+def test_continue_with_keeps_the_network_and_fixes_lambda_and_a_max_from_here():
+    """``continue_with`` is the public fork: the learned nodes stay, the constructor's parameters and the
+    learned state's λ/a_max change from the next sample on; bad values get set_params' clear message."""
+    X = np.random.default_rng(0).normal(0, 0.05, (400, 2))
+    model = CAE().learn_many(X[:300])
+    nodes = model.nodes_.copy()
+    assert model.continue_with(deletion_interval=40, max_edge_age=3) is model
+    assert np.array_equal(model.nodes_, nodes) and model.deletion_interval_ == 40 and model.n_active_nodes_ == 20
+    assert model.get_params()["deletion_interval"] == 40 and model.get_params()["max_edge_age"] == 3
+    records = [model.learn_one(x) for x in X[300:]]
+    assert {r.a_max for r in records if not math.isnan(r.a_max)} == {3.0}  # the fixed a_max at every deletion
+    with pytest.raises(ValueError, match="deletion_interval"):
+        CAE().learn_many(X[:50]).continue_with(deletion_interval=2)

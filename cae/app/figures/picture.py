@@ -21,7 +21,7 @@ def saved_network(path):
 
     from ..._graph import component_labels, edge_list
     from ..._storage import ModelFileError, read_npz
-    from ...algorithms._cae_network import CAENetwork
+    from ...algorithms import CAENetwork
 
     meta, arrays = read_npz(path)
     if meta["algorithm"] != "CAE":
