@@ -52,6 +52,7 @@ def _home_picture():
 
 def home():
     from pages._playground_session import PRESET_PAPER
+    from pages._session import session
 
     st.title("CAE Explorer")
     left, right = st.columns([1.1, 1])
@@ -93,10 +94,7 @@ def home():
             "chart before you reveal.\n"
         )
         if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
-            st.session_state.pg_cfg = dict(PRESET_PAPER)
-            for k in [k for k in st.session_state if str(k).startswith("w_")]:
-                del st.session_state[k]
-            st.session_state.pop("pg_key", None)
+            session().start_over(PRESET_PAPER)
             st.switch_page("pages/playground.py")
         st.caption(
             "The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "

@@ -1,6 +1,7 @@
 """The live classroom's session glue: the store, this session's role in a class, and the small hook the
 Playground calls (the teacher's steps published; a student's way back to following the teacher).
 
+The store is imported when a session is in a class (a Playground drawn outside a class does not import it).
 The Playground calls two functions and nothing else: :func:`classroom_bar` near its top and
 :func:`publish_step` each time it writes its lesson link. Everything else of the classroom is on
 ``pages/classroom.py``; the store and room logic are in ``cae.classroom`` (no Streamlit there).
@@ -27,8 +28,6 @@ import time
 
 import streamlit as st
 
-from cae.classroom import names
-from cae.classroom.store import RoomNotFound, StoreError, StoreReset, StoreUnavailable, new_secret
 from cae.data.csvio import escape_markdown
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
@@ -68,6 +67,8 @@ def safely(fn, *args, **kwargs):
     Only :class:`StoreUnavailable` is swallowed here; the other :class:`StoreError` (a wrong token, a full
     class, an answer given already) are the caller's to show.
     """
+    from cae.classroom.store import StoreUnavailable
+
     try:
         out = fn(*args, **kwargs)
     except StoreUnavailable as exc:
@@ -114,6 +115,8 @@ def holder():
     cookie (``cae_browser``), so that a reload of the same browser keeps the place without asking, while the
     same link opened in another browser asks first."""
     if "room_holder" not in st.session_state:
+        from cae.classroom.store import new_secret
+
         try:
             kept = st.context.cookies.get("cae_browser")
         except Exception:  # noqa: BLE001 - AppTest has no request
@@ -153,6 +156,8 @@ def remember_epoch():
 
 def gone_words(code):
     """Why the class ``code`` is not found: reset (the store lost it) or ended (by the teacher, or expired)."""
+    from cae.classroom.store import StoreError
+
     saved = st.session_state.get("room_epoch")
     try:
         now = store().epoch()
@@ -237,6 +242,8 @@ def publish(state):
         return True
     if st.session_state.get("room_published") == state:
         return True
+    from cae.classroom.store import StoreError, StoreUnavailable
+
     try:
         store().publish(st.session_state.room_code, st.session_state.room_token, state)
     except StoreUnavailable as exc:
@@ -300,6 +307,9 @@ def classroom_bar():
 
 @st.fragment(run_every=2.0)
 def _student_bar():
+    from cae.classroom import names
+    from cae.classroom.store import RoomNotFound, StoreReset
+
     code = st.session_state.room_code
     with st.container(border=True):
         c = st.columns([5, 1.4])

@@ -19,6 +19,7 @@ from cae.app.regions import MAX_DRAWN, MAX_REGIONS, click_position, region_from_
 from cae.app.view_options import ViewOptions
 from pages._playground_session import network_view
 from pages._plot_input import plot_input
+from pages._session import session
 
 POINTER_MODES = {
     "click": "Click: place a sample",
@@ -38,7 +39,7 @@ def _input_bounds(pg):
 
 
 def _changed():
-    st.session_state.pop("traces_fig", None)
+    session().invalidate_traces()
     st.session_state.draw_revision = st.session_state.get("draw_revision", 0) + 1
 
 
@@ -48,7 +49,7 @@ def _feed(pg, xy):
 
 
 def _on_click(event):
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is None or pg.stream.X.shape[1] != 2:
         return
     try:
@@ -62,7 +63,7 @@ def _on_click(event):
 
 
 def _feed_typed():
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is not None and not pg.finished:
         _feed(pg, [st.session_state.w_place_x0, st.session_state.w_place_x1])
 
@@ -72,7 +73,7 @@ def _remaining(pg, drawing):
 
 
 def _on_region(event):
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is None or pg.stream.X.shape[1] != 2:
         return
     try:
@@ -98,7 +99,7 @@ def _add_typed_box():
 
 
 def _remove_region(k):
-    pg = st.session_state.get("pg")
+    pg = session().run
     drawing = pg.drawing_at() if pg is not None else None
     if drawing is None:
         return
@@ -108,7 +109,7 @@ def _remove_region(k):
 
 
 def _remove_drawing():
-    pg = st.session_state.get("pg")
+    pg = session().run
     if pg is not None and pg.drawing_at() is not None:
         pg.draw((), 0)
         _changed()

@@ -16,6 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 from cae.app.player import FRONTEND, PlaySession, frames_wanted
+from pages._session import W
 
 KEY = "player"  # the component's widget key: its value is the browser's last request
 DEFAULT_FPS = 20  # frames per second: smooth in front of a class (this machine draws 16-18 of them, see the README)
@@ -44,7 +45,7 @@ def _on_request():
     play.pause(req.get("shown", play.shown))
     st.session_state.play_fps = int(req.get("fps") or DEFAULT_FPS)
     st.session_state.pop("play_session", None)
-    st.session_state.w_play = False
+    st.session_state[W.PLAY] = False
     st.session_state.play_stopped = True  # the live fragment then reruns the whole page
 
 
@@ -57,7 +58,7 @@ def settle(pg):
     """Play is off but a play is still open (Play switched off beside the plot): stop it where the
     browser last said it was, so the still view shows a frame the class saw. Returns True if it did."""
     play = st.session_state.get("play_session")
-    if play is None or st.session_state.get("w_play"):
+    if play is None or st.session_state.get(W.PLAY):
         return False
     st.session_state.pop("play_session", None)
     if play.pg is pg:
@@ -69,7 +70,7 @@ def shown_step(pg):
     """The step the class sees: while playing, the frame the browser last reported (the run is
     computed a little ahead of it); otherwise the Playground's step."""
     play = st.session_state.get("play_session")
-    if play is not None and play.pg is pg and st.session_state.get("w_play"):
+    if play is not None and play.pg is pg and st.session_state.get(W.PLAY):
         return play.shown
     return pg.t
 

@@ -1,8 +1,8 @@
-"""The Playground's session state: its configuration widgets, the run (a :class:`cae.app.stepper.Stepper`)
-kept per browser session, its main view, and lesson links in and out of the URL.
+"""The Playground's configuration widgets, its main view, and lesson links in and out of the URL.
 
-The Playground and Explain pages share it (Explain reads the Playground's run). Only light modules at
-import time (app.py imports this before the home page is drawn).
+The run (a :class:`cae.app.stepper.Stepper`) and what is kept with it belong to
+:class:`pages._session.PlaygroundSession`; the Playground, Explain and the Classroom start from :func:`start` or
+:func:`get_playground`. Only light modules at import time (app.py imports this before the home page is drawn).
 """
 
 from __future__ import annotations
@@ -10,22 +10,19 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from cae.app.lesson_links import (
-    CAEA_SLIDERS,
-    PLAYGROUND_DEFAULTS,
-    VIEW_DEFAULTS,
-    parse_playground,
-    playground_query,
-)
+from cae.app.lesson_links import CAEA_SLIDERS, parse_playground, playground_query
 from cae.app.stepper import drawn_sample
-from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
+from cae.app.streams import SOURCES, environment_of, paper_setting
+from pages._session import (  # noqa: F401 - algo_params, DEFAULT_CFG and the keys are this module's names too
+    CFG_WIDGETS,
+    DEFAULT_CFG,
+    VIEW_KEYS,
+    W,
+    algo_params,
+    session,
+)
 
-DEFAULT_CFG = dict(PLAYGROUND_DEFAULTS)
 PRESET_PAPER = dict(DEFAULT_CFG)
-
-
-def cfg_key(cfg):
-    return tuple(sorted(cfg.items()))
 
 
 def _split_name(key):
@@ -47,78 +44,55 @@ def stream_detail(key):
     return _split_name(key)[1]
 
 
-# the configuration's widgets, by configuration name. The widgets take their values from the session
-# state only (no value= argument): whatever changes the configuration from outside (a lesson link, New seed,
-# the paper's setting) sets these keys before the widgets are drawn, so the box, the caption and the link agree.
-CFG_WIDGETS = {
-    "source": "w_source",
-    "n_per_class": "w_n",
-    "noise": "w_noise",
-    "seed": "w_seed",
-    "algo": "w_algo",
-    "lam": "w_lam",
-    "amax": "w_amax",
-}
-CFG_KEYS = tuple(CFG_WIDGETS.values())
-
-
-def _cfg():
-    return st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
-
-
 def set_config(**changes):
     """Change the configuration and its widgets together (before the widgets are drawn: a callback, or a
     lesson link read at the top of the page)."""
-    cfg = _cfg()
-    cfg.update(changes)
-    for name in changes:
-        st.session_state[CFG_WIDGETS[name]] = cfg[name]
+    session().set_config(**changes)
 
 
 def new_seed():
     """*New seed*'s callback: the next seed, in the box, the caption and the link alike."""
-    set_config(seed=min(int(_cfg()["seed"]) + 1, 10**6))
+    session().new_seed()
 
 
 def use_paper_setting():
     """The Playground's *Paper's setting* button: CAEA's λ and a_max as the paper set them for its 2-D data
     in this stream's environment (the values Compare starts with)."""
-    p = paper_setting("CAEA", _cfg()["source"])
+    p = paper_setting("CAEA", session().cfg["source"])
     set_config(lam=int(p["deletion_interval"]), amax=int(p["max_edge_age"]))
 
 
 def sidebar_config():
     """The data and algorithm widgets (sidebar); returns the configuration."""
-    cfg = _cfg()
-    for name, key in CFG_WIDGETS.items():  # a widget not drawn in the last run has lost its state
-        if key not in st.session_state:
-            st.session_state[key] = cfg[name]
+    ss = session()
+    ss.restore_widgets()
+    cfg = ss.cfg
     sb = st.sidebar
     sb.header("Data")
-    cfg["source"] = sb.selectbox("Stream", list(SOURCES), format_func=stream_title, key="w_source")
+    cfg["source"] = sb.selectbox("Stream", list(SOURCES), format_func=stream_title, key=W.SOURCE)
     if stream_detail(cfg["source"]):  # the rest of a long name, whole, under the box
         sb.caption(stream_detail(cfg["source"]))
     cfg["n_per_class"] = sb.select_slider(
         "Points per distribution",
         [250, 500, 1500, 5000, 15000],
-        key="w_n",
+        key=W.N,
         help="The paper uses 15,000 (99,000 samples with noise).",
     )
-    cfg["noise"] = sb.slider("Uniform noise (share of each distribution)", 0.0, 0.5, step=0.05, key="w_noise")
-    cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, key="w_seed"))
+    cfg["noise"] = sb.slider("Uniform noise (share of each distribution)", 0.0, 0.5, step=0.05, key=W.NOISE)
+    cfg["seed"] = int(sb.number_input("Seed", 0, 10**6, key=W.SEED))
     sb.header("Algorithm")
     cfg["algo"] = sb.radio(
         "Algorithm",
         ["CAE", "CAEA"],
-        key="w_algo",
+        key=W.ALGO,
         help="CAE estimates λ and a_max itself; CAEA uses the values below. Switching keeps the step and the "
         "samples placed or drawn by hand: the other algorithm learns the same samples up to this step.",
     )
     if cfg["algo"] == "CAEA":
         lo, hi, step = (int(v) for v in CAEA_SLIDERS["deletion_interval"])
-        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, step=step, key="w_lam")
+        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, step=step, key=W.LAM)
         lo, hi, step = (int(v) for v in CAEA_SLIDERS["max_edge_age"])
-        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, step=step, key="w_amax")
+        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, step=step, key=W.AMAX)
         p = paper_setting("CAEA", cfg["source"])
         sb.button(
             "Paper's setting",
@@ -137,80 +111,40 @@ def view_toggles():
     focus = st.sidebar.toggle(
         "Focus on s1",
         value=False,
-        key="w_focus",
+        key=W.FOCUS,
         help="Zoom to s1, s2, the sample and the vigilance region of s1 (the view's width is written on it), "
         "so that one can tell whether the sample lies inside V.",
     )
     all_regions = st.sidebar.toggle(
         "Every node's vigilance region",
         value=False,
-        key="w_regions",
+        key=W.REGIONS,
         help="Around each node, the closed curve where CIM(x, y_k, σ̄) = V: a sample inside it would resonate "
         "with that node.",
     )
     return focus, all_regions
 
 
-def algo_params(cfg):
-    if cfg["algo"] == "CAEA":
-        return dict(deletion_interval=int(cfg["lam"]), max_edge_age=int(cfg["amax"]))
-    return dict(deletion_interval=None, max_edge_age=None)
-
-
-DATA_KEYS = ("source", "n_per_class", "noise", "seed")
-
-
-def _algo_text(cfg):
-    return "CAE" if cfg["algo"] == "CAE" else f"CAEA (λ = {int(cfg['lam'])}, a_max = {int(cfg['amax'])})"
-
-
 def get_playground(cfg):
-    """This session's playground, rebuilt when the data or algorithm settings change.
-
-    New data start over at t = 0. A new algorithm or parameter on the same data keeps the step and the
-    samples placed or drawn by hand: the new run learns the same samples up to that step (so switching back
-    shows the same run again); the page says so (:func:`switch_note`).
-    """
-    key = cfg_key(cfg)
-    old = st.session_state.get("pg")
-    if st.session_state.get("pg_key") != key or old is None:
-        from cae.app.stepper import Stepper
-
-        old_cfg = st.session_state.get("pg_cfg_built")
-        same_data = (
-            old is not None
-            and old_cfg is not None
-            and "pg_key" in st.session_state  # not a fresh start (the home page's preset drops the key)
-            and all(old_cfg[k] == cfg[k] for k in DATA_KEYS)
-        )
-        stream = old.original_stream if same_data else make_stream(cfg)
-        pg = Stepper(stream, **algo_params(cfg))
-        if same_data and (old.t or old.placed or old.drawn) and "lesson_pending" not in st.session_state:
-            pg.with_placed(old.placed, old.drawn)
-            if old.t:
-                with st.spinner(f"{_algo_text(cfg)} learns the first {old.t:,} samples, to stay at this step…"):
-                    pg.step(old.t)
-            same_algo = old_cfg["algo"] == cfg["algo"]
-            st.session_state.pg_switch_note = (
-                f"{'Changed' if same_algo else 'Switched'} from {_algo_text(old_cfg)} to {_algo_text(cfg)} at "
-                f"t = {old.t:,}: the new setting has "
-                f"learned the same {old.t:,} samples from the start"
-                + (" (with those placed or drawn by hand)" if old.placed or old.drawn else "")
-                + ", so the view stays at this step"
-                + (f"; the steps recorded after t = {old.t:,} are not kept" if old.t_max > old.t else "")
-                + (". Setting it back" if same_algo else ". Switching back")
-                + " shows the earlier run again; *Reset* starts over at t = 0."
-            )
-        st.session_state.pg = pg
-        st.session_state.pg_key = key
-        st.session_state.pg_cfg_built = dict(cfg)
-        st.session_state.pop("traces_fig", None)
-    return st.session_state.pg
+    """This session's playground for ``cfg`` (:meth:`PlaygroundSession.run_for`: switching algorithm keeps the
+    step, with a spinner while the new run catches up; the page says so with :func:`switch_note`)."""
+    return session().run_for(cfg, learning=st.spinner)
 
 
 def switch_note():
     """What the last change of algorithm or parameters did (once), or None."""
-    return st.session_state.pop("pg_switch_note", None)
+    return session().take_switch_note()
+
+
+def start(page):
+    """A page that draws the Playground's run starts here: a lesson link's settings first, the sidebar's
+    configuration, the run, then the link's step (its progress bar in a slot made on every run, so that the
+    page's later elements keep their places). Returns ``(cfg, pg, notices)``."""
+    notices = lesson_in(page)
+    cfg = sidebar_config()
+    pg = get_playground(cfg)
+    notices += lesson_apply(pg, st.empty())
+    return cfg, pg, notices
 
 
 def bounds_of(X):
@@ -265,40 +199,18 @@ def network_view(pg, view=None, *, model=None, record=None, t=None, deleted=None
 
 
 # ------------------------------------------------------------------ lesson links
-# widget keys of the Playground's view toggles, by query name
-VIEW_KEYS = {
-    "vig": "w_vig",
-    "focus": "w_focus",
-    "regions": "w_regions",
-    "bw": "w_bw",
-    "win": "w_window",
-    "sn": "w_score_noise",
-    "quiz": "w_quiz",
-    "teach": "w_teach",
-}
-
-
 def _query():
     return {k: st.query_params.get(k) for k in st.query_params.keys()}
 
 
 def link_is_new(page, q):
-    """True if the URL's query is a link to apply: not empty, and not one this session wrote itself.
-
-    The browser sends its URL with every rerun; a click that leaves before the browser has taken
-    the URL of the previous run arrives with an older query this page wrote. Comparing with the
-    last query only would take that for a new link and wind the run back to it.
-    """
-    return bool(q) and q not in st.session_state.get(f"lesson_written_{page}", [])
+    """True if the URL's query is a link to apply (:meth:`PlaygroundSession.link_is_new`)."""
+    return session().link_is_new(page, q)
 
 
 def remember_link(page, q):
     """Note a query as this session's own (the last 200 per page)."""
-    written = st.session_state.setdefault(f"lesson_written_{page}", [])
-    if q in written:
-        written.remove(q)
-    written.append(q)
-    del written[:-200]
+    session().remember_link(page, q)
 
 
 def lesson_in(page):
@@ -311,20 +223,15 @@ def lesson_in(page):
     if not link_is_new(page, q):
         return []
     state, notices = parse_playground(q, streams=list(SOURCES))
-    set_config(**state["cfg"])  # the widgets show the link's values
-    for name, key in VIEW_KEYS.items():
-        if name in state["view"]:
-            st.session_state[key] = state["view"][name]
-    st.session_state.lesson_pending = {"t": state["t"], "place": state["place"], "draw": state["draw"]}
+    session().open_lesson(state)  # the widgets show the link's values
     remember_link(page, q)
-    st.session_state.lesson_applied = True
     return notices
 
 
 def lesson_apply(pg, slot=None):
     """Bring the Playground to the pending step of a lesson link (rebuilding placed samples first); the
     learning's progress bar goes into ``slot`` (default: the page)."""
-    pending = st.session_state.pop("lesson_pending", None)
+    pending = session().take_pending_lesson()
     if not pending:
         return []
     notes = []
@@ -355,19 +262,14 @@ def lesson_apply(pg, slot=None):
             pg.run_to(t, progress=lambda f: bar.progress(f, text=f"{words} {f:.0%}"), chunk=10000)
             bar.empty()
             pg.deleted_in_frame = pg.deleted_in_frame[:0]  # a jump of thousands of steps is not one frame
-        st.session_state.pop("traces_fig", None)
+        session().invalidate_traces()
     return notes
-
-
-def view_state():
-    """The current view toggles (query names) from their widgets, defaults where not shown yet."""
-    return {name: st.session_state.get(key, VIEW_DEFAULTS[name]) for name, key in VIEW_KEYS.items()}
 
 
 def lesson_query(cfg, pg, t=None):
     """The Playground's state as lesson-link query parameters (step ``t``, default the run's)."""
     placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
-    return playground_query(cfg, view_state(), pg.t if t is None else t, placed, pg.drawn)
+    return playground_query(cfg, session().view_state(), pg.t if t is None else t, placed, pg.drawn)
 
 
 def lesson_out(page, cfg, pg, t=None):

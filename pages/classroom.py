@@ -47,7 +47,8 @@ from pages._classroom_session import (
     poll as student_poll,
 )
 from pages._common import ensure_entrypoint, message, render_blocks
-from pages._playground_session import DEFAULT_CFG, get_playground, lesson_query, network_view
+from pages._playground_session import get_playground, lesson_query, network_view
+from pages._session import session
 
 ensure_entrypoint(__file__)  # a direct link (a join link) on a fresh server
 
@@ -365,9 +366,23 @@ def start_class(passphrase):
 
 # ------------------------------------------------------------------ the teacher
 def teacher_page():
+    """The teacher's page: how to join, the class's controls (step, ask, reveal), what the class sees, the results."""
     code, token = st.session_state.room_code, st.session_state.room_token
-    cfg = st.session_state.setdefault("pg_cfg", dict(DEFAULT_CFG))
+    cfg = session().cfg
     pg = get_playground(cfg)
+    _teacher_header(code)
+    publish(teacher_state(cfg, pg))
+    p = _teacher_poll(code)
+    q, state = p.question, p.state
+    asking = q is not None and not q.revealed
+    state = _teacher_controls(code, token, cfg, pg, q, state, asking)
+    _teacher_view(code, q, state, asking)
+    results(code, token)
+
+
+def _teacher_header(code):
+    """How to join (large while nobody is here yet; one line and a QR code a click away once the class started),
+    and what the store said."""
     base = app_base()
     join = roomlib.join_url(base, code)
     gathering = not (safely(store().present, code) or [])
@@ -404,7 +419,9 @@ def teacher_page():
     if getattr(store(), "note", None):  # not the usual folder: the teacher knows which store holds the class
         message("warning", "This class is kept in {}.", store().location)
 
-    publish(teacher_state(cfg, pg))
+
+def _teacher_poll(code):
+    """The class's news (the page stops here while the store is away or once the class has ended)."""
     p = safely(store().poll, code)
     st.session_state.room_drawn_ok = p is not None
     if p is None:
@@ -418,10 +435,13 @@ def teacher_page():
             st.query_params.clear()
             st.rerun()
         st.stop()
-    q = p.question
-    state = p.state
+    return p
+
+
+def _teacher_controls(code, token, cfg, pg, q, state, asking):
+    """Step, Ask (or Reveal while the class answers), Names, the way to the Playground. Returns the lesson state
+    to draw (the one just published when a question could not be asked)."""
     c = st.columns([1.2, 2.6, 1, 2.1])
-    asking = q is not None and not q.revealed
     if c[0].button(
         "Step 1 ▶",
         key="b_room_step",
@@ -453,7 +473,12 @@ def teacher_page():
             reveal(code, token, q, cfg, pg)
     c[2].toggle("Names", value=False, key="w_room_names", help="Who answered what, on hover over the chart's bars.")
     c[3].page_link("pages/playground.py", label="Step, play, rewind on the Playground", icon=":material/play_circle:")
+    return state
 
+
+def _teacher_view(code, q, state, asking):
+    """The open question with its live answers, a revealed one with the answers and the step explained, or what
+    the class sees now."""
     if asking:
         st.subheader(f"Question {q.qid}: what will CAE do with sample {q.step:,}?")
         run, _ = SHARED.for_state(q.state)
@@ -480,7 +505,6 @@ def teacher_page():
         else:
             st.caption("What the class sees now:")
             draw_step(run.view(t), view_of(state), key="room_teacher_fig")
-    results(code, token)
 
 
 @st.fragment(run_every=2.0)
@@ -737,45 +761,13 @@ def copy_button(url):
 
 # ------------------------------------------------------------------ a student
 def student_page():
+    """A student's page: the teacher's step, the open question with its answer form, a revealed one explained."""
     code, sid = st.session_state.room_code, st.session_state.room_sid
     nick = names.for_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
-    p = student_poll(code)  # RoomNotFound: the page says the class has ended
-    away = p is None
-    if away:  # the store is away: the last news read stays on screen, with a line that says so
-        p = st.session_state.get("room_last_poll")
-        if p is None:
-            st.title(f"Class {code}")
-            st.error((problem_words() or "The class cannot be reached") + ". This page tries again every second.")
-            watch(code, None)
-            return
-        st.warning(
-            (problem_words() or "The class cannot be reached")
-            + ". You see the last step that reached you; this page tries again every second.",
-            icon=":material/cloud_off:",
-        )
-    else:
-        st.session_state.room_last_poll = p
-    if sid in p.removed:
-        st.title(f"Class {code}")
-        st.warning("The teacher has removed you from this class. You can keep exploring on your own.")
-        if st.button("Leave", key="b_room_leave"):
-            leave()
-            st.query_params.clear()
-            st.rerun()
-        return
-    said = notice_words()
-    if said:
-        st.info(said, icon=":material/restore:")
-    if p.closed:
-        st.title(f"Class {code}")
-        st.info("The teacher has ended this class. Thank you for taking part!")
-        _student_score(code, sid)
-        if st.button("Leave", key="b_room_leave"):
-            leave()
-            st.query_params.clear()
-            st.rerun()
+    p = _student_news(code)
+    if p is None or _student_gone(code, sid, p):
         return
     asking = p.question is not None and not p.question.revealed
     if asking:  # one line: on a phone the question and its answer buttons fit the first screen
@@ -795,60 +787,119 @@ def student_page():
     run, t = SHARED.for_state(state)
     mine = _my_answers(code, sid)
     if q is not None and not q.revealed:
-        qrun, _ = SHARED.for_state(q.state)
-        view = qrun.view(q.step - 1)
-        # the question first: on a phone the columns stack, and the answer buttons come before the chart
-        right, left = st.columns([1, 1.7])
-        with right:
-            st.markdown(f"#### Question {q.qid}: what will CAE do with sample {q.step:,}?")
-            if q.qid in mine:
-                c = mine[q.qid]
-                st.success(
-                    f"Your answer is in: {QUIZ_CHOICES[c[0]]}; an edge deleted: {'yes' if c[1] else 'no'}; a node "
-                    f"deleted: {'yes' if c[2] else 'no'}. Wait for the reveal."
-                )
-            else:
-                answer_form(code, sid, q)
-        left.plotly_chart(
-            step_figure(view, view_of(q.state), "next", height=500),
-            key="room_student_fig",
-            config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
-        )
-        right.caption(
-            "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
-            "region is where CIM to s1 is at most V."
-        )
-        m = view.live_metrics(score_noise=view_of(q.state)["sn"])
-        right.caption(
-            f"{m['samples seen']:,} of {len(view.stream):,} samples seen · {m['stage']} · {m['nodes']} nodes · "
-            f"{m['clusters']} clusters · V = {_fmt(view.model.threshold_ if view.t else float('nan'))}"
-        )
-        with right:
-            _student_score(code, sid)
-            explore_button(p)
+        _student_question(code, sid, p, q, mine)
     elif q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
-        view = run.view(t)
-        c = mine.get(q.qid)
-        if c is None:
-            st.info(f"Question {q.qid}: {QUIZ_CHOICES[q.truth[0]]} — you did not answer this one.")
-        else:
-            right = roomlib.is_right(c, q.truth)
-            (st.success if right else st.error)("Right!" if right else "Not quite.")
-            st.markdown(verdict(c, q.truth))
-        draw_step(view, view_of(state), key="room_student_fig")
-        explanation(view)
+        _student_revealed(run.view(t), state, q, mine)
     else:
-        if q is not None and q.revealed:  # the class has moved on since the reveal: the result in a line
-            c = mine.get(q.qid)
-            said = (
-                "you did not answer"
-                if c is None
-                else ("you were right" if roomlib.is_right(c, q.truth) else "not quite")
-            )
-            st.caption(f"Question {q.qid} ({QUIZ_CHOICES[q.truth[0]].split(':')[0]}): {said}.")
-        draw_step(run.view(t), view_of(state), key="room_student_fig")
-        st.caption("You see the teacher's step. It follows the teacher by itself.")
+        _student_following(run.view(t), state, q, mine)
     watch(code, p.version)
+
+
+def _student_news(code):
+    """The class's news (RoomNotFound: the page says the class has ended). While the store is away, the last news
+    read stays on screen with a line that says so; None when there is none yet (the page then only waits)."""
+    p = student_poll(code)
+    if p is not None:
+        st.session_state.room_last_poll = p
+        return p
+    p = st.session_state.get("room_last_poll")
+    if p is None:
+        st.title(f"Class {code}")
+        st.error((problem_words() or "The class cannot be reached") + ". This page tries again every second.")
+        watch(code, None)
+        return None
+    st.warning(
+        (problem_words() or "The class cannot be reached")
+        + ". You see the last step that reached you; this page tries again every second.",
+        icon=":material/cloud_off:",
+    )
+    return p
+
+
+def _student_gone(code, sid, p):
+    """True when this student was removed or the class ended (the page then says so, with a Leave button)."""
+    if sid in p.removed:
+        st.title(f"Class {code}")
+        st.warning("The teacher has removed you from this class. You can keep exploring on your own.")
+        _leave_button()
+        return True
+    said = notice_words()
+    if said:
+        st.info(said, icon=":material/restore:")
+    if p.closed:
+        st.title(f"Class {code}")
+        st.info("The teacher has ended this class. Thank you for taking part!")
+        _student_score(code, sid)
+        _leave_button()
+        return True
+    return False
+
+
+def _leave_button():
+    if st.button("Leave", key="b_room_leave"):
+        leave()
+        st.query_params.clear()
+        st.rerun()
+
+
+def _student_question(code, sid, p, q, mine):
+    """The open question: the answer form (or the answer given) first, then the network before the next sample."""
+    qrun, _ = SHARED.for_state(q.state)
+    view = qrun.view(q.step - 1)
+    # the question first: on a phone the columns stack, and the answer buttons come before the chart
+    right, left = st.columns([1, 1.7])
+    with right:
+        st.markdown(f"#### Question {q.qid}: what will CAE do with sample {q.step:,}?")
+        if q.qid in mine:
+            c = mine[q.qid]
+            st.success(
+                f"Your answer is in: {QUIZ_CHOICES[c[0]]}; an edge deleted: {'yes' if c[1] else 'no'}; a node "
+                f"deleted: {'yes' if c[2] else 'no'}. Wait for the reveal."
+            )
+        else:
+            answer_form(code, sid, q)
+    left.plotly_chart(
+        step_figure(view, view_of(q.state), "next", height=500),
+        key="room_student_fig",
+        config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
+    )
+    right.caption(
+        "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
+        "region is where CIM to s1 is at most V."
+    )
+    m = view.live_metrics(score_noise=view_of(q.state)["sn"])
+    right.caption(
+        f"{m['samples seen']:,} of {len(view.stream):,} samples seen · {m['stage']} · {m['nodes']} nodes · "
+        f"{m['clusters']} clusters · V = {_fmt(view.model.threshold_ if view.t else float('nan'))}"
+    )
+    with right:
+        _student_score(code, sid)
+        explore_button(p)
+
+
+def _student_revealed(view, state, q, mine):
+    """The question just revealed, at its step: right or not, the verdict, the step drawn and explained."""
+    c = mine.get(q.qid)
+    if c is None:
+        st.info(f"Question {q.qid}: {QUIZ_CHOICES[q.truth[0]]} — you did not answer this one.")
+    else:
+        right = roomlib.is_right(c, q.truth)
+        (st.success if right else st.error)("Right!" if right else "Not quite.")
+        st.markdown(verdict(c, q.truth))
+    draw_step(view, view_of(state), key="room_student_fig")
+    explanation(view)
+
+
+def _student_following(view, state, q, mine):
+    """The teacher's step (and, once the class moved on from a reveal, its result in a line)."""
+    if q is not None and q.revealed:
+        c = mine.get(q.qid)
+        said = (
+            "you did not answer" if c is None else ("you were right" if roomlib.is_right(c, q.truth) else "not quite")
+        )
+        st.caption(f"Question {q.qid} ({QUIZ_CHOICES[q.truth[0]].split(':')[0]}): {said}.")
+    draw_step(view, view_of(state), key="room_student_fig")
+    st.caption("You see the teacher's step. It follows the teacher by itself.")
 
 
 def explore_button(p, where=st):

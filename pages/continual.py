@@ -3,18 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from cae.app import continual as source
 from cae.app import figures
 from cae.app.lesson_links import continual_query, parse_continual
-from cae.data import (
-    DRIFT_STREAMS,
-    Dataset,
-    class_incremental_stream,
-    load_builtin,
-    make_drift_stream,
-    make_paper2d,
-    nonstationary_stream,
-)
-from cae.data.csvio import scale
+from cae.data import DRIFT_STREAMS, load_builtin
 from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
 from pages._common import (
@@ -67,7 +59,7 @@ st.caption(
 
 src = st.radio(
     "Stream",
-    ["paper", "builtin", "drift", "upload"],
+    list(source.SOURCES),
     horizontal=True,
     key="w_cl_src",
     format_func={
@@ -79,45 +71,33 @@ src = st.radio(
 )
 c = st.columns(3)
 seed = int(c[2].number_input("Seed", 0, 10**6, 0, key="w_cl_seed"))
+name = None
 if src == "paper":
     n = c[0].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cl_n")
     noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_noise")
-    data = make_paper2d(n_per_class=n, noise_fraction=noise, seed=seed)
+    data = source.labelled_data(src, seed, n_per_class=n, noise=noise)
 elif src == "drift":
     kind = c[0].selectbox("Stream", list(DRIFT_STREAMS), format_func=lambda k: DRIFT_STREAMS[k][0], key="w_cl_drift")
     noise = c[1].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cl_drift_noise")
-    data = None
 elif src == "builtin":
     name = c[0].selectbox("Dataset", ["iris", "wine", "breast_cancer", "digits"], key="w_cl_builtin")
     how = c[1].radio("Scaling", ["minmax", "zscore", "none"], key="w_cl_scaling", horizontal=True)
-    data = load_builtin(name)
-    data.X = scale(data.X, how)
+    data = source.labelled_data(src, seed, name=name, scaling=how)
 else:
-    res = st.session_state.get("up_result")
-    if res is None or res["sel"].y is None:
+    data = source.labelled_data(src, seed, upload=st.session_state.get("up_result"))
+    if data is None:
         st.info("On **Your data**, load a CSV, choose a label column and press **Learn** first.")
         st.stop()
-    sel = res["sel"]
-    data = Dataset(name="upload", X=sel.X, y=sel.y, class_names=list(sel.label_names), feature_names=sel.features)
 
-link_name = "paper" if src == "paper" else (name if src == "builtin" else None)
+link_name = source.link_name(src, name)
 if src == "drift":  # its stages are the stream's own: the order is part of the story
-    stream = make_drift_stream(kind, noise_fraction=noise, seed=seed)
-    data = Dataset(
-        name=stream.dataset,
-        X=stream.X,
-        y=stream.y,
-        class_names=stream.class_names,
-        feature_names=["x0", "x1"],
-        noise_label=stream.noise_label,
-    )
+    stream, data = source.drift_data(kind, noise, seed)
     order = list(range(len(stream.stage_starts)))
     message(
         "caption", f"{len(stream):,} samples in {len(stream.stage_names)} stages: {{}}", " → ".join(stream.stage_names)
     )
 else:
-    classes = sorted(int(k) for k in np.unique(data.y) if k != data.noise_label)
-    names = {k: data.class_names[k] if k < len(data.class_names) else str(k) for k in classes}
+    classes, names = source.class_choices(data)
     order_key = _order_key(link_name) if link_name else "w_cl_order_upload"
     order = st.multiselect(
         "Class order (one stage per class, in the order chosen)",
@@ -129,10 +109,7 @@ else:
     if not order:
         st.warning("Choose at least one class.")
         st.stop()
-    if src == "paper":
-        stream = nonstationary_stream(data, order=order, seed=seed)
-    else:
-        stream = class_incremental_stream(data, order=order, seed=seed)
+    stream = source.staged_stream(src, data, order, seed)
     st.caption(
         f"{len(stream):,} samples in {len(order)} stages"
         + (" (each stage with its share of the uniform noise)" if data.noise_label is not None else "")
@@ -145,7 +122,7 @@ if link_name:
     with st.expander("Copy lesson link: this stream and class order", expanded=False):
         st.code(lesson_link(_link, "continual"), language=None)
 
-paper_name = "synthetic" if src == "paper" else (name if src == "builtin" else None)
+paper_name = source.paper_name(src, name)
 algo, params = algorithm_picker("cl", dataset=paper_name, environment="nonstationary")
 score_noise = False
 if data.noise_label is not None:

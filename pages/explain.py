@@ -5,30 +5,19 @@ import streamlit as st
 from cae.app.explanations import explain_step, headline
 from cae.app.view_options import ViewOptions
 from pages._common import ensure_entrypoint, render_blocks, show_notices
-from pages._playground_session import (
-    get_playground,
-    lesson_apply,
-    lesson_in,
-    lesson_link,
-    lesson_out,
-    network_view,
-    sidebar_config,
-    view_toggles,
-)
+from pages._playground_session import lesson_link, lesson_out, network_view, start, view_toggles
+from pages._session import W, session
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
-notices = lesson_in("explain")  # a lesson link: its stream and step first
-cfg = sidebar_config()
-pg = get_playground(cfg)
-notices += lesson_apply(pg, st.empty())  # a slot on every run: the page's elements keep their places
+cfg, pg, notices = start("explain")  # a lesson link: its stream and step first
 st.sidebar.header("View")
 focus, all_regions = view_toggles()
 st.title("Explain a step")
 with st.container():  # made on every run: a link's notices come and go without moving what follows
     show_notices(notices)
-if st.session_state.pop("lesson_applied", False) and pg.t:
-    st.session_state.w_explain_t = pg.t
+if session().take_lesson_applied() and pg.t:
+    st.session_state[W.EXPLAIN_T] = pg.t
     st.session_state.explain_follow = False
 if pg.t_max == 0:
     st.info("Nothing has been learned yet. Go to the **Playground** and press **Step** (or use the buttons below).")
@@ -37,8 +26,8 @@ if pg.t_max == 0:
         st.rerun()
     st.stop()
 
-if "w_explain_t" not in st.session_state or st.session_state.get("explain_follow", True):
-    st.session_state.w_explain_t = max(pg.t, 1)
+if W.EXPLAIN_T not in st.session_state or st.session_state.get("explain_follow", True):
+    st.session_state[W.EXPLAIN_T] = max(pg.t, 1)
 st.session_state.explain_follow = False
 
 KINDS = [
@@ -51,13 +40,13 @@ KINDS = [
 
 
 def _jump(label, kw, direction):
-    now = st.session_state.w_explain_t
+    now = st.session_state[W.EXPLAIN_T]
     hit = pg.find_step(now, direction=direction, **kw)
     if hit is None:
         where = "after" if direction == "next" else "before"
         st.session_state.explain_notice = f"No {label} in the recorded steps {where} t = {now}."
     else:
-        st.session_state.w_explain_t = hit
+        st.session_state[W.EXPLAIN_T] = hit
 
 
 def _jump_lambda():
@@ -65,7 +54,7 @@ def _jump_lambda():
     if hit is None:
         st.session_state.explain_notice = "λ has not been fixed in the recorded steps (CAEA is given λ)."
     else:
-        st.session_state.w_explain_t = hit
+        st.session_state[W.EXPLAIN_T] = hit
 
 
 st.caption("Jump to the previous ◀ or next ▶ step of a kind (from the step shown).")
@@ -94,7 +83,7 @@ jump[-1].button(
 )
 if st.session_state.get("explain_notice"):
     st.info(st.session_state.pop("explain_notice"))
-t = int(st.number_input("Step t", 1, pg.t_max, key="w_explain_t", help=f"1 … {pg.t_max} (recorded so far)"))
+t = int(st.number_input("Step t", 1, pg.t_max, key=W.EXPLAIN_T, help=f"1 … {pg.t_max} (recorded so far)"))
 
 rec, model, x = pg.inspect(t)
 st.header(headline(rec))

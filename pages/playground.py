@@ -8,11 +8,12 @@ import numpy as np
 import streamlit as st
 
 from cae.app import figures
-from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
+from cae.app import noise_note as noise_study
+from cae.app.explanations import QUIZ_CHOICES, explain_step, headline
 from cae.app.panel import PAIRS, PARAMETERS, named_rows, panel
+from cae.app.quiz import peek
 from cae.app.stepper import drawn_sample
 from cae.app.view_options import ViewOptions
-from cae.experiments import noise as noise_study
 from pages import _how_often as how_often
 from pages import _player
 from pages._classroom_session import classroom_bar, publish_step
@@ -27,49 +28,45 @@ from pages._common import (
 )
 from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
-    get_playground,
-    lesson_apply,
-    lesson_in,
     lesson_link,
     lesson_out,
     network_view,
     new_seed,
-    sidebar_config,
+    start,
     stream_bounds,
     switch_note,
     view_toggles,
 )
+from pages._session import W, session
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
-notices = lesson_in("playground")  # a lesson link opened (or the URL edited): its settings first
-cfg = sidebar_config()
-pg = get_playground(cfg)
-# a slot on every run, so that a progress bar that comes and goes never shifts the page's later elements
-# (Streamlit knows an element by its position: an open expander below would close)
-notices += lesson_apply(pg, st.empty())
+ss = session()
+# a lesson link opened (or the URL edited): its settings first, then the run, then the link's step (its progress
+# bar in a slot made on every run: Streamlit knows an element by its position, an open expander below would close)
+cfg, pg, notices = start("playground")
 _player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
-st.session_state.pop("lesson_applied", None)
+ss.take_lesson_applied()
 
 
 def _quiz_focus():  # the quiz starts focused (so the class can tell whether the sample lies inside V)
-    st.session_state.w_focus = bool(st.session_state.get("w_quiz"))
+    st.session_state[W.FOCUS] = bool(st.session_state.get(W.QUIZ))
 
 
 st.sidebar.header("View")
 vigilance = st.sidebar.toggle(
     "Vigilance region of s1",
     value=True,
-    key="w_vig",
+    key=W.VIGILANCE,
     help="Points within CIM V of the winner s1: a sample there resonates with s1.",
 )
 focus, all_regions = view_toggles()
-bandwidth = st.sidebar.toggle("Node bandwidths σ", value=False, key="w_bw")
-window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key="w_window")
+bandwidth = st.sidebar.toggle("Node bandwidths σ", value=False, key=W.BANDWIDTH)
+window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key=W.WINDOW)
 score_noise = st.sidebar.toggle(
     "Score the noise as a class",
     value=False,
-    key="w_score_noise",
+    key=W.SCORE_NOISE,
     help="The paper learns the uniform noise but does not score it. Scored, the noise "
     "is a class no clustering can form: a perfect result then shows NMI ≈ 0.88.",
 )
@@ -77,7 +74,7 @@ st.sidebar.header("Teaching")
 quiz = st.sidebar.toggle(
     "Quiz: predict, then reveal",
     value=False,
-    key="w_quiz",
+    key=W.QUIZ,
     help="Before each step, predict what CAE will do with the next sample; then reveal it. "
     "The view starts focused on s1.",
     on_change=_quiz_focus,
@@ -85,7 +82,7 @@ quiz = st.sidebar.toggle(
 teacher = st.sidebar.toggle(
     "Teacher view",
     value=False,
-    key="w_teach",
+    key=W.TEACH,
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )
 
@@ -159,20 +156,19 @@ if not quiz:
             pg.step(n_step)
     c[3].toggle(
         "Play",
-        key="w_play",
+        key=W.PLAY,
         help="The browser animates the run; ❚❚ Pause beside the plot stops on the frame shown.",
     )
     c[4].select_slider(
         "Samples per frame",
         [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
         value=20,
-        key="w_speed",
+        key=W.SPEED,
         help="Samples learned between two frames of Play (the frames per second are set beside the plot).",
     )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
     if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
-        pg.reset()
-        st.session_state.pop("traces_fig", None)
+        ss.reset()
     c[7].button("New seed", key="b_seed", width="stretch", on_click=new_seed)
     end_slot = st.empty()  # on every run, for the same reason as the lesson link's slot
     if run_end:
@@ -180,10 +176,10 @@ if not quiz:
         pg.run_to_end(progress=lambda f: bar.progress(f, text=f"learning… {f:.0%}" + slow_hint()))
         bar.empty()
 else:
-    st.session_state.w_play = False
+    st.session_state[W.PLAY] = False
 
 # ------------------------------------------------------------------ history
-playing = bool(st.session_state.get("w_play")) and not pg.finished and not quiz
+playing = bool(st.session_state.get(W.PLAY)) and not pg.finished and not quiz
 
 
 def history_row():
@@ -199,16 +195,15 @@ def _history():
     """The slider over the recorded steps, and the way to learn on from a past one."""
 
     def _scrub():
-        pg.go_to(st.session_state.w_scrub)
-        st.session_state.pop("traces_fig", None)
+        ss.go_to(st.session_state[W.SCRUB])
 
-    st.session_state.w_scrub = pg.t
+    st.session_state[W.SCRUB] = pg.t
     h = st.columns([6, 1.4])
     h[0].slider(
         "History: samples seen",
         0,
         max(pg.t_max, 1),
-        key="w_scrub",
+        key=W.SCRUB,
         on_change=_scrub,
         help="Go back to any recorded step; the network is shown as it was.",
     )
@@ -216,14 +211,7 @@ def _history():
         if h[1].button(
             "Continue from here", key="b_fork", help="Forget the recorded future and learn on from this step"
         ):
-            pg.fork(
-                **(
-                    {"deletion_interval": int(cfg["lam"]), "max_edge_age": int(cfg["amax"])}
-                    if cfg["algo"] == "CAEA"
-                    else {}
-                )
-            )
-            st.session_state.pop("traces_fig", None)
+            ss.fork(cfg)
             st.rerun()
         h[1].caption(f"viewing t = {pg.t:,} of {pg.t_max:,}")
 
@@ -231,78 +219,80 @@ def _history():
 # ------------------------------------------------------------------ quiz
 def quiz_panel():
     """Predict, then reveal: the next sample, the winner candidates and the vigilance region first."""
-    qs = st.session_state.setdefault("quiz_state", {"asked": 0, "right": 0, "revealed": None})
+    score = ss.quiz
     if pg.finished:
-        st.success(f"End of the stream. Score: {qs['right']} of {qs['asked']}.")
+        st.success(f"End of the stream. Score: {score.right} of {score.asked}.")
         return
     left, right = st.columns([3, 1.3])
-    revealed = qs["revealed"]
-    if revealed is not None and revealed["t"] == pg.t:
-        with left:
-            fig = network_view(pg, VIEW, deleted=pg.deleted_in_frame)
-            st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
-            _view_summary()
-        with right:
-            ok_case, ok_edge, ok_node = revealed["marks"]
-            (st.success if all(revealed["marks"]) else st.error)("Right!" if all(revealed["marks"]) else "Not quite.")
-            st.markdown(
-                f"**What CAE did:** {QUIZ_CHOICES[revealed['truth'][0]]}  \n"
-                f"{'✓' if ok_case else '✗'} you said: {QUIZ_CHOICES[revealed['answer'][0]]}  \n"
-                f"{'✓' if ok_edge else '✗'} an edge deleted: {'yes' if revealed['truth'][1] else 'no'}  \n"
-                f"{'✓' if ok_node else '✗'} a node deleted: {'yes' if revealed['truth'][2] else 'no'}"
-            )
-            st.metric("Score", f"{qs['right']} / {qs['asked']}")
-            if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
-                qs["revealed"] = None
-                st.rerun()
-        with st.expander(headline(pg.record), expanded=True):
-            render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
-        return
-    x = pg.stream.X[pg.t]
-    probe = pg.model.snapshot()
-    truth_rec = probe.learn_one(x)
+    revealed = score.showing(pg.t)
+    if revealed is not None:
+        _quiz_revealed(left, right, score, revealed)
+    else:
+        _quiz_asked(left, right, score, peek(pg))
+
+
+def _quiz_revealed(left, right, score, revealed):
+    """After the reveal: the step CAE took, the prediction marked, the score, and the step explained."""
     with left:
-        fig = network_view(pg, VIEW.with_(current_name="next sample"), record=truth_rec, current=x)
+        fig = network_view(pg, VIEW, deleted=pg.deleted_in_frame)
+        st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
+        _view_summary()
+    with right:
+        (st.success if revealed.right else st.error)("Right!" if revealed.right else "Not quite.")
+        st.markdown("  \n".join(revealed.lines()))
+        st.metric("Score", score.text)
+        if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
+            score.next_sample()
+            st.rerun()
+    with st.expander(headline(pg.record), expanded=True):
+        render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
+
+
+def _quiz_asked(left, right, score, ahead):
+    """Before the reveal: the next sample where CAE will see it (``ahead``, a :class:`cae.app.quiz.Peek`), and the
+    prediction's widgets."""
+    with left:
+        fig = network_view(pg, VIEW.with_(current_name="next sample"), record=ahead.record, current=ahead.x)
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         _view_summary()
         st.caption(
             "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
             "by CIM, and the dotted region is where CIM to s1 is at most V."
-            if truth_rec.case > 0
+            if ahead.record.case > 0
             else "The star is the next sample. No threshold V is set yet."
         )
     with right:
-        st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
-        answer = st.radio(
-            "Prediction",
-            list(QUIZ_CHOICES),
-            format_func=QUIZ_CHOICES.get,
-            key="w_quiz_case",
-            label_visibility="collapsed",
-        )
-        edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
-        node = st.checkbox(  # short enough to show whole in this column ("(isolated-node sw…" was cut)
-            "A node will be deleted (sweep)",
-            key="w_quiz_node",
-            help="The isolated-node sweep: every λ samples, the nodes without an edge are deleted.",
-        )
-        if st.button("Reveal", type="primary", key="b_quiz_reveal"):
-            rec = pg.step(1)
-            truth = quiz_truth(rec)
-            marks = (answer == truth[0], edge == truth[1], node == truth[2])
-            qs["asked"] += 1
-            qs["right"] += int(all(marks))
-            qs["revealed"] = {"t": pg.t, "answer": (answer, edge, node), "truth": truth, "marks": marks}
-            st.session_state.pop("traces_fig", None)
-            st.rerun()
-        if not teacher:
-            st.metric("Score", f"{qs['right']} / {qs['asked']}")
-            m = pg.live_metrics(score_noise=score_noise)
-            a, b = st.columns(2)
-            a.metric("#nodes", m["nodes"])
-            b.metric("#clusters", m["clusters"])
-        else:
-            st.caption("Teacher view: the metrics and the score show after the reveal.")
+        _quiz_prediction(score)
+
+
+def _quiz_prediction(score):
+    """The class's prediction, the Reveal button, and (outside the teacher view) the score and the metrics."""
+    st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
+    answer = st.radio(
+        "Prediction",
+        list(QUIZ_CHOICES),
+        format_func=QUIZ_CHOICES.get,
+        key="w_quiz_case",
+        label_visibility="collapsed",
+    )
+    edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
+    node = st.checkbox(  # short enough to show whole in this column ("(isolated-node sw…" was cut)
+        "A node will be deleted (sweep)",
+        key="w_quiz_node",
+        help="The isolated-node sweep: every λ samples, the nodes without an edge are deleted.",
+    )
+    if st.button("Reveal", type="primary", key="b_quiz_reveal"):
+        score.reveal_step(pg, (answer, edge, node))
+        ss.invalidate_traces()
+        st.rerun()
+    if not teacher:
+        st.metric("Score", score.text)
+        m = pg.live_metrics(score_noise=score_noise)
+        a, b = st.columns(2)
+        a.metric("#nodes", m["nodes"])
+        b.metric("#clusters", m["clusters"])
+    else:
+        st.caption("Teacher view: the metrics and the score show after the reveal.")
 
 
 def _view_summary():
@@ -344,7 +334,6 @@ def _first_picture():
     """A session's first view: the network as a picture the browser shows the moment it arrives, laid over
     the interactive chart until that is drawn (a fresh browser first loads and starts the charting
     library: seconds on a classroom laptop). The same marks and colours as the home page's picture."""
-    st.session_state.pg_drawn = True
     X = pg.stream.X
     model = pg.model if pg.t else _EMPTY_NETWORK
     seen = X[pg.seen(3000)] if pg.t else X[drawn_sample(len(X), max_points=3000)]  # at t = 0: the stream to come
@@ -362,7 +351,7 @@ def live():
     # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
     # came and went would shift the page's later elements (an open expander below would close)
     _first_picture_style()
-    play_on = bool(st.session_state.get("w_play")) and not pg.finished
+    play_on = bool(st.session_state.get(W.PLAY)) and not pg.finished
     # The still view, in one container on every run (its chart then stays the same element, drawn, when Play
     # starts): while Play starts it stays, with a line saying what it waits for, and the browser hides it the
     # moment the player has drawn its first frame (an empty box for 10-36 s on a busy machine, before)
@@ -380,7 +369,7 @@ def live():
             pg,
             lambda p: _draw(p, height=PLAY_HEIGHT),
             _describe,
-            int(st.session_state.get("w_speed", 20)),
+            int(st.session_state.get(W.SPEED, 20)),
             height=PLAY_HEIGHT,
         )
         lesson_out("playground", cfg, pg, t=shown)
@@ -391,7 +380,7 @@ def _still_view():
     """The network at the Playground's step and its numbers beside it."""
     left, right = st.columns([3, 1.1])
     with left:
-        if not st.session_state.get("pg_drawn"):
+        if ss.first_picture_due():
             _first_picture()
         st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
         _view_summary()
@@ -426,12 +415,12 @@ def _still_view():
 
 def traces_panel():
     """The internal quantities over time: rebuilt when the run changes; while playing it stays as it was."""
-    key = (id(pg), pg.t, pg.t_max)
-    if "traces_fig" not in st.session_state or (not playing and st.session_state.get("traces_key") != key):
-        st.session_state.traces_key = key
-        st.session_state.traces_fig = figures.traces_figure(
+    fig = ss.traces_figure(
+        lambda: figures.traces_figure(
             pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
-        )
+        ),
+        frozen=playing,
+    )
     with st.container():  # one element either way: an open expander below stays open at the first step
         if pg.t_max == 0:  # five empty charts said nothing: one line instead
             st.caption(
@@ -440,12 +429,12 @@ def traces_panel():
             )
             return
         st.header("Internal quantities over time")
-        st.plotly_chart(st.session_state.traces_fig, key="traces_fig_chart", config={"displaylogo": False})
+        st.plotly_chart(fig, key="traces_fig_chart", config={"displaylogo": False})
         st.caption(
             f"{pg.t_max:,} step{'' if pg.t_max == 1 else 's'} recorded"
             + (" · drawn up to the step where Play started; they follow again when you pause" if playing else "")
         )
-        data_table(st.session_state.traces_fig, "traces", x_name="t", y_name="value")
+        data_table(fig, "traces", x_name="t", y_name="value")
 
 
 if quiz:
@@ -460,12 +449,12 @@ else:
     if pg.record is None:
         st.info("Press **Step 1** to present the first sample.")
     else:
-        with st.expander(headline(pg.record), expanded=not st.session_state.get("w_play", False)):
+        with st.expander(headline(pg.record), expanded=not st.session_state.get(W.PLAY, False)):
             render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
         st.page_link("pages/explain.py", label="Explain any step in detail →")
 
 # ------------------------------------------------------------------ place a sample, draw a distribution
-if s.X.shape[1] == 2 and not st.session_state.get("w_play", False):
+if s.X.shape[1] == 2 and not st.session_state.get(W.PLAY, False):
     place_and_draw(pg, all_regions)
 
 # ------------------------------------------------------------------ take it to class
@@ -483,17 +472,18 @@ with graph:
     elif playing:
         st.caption("Shown when paused (laying out a graph every frame would slow the animation).")
     elif graph.open:  # laid out only when asked for (about a second for 400 nodes), once per step
-        key = (id(pg), pg.t, pg.t_max, lay)
-        if st.session_state.get("topology", (None,))[0] != key:
+
+        def _lay_out():
             with st.spinner("laying out the graph…"):
-                st.session_state.topology = (key, figures.topology_figure(pg.model, layout=lay))
-        st.plotly_chart(st.session_state.topology[1], key="topology_fig")
+                return figures.topology_figure(pg.model, layout=lay)
+
+        st.plotly_chart(ss.topology(lay, _lay_out), key="topology_fig")
         st.caption(
             "Components (clusters) and the bridges between them are easier to see here than in data space. "
             "Colours match the main view."
         )
 
-if pg.t_max >= 2 and not st.session_state.get("w_play", False):
+if pg.t_max >= 2 and not st.session_state.get(W.PLAY, False):
     with st.expander("Take this run to slides: an animated HTML file, and the traces as CSV", expanded=False):
         e = st.columns([3, 1, 1.2])
         lo_hi = e[0].slider(
@@ -510,21 +500,21 @@ if pg.t_max >= 2 and not st.session_state.get("w_play", False):
 
             try:
                 with st.spinner(f"drawing {frames} frames…" + slow_hint()):
-                    st.session_state.export_html = (lo_hi, frames, export_playground(pg, lo_hi[0], lo_hi[1], frames))
+                    ss.keep_export(lo_hi, frames, export_playground(pg, lo_hi[0], lo_hi[1], frames))
             except ValueError as exc:
                 message("error", "The animation cannot be built: {}", exc)
-        got = st.session_state.get("export_html")
-        if got and got[0] == lo_hi and got[1] == frames:
+        html = ss.export(lo_hi, frames)
+        if html is not None:
             st.download_button(
                 "Download the animation (HTML)",
-                got[2],
+                html,
                 f"cae_run_{lo_hi[0]}-{lo_hi[1]}.html",
                 "text/html",
                 key="d_export_html",
                 on_click="ignore",
             )
             st.caption(
-                f"{len(got[2]) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
+                f"{len(html) / 1e6:.1f} MB, plotly.js included: it opens offline in any browser, with a play "
                 "button and a slider (one frame per step chosen)."
             )
         from cae.app.slides import traces_csv

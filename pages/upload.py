@@ -258,33 +258,13 @@ run_key = (
 b = st.columns([1, 1, 4])
 if mode == "label":
     if b[0].button("Label", type="primary", key="b_label"):
-        st.session_state.up_result = {
-            "key": run_key,
-            "model": new_model(),
-            "learned": 0,
-            "n": len(sel.X),
-            "order": order,
-            "sel": sel,
-            "mode": "label",
-            "algo": algo,
-            "params": params,
-        }
+        st.session_state.up_result = your_data.run_record(run_key, new_model(), sel, order, "label", algo, params)
 else:
     go = b[0].button("Learn", type="primary", key="b_learn") | bool(st.session_state.pop("up_learn_again", False))
     b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
     if go:
         model = new_model()
-        st.session_state.up_result = res = {
-            "key": run_key,
-            "model": model,
-            "learned": 0,
-            "n": len(sel.X),
-            "order": order,
-            "sel": sel,
-            "mode": "learn",
-            "algo": algo,
-            "params": params,
-        }
+        st.session_state.up_result = res = your_data.run_record(run_key, model, sel, order, "learn", algo, params)
         bar = st.progress(0.0, text="learning…" + slow_hint())
 
         def _progress(f):

@@ -445,3 +445,30 @@ def run_config(data_sha256, file_name, features, label, scaling, algorithm, para
         "rows_learned": int(n_rows),
     }
     return json.dumps(cfg, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+def run_record(key, model, sel, order, mode, algo, params):
+    """A run of *Your data* as the page keeps it: ``key`` says which data, columns, scaling and model it was for
+    (another key: the results are out of date), ``mode`` is ``"learn"`` or ``"label"`` (a saved model labels the
+    rows as it is), ``learned`` counts the rows learned so far (of ``n``), in the order ``order``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> r = run_record(("k",), None, SimpleNamespace(X=np.zeros((3, 2))), np.arange(3), "label", "CAE", {})
+    >>> r["n"], r["learned"], r["mode"]
+    (3, 0, 'label')
+    """
+    if mode not in ("learn", "label"):
+        raise ValueError(f"mode is 'learn' or 'label', not {mode!r}")
+    return {
+        "key": key,
+        "model": model,
+        "learned": 0,
+        "n": len(sel.X),
+        "order": order,
+        "sel": sel,
+        "mode": mode,
+        "algo": algo,
+        "params": params,
+    }

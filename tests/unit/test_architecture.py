@@ -242,3 +242,48 @@ def test_the_private_checks_catch_a_private_read(tmp_path):
     src.write_text("from cae.algorithms import _cae_kernel\nmodel.network_.set_parameters(1, 2)\n")
     assert private_algorithm_imports({"x": src}) == [("x", "cae.algorithms._cae_kernel")]
     assert network_reads({"x": src}) == [("x", 2)]
+
+
+# ------------------------------------------------------------ pages that read like what they draw
+PAGE_FILES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+
+
+@pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_page_function_is_longer_than_80_lines(path):
+    """A page's function is a short sequence of named steps, as the kernels' are (the same 80-line rule)."""
+    assert long_functions(path.read_text(encoding="utf-8")) == []
+
+
+# ------------------------------------------------------------ the Playground imports what it draws
+#: run in a fresh interpreter: the Playground opened through app.py (as a browser's /playground), its cae modules
+_CLOSURE = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=300)
+at.switch_page("pages/playground.py")
+at.run()
+assert not at.exception, at.exception
+assert at.title[0].value == "Playground"
+print(json.dumps(sorted(m for m in sys.modules if m == "cae" or m.startswith("cae."))))
+"""
+
+
+def playground_closure():
+    """The ``cae`` modules imported when the Playground is drawn in a fresh process (outside a class)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _CLOSURE, str(ROOT / "app.py")], capture_output=True, text=True, timeout=600, check=True
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_the_playground_imports_only_what_it_draws():
+    """Drawing the Playground imports neither the classroom's stores (only a session in a class needs them), nor
+    the noise study or the experiments (the study's sentence is read by ``cae.app.noise_note``)."""
+    closure = playground_closure()
+    assert "cae.app.stepper" in closure and "cae.app.figures" in closure  # it did draw the run
+    unwanted = {m for m in closure if m.startswith(("cae.classroom", "cae.experiments"))}
+    assert unwanted == set()
