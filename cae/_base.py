@@ -73,6 +73,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     _parameter_ranges: ClassVar[dict[str, Interval | Choice]] = {}
     #: whether edges carry an age (CAE, SOINN+ and ASOINN do; TCA's edges do not)
     _edge_ages: ClassVar[bool] = True
+    #: the values every feature must lie in (Fuzzy ART's complement coding: [0, 1]); None: any finite value
+    input_range: ClassVar[tuple[float, float] | None] = None
 
     # fitted state (set by fit/partial_fit/learn_one/load, never by the constructor)
     network_: ArrayState
@@ -120,9 +122,21 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         self._check_params()
         return self._State(d, **self._state_kwargs())
 
+    def _check_range(self, X: NDArray[np.float64]) -> None:
+        """Refuse values outside :attr:`input_range`, saying how to bring them in."""
+        if self.input_range is None or not X.size:
+            return
+        lo, hi = self.input_range
+        if float(X.min()) < lo or float(X.max()) > hi:
+            raise ValueError(
+                f"{type(self).__name__} needs every value in [{lo:g}, {hi:g}] (got values from {float(X.min()):g} "
+                f"to {float(X.max()):g}): min-max scale the data first"
+            )
+
     def _learn(self, X: ArrayLike, track: bool = False, trace: NDArray[np.float64] | None = None) -> None:
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
+        self._check_range(X)
         self.network_.run(X, track=track, trace=trace)
         self._version = getattr(self, "_version", 0) + 1
 
@@ -277,6 +291,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         _jit.ensure()
         X = np.ascontiguousarray(X, dtype=np.float64)
         _check_magnitude(X)
+        self._check_range(X)
         if self.network_.K == 0:
             return np.full(X.shape[0], -1, dtype=np.int64)
         return np.asarray(self.node_labels_)[self.nearest_nodes(X)]

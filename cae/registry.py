@@ -139,7 +139,8 @@ class Algorithm:
     every model of this entry has. ``variant_of`` names the entry whose
     estimator and model file this one shares (CAEA is CAE with both
     parameters given): a variant exports no class of its own. ``kind`` is
-    ``"network"`` (nodes and edges) or ``"clouds"`` (AutoCloud).
+    ``"network"`` (nodes and edges), ``"clouds"`` (AutoCloud), ``"boxes"`` (Fuzzy ART) or ``"gas"`` (GNG):
+    how the app draws it (:data:`cae.app.figures.network.MODEL_LAYERS`).
 
     ``kernels`` are the numba kernel modules the estimator runs (compiled in
     the background, :mod:`cae._jit`); ``small`` are parameters that make every
@@ -378,6 +379,44 @@ ALGORITHMS = {
         column=0,
         colour="#8c564b",
     ),
+    "Fuzzy ART": Algorithm(
+        "Fuzzy ART",
+        "Carpenter, Grossberg & Rosen 1991: vigilance test, resonance and reset; boxes in [0, 1]ᵈ",
+        "cae.algorithms.fuzzy_art:FuzzyART",
+        params=(
+            Param(
+                "vigilance",
+                label="ρ (vigilance)",
+                default=0.75,
+                step=0.05,
+                help="A category accepts a sample when |I ∧ w|/|I| ≥ ρ: its box, stretched to hold the sample, "
+                "has sides summing to at most d(1 − ρ). Low ρ merges, high ρ fragments.",
+            ),
+            Param(
+                "choice",
+                label="α (choice parameter)",
+                default=0.001,
+                step=0.001,
+                widget_low=1e-6,
+                widget_high=10.0,
+                help="T = |I ∧ w| / (α + |w|) orders the search; a small α prefers the smallest box that holds "
+                "the sample.",
+            ),
+            Param(
+                "learning_rate",
+                label="β (learning rate)",
+                default=1.0,
+                step=0.05,
+                widget_low=0.01,
+                help="w ← β (I ∧ w) + (1 − β) w; β = 1 is fast learning (the box stretches to hold the sample).",
+            ),
+        ),
+        family="ART",
+        kind="boxes",  # drawn as its boxes (cae.app.figures.lineage)
+        kernels=("cae.algorithms._fuzzy_art_kernel",),
+        small={"vigilance": 0.9},  # new categories, resets and resonance within a few hundred samples
+        colour="#17becf",
+    ),
     "GNG": Algorithm(
         "GNG",
         "Growing Neural Gas (Fritzke 1995, as DemoGNG runs it): a node inserted every λ samples, edges older "
@@ -438,6 +477,7 @@ ALGORITHMS = {
             ),
         ),
         family="Neural gas",
+        kind="gas",  # edges by age from 0 to a_max, insertions as events (cae.app.figures.lineage)
         kernels=("cae.algorithms._gng_kernel",),
         small={"insertion_interval": 10, "max_edge_age": 2, "max_nodes": 30},
         colour="#e377c2",

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from cae.app import figures
+from cae.app.figures.lineage import KIND_NOTES
 from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_titles
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.app.view_options import ViewOptions
@@ -113,6 +114,8 @@ for r in range(0, len(items), per_row):
                     "AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
                     "spread (a circle of radius √variance)."
                 )
+            elif ALGORITHMS[ls.runs[label][0]].kind in KIND_NOTES:
+                st.caption(KIND_NOTES[ALGORITHMS[ls.runs[label][0]].kind])
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
 st.dataframe(display_table(ls.metrics(score_noise=score_noise)), hide_index=True)  # "—": no such quantity
 algorithms = [ls.runs[label][0] for label in ls.playgrounds]

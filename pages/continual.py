@@ -136,11 +136,13 @@ key = (src, stream.fingerprint(), algo, tuple(sorted(params.items())), score_noi
 if st.button("Run", type="primary", key="b_cl_run"):
     bar = st.progress(0.0, text="training stage by stage…" + slow_hint())
     model = make_algorithm(algo, **params)
-    st.session_state.cl_result = (
-        key,
-        continual_run(stream, model=model, progress=lambda f: bar.progress(f), score_noise=score_noise),
-        stream,
-    )
+    try:
+        result = continual_run(stream, model=model, progress=lambda f: bar.progress(f), score_noise=score_noise)
+    except ValueError as exc:  # data this algorithm cannot take (Fuzzy ART: values outside [0, 1])
+        bar.empty()
+        message("error", "{} cannot learn this stream: {}", algo, exc)
+        st.stop()
+    st.session_state.cl_result = (key, result, stream)
     bar.empty()
 got = st.session_state.get("cl_result")
 if got is None or got[0] != key:

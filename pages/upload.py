@@ -11,7 +11,7 @@ from cae import ModelFileError, load_model
 from cae.app import figures, your_data
 from cae.data.csvio import SCALINGS, CSVLoadError, Limits, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
-from cae.registry import make_algorithm
+from cae.registry import ALGORITHMS, make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -220,6 +220,19 @@ else:
     def new_model():
         return loaded.snapshot()
 
+
+_domain = ALGORITHMS[algo].estimator_class.input_range  # Fuzzy ART's complement coding takes [0, 1] only
+if _domain is not None and len(sel.X) and (sel.X.min() < _domain[0] or sel.X.max() > _domain[1]):
+    message(
+        "error",
+        "{} takes only values in [{}, {}], and these rows go from {} to {}: choose **minmax** scaling above.",
+        algo,
+        f"{_domain[0]:g}",
+        f"{_domain[1]:g}",
+        f"{sel.X.min():g}",
+        f"{sel.X.max():g}",
+    )
+    st.stop()
 
 shuffle = a[1].checkbox(
     "Present rows in random order",

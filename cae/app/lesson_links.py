@@ -53,6 +53,9 @@ __all__ = [
     "MAX_VALUE_LENGTH",
     "VIEW_DEFAULTS",
     "PLAYGROUND_DEFAULTS",
+    "parse_lineage",
+    "lineage_query",
+    "LINEAGE_DEFAULTS",
 ]
 
 N_CHOICES = (250, 500, 1500, 5000, 15000)
@@ -326,3 +329,51 @@ def parse_continual(query, sources, classes_of):
 
 def continual_query(stream, order, seed):
     return {"stream": stream, "order": ",".join(map(str, order)), "seed": str(seed)}
+
+
+#: the *Lineage* page's state when a link says nothing else (:mod:`cae.app.lineage`)
+LINEAGE_DEFAULTS = dict(n=1500, seeds=5, seed=0, t=3300, art=0.75, gng=100)
+LINEAGE_N = (250, 500, 1500)
+LINEAGE_SEEDS = (2, 5, 10, 20)
+LINEAGE_ART = (0.5, 0.75, 0.95)
+LINEAGE_GNG = (10, 100, 1000)
+
+
+def parse_lineage(query):
+    """``n``, ``seeds``, ``seed``, ``t`` (the step drawn), ``art`` (Fuzzy ART's ρ drawn) and ``gng`` (GNG's λ
+    drawn) of *Lineage*: ``({...}, notices)``, every value one the page offers.
+
+    >>> parse_lineage({"n": "500", "art": "0.95", "t": "99999999", "gng": "7"})
+    ({'n': 500, 'art': 0.95, 't': 3300}, ["ignored gng = '7': not one of 10, 100, 1000", 't = 99999999 is out of range: using 3300'])
+    """
+    r = _Reader(query, set(LINEAGE_DEFAULTS))
+    out = {}
+    for key, options, kind in (
+        ("n", LINEAGE_N, int),
+        ("seeds", LINEAGE_SEEDS, int),
+        ("art", LINEAGE_ART, float),
+        ("gng", LINEAGE_GNG, int),
+    ):
+        if key not in r.q:
+            continue
+        raw = r.q[key]
+        try:
+            v = kind(float(raw))
+        except ValueError:
+            v = None
+        if v in options and float(raw) == v:  # "0.950" and "100.0" name the same choices
+            out[key] = v
+        else:
+            r.notices.append(f"ignored {key} = {raw[:30]!r}: not one of {', '.join(f'{o:g}' for o in options)}")
+    seed = r.number("seed", 0, 10**6)
+    if seed is not None:
+        out["seed"] = seed
+    t = r.number("t", 0, 6.6 * out.get("n", LINEAGE_DEFAULTS["n"]))
+    if t is not None:
+        out["t"] = t
+    return out, r.notices
+
+
+def lineage_query(state):
+    """The query of a *Lineage* state (every key of :data:`LINEAGE_DEFAULTS`)."""
+    return {k: f"{state[k]:g}" for k in LINEAGE_DEFAULTS}

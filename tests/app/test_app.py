@@ -528,3 +528,29 @@ def test_the_playground_opens_on_the_stream_to_come_with_the_first_step_said_in_
     assert not any("Step 1" in a["text"] for a in fig["layout"].get("annotations", []))
     assert [c for c in at.get("plotly_chart") if c.proto.id.endswith("-traces_fig_chart")]
     assert not [c for c in at.caption if c.value.startswith("frame:")]
+
+
+def test_compare_runs_fuzzy_art_beside_cae():
+    """Fuzzy ART from the registry's picker, with its ρ, α and β inputs: it learns the same stream as CAE in
+    lock step, each category a node at its box's centre and a cluster of its own."""
+    from cae.registry import make_algorithm
+
+    at = _app()
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="w_cmp_algos").set_value(["CAE", "Fuzzy ART"]).run()
+    assert not at.exception
+    rho = at.number_input(key="w_cmp_Fuzzy ART_vigilance")
+    assert (rho.label, rho.value) == ("ρ (vigilance)", 0.75)
+    rho.set_value(0.85).run()
+    at.number_input(key="w_cmp_stepn").set_value(500).run()
+    at.button(key="b_cmp_step").click().run()
+    assert not at.exception
+    tab = at.dataframe[0].value
+    label = "Fuzzy ART (ρ=0.85, α=0.001, β=1)"
+    assert tab["algorithm"].tolist() == ["CAE", label] and tab["samples seen"].tolist() == [500, 500]
+    ls = at.session_state.cmp
+    model = ls.playgrounds[label].model
+    alone = make_algorithm("Fuzzy ART", vigilance=0.85).learn_many(ls.stream.X[:500])
+    np.testing.assert_array_equal(model.weights_, alone.weights_)
+    np.testing.assert_array_equal(model.nodes_, (alone.box_lower_ + alone.box_upper_) / 2)
+    assert int(tab.loc[tab["algorithm"] == label, "#clusters"].iloc[0]) == model.n_categories_ > 1

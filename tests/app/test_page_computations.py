@@ -566,3 +566,30 @@ def test_compare_page_steps_together():
         assert all(str(v) == "—" or str(v).isdigit() for v in tab[col]), (col, tab[col].tolist())
     assert str(tab["samples seen"].dtype) == "int64" and str(tab["#clusters"].dtype) == "int64"
     assert any("AutoCloud has no nodes or edges" in c.value for c in at.caption)
+
+
+def test_fuzzy_art_on_data_outside_the_unit_interval_says_to_min_max_scale():
+    """Fuzzy ART takes values in [0, 1] only: on Continual (Iris z-scored) and Your data (Iris unscaled) the page
+    says so and how to fix it, instead of a traceback; min-max scaled, both learn."""
+    at = _page("pages/continual.py")
+    at.radio(key="w_cl_src").set_value("builtin").run()
+    at.selectbox(key="w_cl_builtin").set_value("iris").run()
+    at.radio(key="w_cl_scaling").set_value("zscore").run()
+    at.selectbox(key="w_cl_algo").set_value("Fuzzy ART").run()
+    at.button(key="b_cl_run").click().run()
+    assert not at.exception
+    assert any("Fuzzy ART cannot learn this stream" in e.value and "scale the data first" in e.value for e in at.error)
+    at.radio(key="w_cl_scaling").set_value("minmax").run()
+    at.button(key="b_cl_run").click().run()
+    assert not at.exception and not at.error and len(at.metric) == 4
+    up = _page("pages/upload.py")
+    up.selectbox(key="w_sample_name").set_value("iris_sorted_by_class.csv").run()
+    up.button(key="b_sample").click().run()
+    up.radio(key="w_scaling").set_value("none").run()
+    up.selectbox(key="w_up_algo").set_value("Fuzzy ART").run()
+    assert not up.exception
+    assert any("Fuzzy ART takes only values in [0, 1]" in e.value and "minmax" in e.value for e in up.error)
+    up.radio(key="w_scaling").set_value("minmax").run()
+    up.button(key="b_learn").click().run()
+    assert not up.exception and not up.error
+    assert type(up.session_state.up_result["model"]).__name__ == "FuzzyART"

@@ -11,6 +11,7 @@ band share one SVG path, and long traces are thinned, so a play frame stays smal
   chart's data as a table (:func:`figure_table`);
 - :mod:`.charts` — topology, projections, heatmaps, Compare's series, the experiments' bars;
 - :mod:`.geometry` — vigilance regions as curves and the focus window;
+- :mod:`.lineage` — Fuzzy ART's boxes and GNG's edges by age and insertions (their ``MODEL_LAYERS``);
 - :mod:`.palette` — the cluster colours, the marks' colours, the smallest text size, :func:`readable`.
 
 Every name the pages, the tests and the docs use is importable from here (``from cae.app import figures``).
@@ -18,6 +19,7 @@ Every name the pages, the tests and the docs use is importable from here (``from
 
 from __future__ import annotations
 
+from . import lineage as _lineage  # noqa: F401  (registers the "boxes" and "gas" layers: Fuzzy ART, GNG)
 from ._draw import edge_path
 from .charts import (
     bars_with_std,

@@ -1,0 +1,302 @@
+"""The lineage's models in the main view: Fuzzy ART's boxes and GNG's edges by age and insertions.
+
+Two kinds of model (the registry entry's ``kind``) get their layers here, registered in
+:data:`~cae.app.figures.network.MODEL_LAYERS` when this module is imported (``cae.app.figures`` imports it):
+
+* ``"boxes"`` (Fuzzy ART): every category is what it is in 2-D, a rectangle from w's lower corner to the
+  complement's upper corner (:func:`box_outlines`, coloured by category); with a current sample, the box
+  that would accept it — R_J ⊕ x, category J's box stretched to hold x, whose sides sum to at most
+  d (1 − ρ) — and J's vigilance region, the samples J accepts: its box grown by the slack
+  d (1 − ρ) − (sides) in L1 distance, an octagon (:func:`accepting_box`, :func:`vigilance_octagon`);
+* ``"gas"`` (GNG): the edges coloured by age on a scale from 0 to a_max whose every colour keeps 3:1 contrast
+  on the white plot (:func:`age_colours`), and an insertion drawn as an event — the new node r ringed and
+  named, with q and f (:func:`insertion_marks`).
+
+Pure functions, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from plotly.colors import sample_colorscale
+
+from ._draw import _edge_shape, _f32, _label, _mark
+from .network import MODEL_LAYERS, nodes_layer
+from .palette import AGE_COLORSCALE, MARK_S1, MARK_S2, MIN_FONT, N_AGE_BANDS, PALETTE
+
+__all__ = [
+    "box_outlines",
+    "boxes_layer",
+    "accepting_box",
+    "vigilance_octagon",
+    "acceptance_layer",
+    "LEGIBLE_AGE_END",
+    "age_colours",
+    "age_edges_layer",
+    "insertion_marks",
+    "insertion_layer",
+    "KIND_NOTES",
+]
+
+
+# ------------------------------------------------------------------ Fuzzy ART: boxes
+def box_outlines(lower, upper):
+    """Closed rectangles ``lower → upper`` (rows; two columns) as one NaN-separated polyline ``(x, y)``.
+
+    >>> x, y = box_outlines([[0.1, 0.2]], [[0.3, 0.5]])
+    >>> x.tolist()[:5], y.tolist()[:5]
+    ([0.1, 0.3, 0.3, 0.1, 0.1], [0.2, 0.2, 0.5, 0.5, 0.2])
+    """
+    lo, hi = np.asarray(lower, float).reshape(-1, 2), np.asarray(upper, float).reshape(-1, 2)
+    x = np.column_stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0], lo[:, 0], np.full(len(lo), np.nan)])
+    y = np.column_stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1], lo[:, 1], np.full(len(lo), np.nan)])
+    return x.ravel(), y.ravel()
+
+
+def _rgba(hex_colour, alpha):
+    h = hex_colour.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
+
+
+def boxes_layer(scene, view, canvas):
+    """Fuzzy ART's categories as rectangles (lower corner w[:d] to upper corner 1 − w[d:]), filled faintly in
+    their category's colour; one trace per colour."""
+    model = scene.model
+    i, j = scene.dims
+    lower = np.asarray(model.box_lower_)[:, [i, j]]
+    upper = np.asarray(model.box_upper_)[:, [i, j]]
+    colour_of = np.asarray(model.node_labels_, dtype=int) % len(PALETTE)
+    ids = np.asarray(model.node_ids_)
+    for n, k in enumerate(np.unique(colour_of)):
+        sel = colour_of == k
+        x, y = box_outlines(lower[sel], upper[sel])
+        canvas.traces.append(
+            dict(
+                type="scatter",
+                x=_f32(x),
+                y=_f32(y),
+                mode="lines",
+                name="categories (boxes)",
+                legendgroup="boxes",
+                showlegend=n == 0,
+                fill="toself",
+                fillcolor=_rgba(PALETTE[k], 0.10),
+                line=dict(color=PALETTE[k], width=2),
+                text=[f"category {c}" for c in ids[sel] for _ in range(6)],
+                hoverinfo="text",
+            )
+        )
+
+
+def accepting_box(model, x, dims=(0, 1)):
+    """The box that would accept the sample ``x``: ``(J, lower, upper)`` with J the category the search would
+    resonate with and ``lower``/``upper`` (in the plotted ``dims``) the corners of R_J ⊕ x, its box stretched to
+    hold x (:meth:`cae.algorithms.fuzzy_art.FuzzyART.acceptance`); ``(-1, None, None)`` when every category
+    would be reset (x would make a new category), there is none, or x is outside [0, 1].
+
+    >>> import numpy as np
+    >>> from cae.algorithms.fuzzy_art import FuzzyART
+    >>> m = FuzzyART(vigilance=0.8).fit(np.array([[0.2, 0.2], [0.3, 0.25]]))
+    >>> J, lo, hi = accepting_box(m, [0.35, 0.3])
+    >>> J, lo.tolist(), hi.tolist()
+    (0, [0.2, 0.2], [0.35, 0.3])
+    >>> accepting_box(m, [0.9, 0.9])[0]
+    -1
+    """
+    if not hasattr(model, "network_") or model.n_categories_ == 0:
+        return -1, None, None
+    try:
+        acc = model.acceptance(np.asarray(x, float))
+    except ValueError:  # outside [0, 1] (a sample placed off the unit square) or of another dimension
+        return -1, None, None
+    if acc.winner < 0:
+        return -1, None, None
+    d = list(dims)
+    return acc.winner, acc.lower[acc.winner, d], acc.upper[acc.winner, d]
+
+
+def vigilance_octagon(lower, upper, slack):
+    """The samples a box ``lower → upper`` (2-D) accepts: those within L1 distance ``slack`` of it, the box
+    grown into an octagon; closed polyline ``(x, y)``; None when the slack is negative.
+
+    >>> x, y = vigilance_octagon([0, 0], [1, 1], 0.5)
+    >>> list(zip(x.tolist(), y.tolist()))[:3]
+    [(-0.5, 0.0), (0.0, -0.5), (1.0, -0.5)]
+    """
+    if not slack >= 0:
+        return None
+    (x0, y0), (x1, y1), s = np.asarray(lower, float), np.asarray(upper, float), float(slack)
+    x = [x0 - s, x0, x1, x1 + s, x1 + s, x1, x0, x0 - s, x0 - s]
+    y = [y0, y0 - s, y0 - s, y0, y1, y1 + s, y1 + s, y1, y0]
+    return np.array(x), np.array(y)
+
+
+def acceptance_layer(scene, view, canvas):
+    """With a current sample: the box that would accept it (R_J ⊕ x, dashed black) and, when the vigilance
+    region is asked for and the data are 2-D, J's vigilance region (dotted, faintly filled)."""
+    model, x = scene.model, scene.current
+    if x is None:
+        return
+    J, lo, hi = accepting_box(model, x, scene.dims)
+    if J < 0:
+        return
+    rows = np.flatnonzero(np.asarray(model.node_ids_) == J)
+    if view.show_vigilance and model.n_features_in_ == 2 and len(rows):
+        r = int(rows[0])
+        octagon = vigilance_octagon(model.box_lower_[r], model.box_upper_[r], model.box_slack_[r])
+        if octagon is not None:
+            canvas.focus_points.append(np.column_stack(octagon))
+            canvas.marks.append(
+                dict(
+                    type="scatter",
+                    x=_f32(octagon[0]),
+                    y=_f32(octagon[1]),
+                    mode="lines",
+                    name=f"vigilance region of category {J} (|I ∧ w|/|I| ≥ ρ)",
+                    fill="toself",
+                    fillcolor="rgba(0,0,0,0.045)",
+                    line=dict(color=MARK_S1, dash="dot", width=2),
+                    hoverinfo="skip",
+                )
+            )
+    bx, by = box_outlines([lo], [hi])
+    canvas.focus_points.append(np.column_stack([bx[:5], by[:5]]))
+    canvas.marks.append(
+        dict(
+            type="scatter",
+            x=_f32(bx),
+            y=_f32(by),
+            mode="lines",
+            name=f"box that would accept the sample: category {J} stretched to hold it",
+            line=dict(color=MARK_S1, dash="dash", width=2.5),
+            hoverinfo="skip",
+        )
+    )
+
+
+# ------------------------------------------------------------------ GNG: edges by age, insertions
+#: The part of the edge-age colour scale (:data:`~cae.app.figures.palette.AGE_COLORSCALE`, 0 … 1) GNG's edges
+#: use: every colour up to here has at least 3:1 contrast on white (WCAG 2.1's bar for graphics, as the
+#: cluster colours and the marks); the scale's light yellow end (1.3:1) would vanish on the plot.
+LEGIBLE_AGE_END = 0.58
+
+
+def age_colours(ages, amax):
+    """The colour of each edge age on a legible sequential scale: age 0 darkest, a_max (``amax``) the lightest
+    legible colour, in :data:`~cae.app.figures.palette.N_AGE_BANDS` equal bands (ages above a_max, before
+    the cleanup, take the last). Returns ``(band per edge, colour per band, band starts)``.
+
+    >>> band, colours, starts = age_colours([0, 10, 49, 50], 50)
+    >>> band.tolist(), starts.tolist()
+    ([0, 1, 5, 5], [0, 8, 16, 25, 33, 41])
+    """
+    amax = max(int(amax), 1)
+    starts = np.unique(np.floor(np.linspace(0, amax, N_AGE_BANDS + 1)[:-1] + 1e-9).astype(int))
+    colours = sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, LEGIBLE_AGE_END, len(starts))))
+    band = np.clip(np.searchsorted(starts, np.asarray(ages, int), side="right") - 1, 0, len(starts) - 1)
+    return band, colours, starts
+
+
+def _age_bar(colours, amax):
+    """An invisible trace that shows the edge-age colour bar (0 … a_max)."""
+    n = len(colours)
+    scale = [[e / n, c] for k, c in enumerate(colours) for e in (k, k + 1)]  # one flat step per band
+    bar = dict(
+        title=dict(text=f"edge age (removed past a_max = {amax})", font=dict(size=MIN_FONT), side="right"),
+        tickfont=dict(size=MIN_FONT),
+        thickness=12,
+        len=0.6,
+    )
+    return dict(
+        type="scatter",
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(color=[0, amax], colorscale=scale, cmin=0, cmax=amax, showscale=True, size=0, colorbar=bar),
+    )
+
+
+def age_edges_layer(scene, view, canvas):
+    """GNG's edges as SVG paths, one per age band, coloured from age 0 to a_max (:func:`age_colours`), with
+    the colour bar."""
+    model, P = scene.model, scene.P
+    edges = np.asarray(model.edges_).reshape(-1, 2)
+    ages = np.asarray(model.edge_ages_)
+    amax = int(getattr(model, "max_edge_age", max(int(ages.max()) if len(ages) else 1, 1)))
+    band, colours, starts = age_colours(ages, amax)
+    for k, colour in enumerate(colours):
+        sel = band == k
+        if sel.any():
+            canvas.shapes.append(_edge_shape(P, edges[sel], colour, 1.8, f"edges age {starts[k]}+"))
+    if len(edges):
+        canvas.traces.append(_age_bar(colours, amax))
+
+
+def insertion_marks(model, record, dims=(0, 1)):
+    """Where the step's insertion happened: ``{"r": xy, "q": xy, "f": xy}`` (those still in the network, in the
+    plotted ``dims``), empty when the step inserted no node.
+
+    >>> import numpy as np
+    >>> from cae.algorithms.gng import GNG
+    >>> m = GNG(insertion_interval=3)
+    >>> recs = [m.learn_one(x) for x in np.random.default_rng(0).random((5, 2))]
+    >>> recs[-1].inserted, sorted(insertion_marks(m, recs[-1]))
+    (True, ['f', 'q', 'r'])
+    """
+    if record is None or not getattr(record, "inserted", False):
+        return {}
+    ids = np.asarray(model.node_ids_)
+    Y = np.asarray(model.nodes_)[:, list(dims)]
+    out = {}
+    for key, nid in (("r", record.new_node_id), ("q", record.q_id), ("f", record.f_id)):
+        rows = np.flatnonzero(ids == nid) if nid >= 0 else []
+        if len(rows):
+            out[key] = Y[int(rows[0])]
+    return out
+
+
+def insertion_layer(scene, view, canvas):
+    """An insertion as an event: the new node r ringed in magenta and named, q and f (the node of largest error
+    and its worst neighbour) in black squares and named, a dashed line from q to f through r."""
+    where = insertion_marks(scene.model, scene.record, scene.dims)
+    if not where:
+        return
+    rec = scene.record
+    if "q" in where and "f" in where:
+        q, f = where["q"], where["f"]
+        canvas.marks.append(
+            dict(
+                type="scatter",
+                x=_f32([q[0], f[0]]),
+                y=_f32([q[1], f[1]]),
+                mode="lines",
+                name="insertion: r halfway between q and f",
+                line=dict(color=MARK_S1, dash="dash", width=2),
+                hoverinfo="skip",
+            )
+        )
+    for key, symbol, colour, what, place in (
+        ("q", "square-open", MARK_S1, f"q: largest error (node {rec.q_id})", "bottom left"),
+        ("f", "square-open", MARK_S1, f"f: q's neighbour of largest error (node {rec.f_id})", "bottom left"),
+        ("r", "circle-open", MARK_S2, f"r: inserted now (node {rec.new_node_id})", "top right"),
+    ):
+        if key in where:
+            x, y = where[key]
+            canvas.focus_points.append([x, y])
+            canvas.marks += _mark(x, y, what, symbol, colour, 22, hover=[what])
+            canvas.labels.append(_label(x, y, f"{key} (new)" if key == "r" else key, colour, place))
+
+
+#: What a page says under a model of these kinds (Compare, Lineage): how to read the drawing.
+KIND_NOTES = {
+    "boxes": "Fuzzy ART's categories are boxes (lower corner w[:d], upper corner 1 − w[d:]); a dot marks each "
+    "box's centre. Dashed: the box that would accept the current sample — the category the search resonates with, "
+    "stretched to hold it (its sides sum to at most d (1 − ρ)).",
+    "gas": "GNG's edges by age, from 0 (dark) to a_max (green-blue; older edges of the winner are removed); one "
+    "cluster per connected component. An insertion step rings the new node r and names q and f.",
+}
+
+MODEL_LAYERS["boxes"] = (boxes_layer, nodes_layer, acceptance_layer)
+MODEL_LAYERS["gas"] = (age_edges_layer, nodes_layer, insertion_layer)

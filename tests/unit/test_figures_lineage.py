@@ -1,0 +1,127 @@
+"""Fuzzy ART's boxes and GNG's edges by age and insertions in the main view (cae.app.figures.lineage)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cae.algorithms.fuzzy_art import FuzzyART
+from cae.algorithms.gng import GNG
+from cae.app.figures import network_figure
+from cae.app.figures.lineage import LEGIBLE_AGE_END, accepting_box, age_colours, box_outlines, insertion_marks
+from cae.app.figures.palette import AGE_COLORSCALE
+from cae.registry import ALGORITHMS
+
+
+def _luminance(colour):
+    r, g, b = (int(v) / 255 for v in colour[colour.index("(") + 1 : -1].split(","))
+    lin = [u / 12.92 if u <= 0.03928 else ((u + 0.055) / 1.055) ** 2.4 for u in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.fixture(scope="module")
+def art():
+    X = np.random.default_rng(3).random((400, 2))
+    m = FuzzyART(vigilance=0.8)
+    recs = [m.learn_one(x) for x in X]
+    return m, X, recs
+
+
+def test_fuzzy_art_is_drawn_as_boxes_whose_corners_are_the_estimators(art):
+    """The registry says Fuzzy ART is drawn as boxes; every rectangle drawn runs from box_lower_ to box_upper_."""
+    m, X, recs = art
+    assert ALGORITHMS["Fuzzy ART"].kind == "boxes"
+    fig = network_figure(m, X, None, None, recs[-1], bounds=((0, 1), (0, 1)))
+    box_traces = [t for t in fig.data if t.name == "categories (boxes)"]
+    x = np.concatenate([np.asarray(t.x, float) for t in box_traces]).reshape(-1, 6)
+    y = np.concatenate([np.asarray(t.y, float) for t in box_traces]).reshape(-1, 6)
+    drawn = np.column_stack([x[:, 0], y[:, 0], x[:, 1], y[:, 2]])
+    want = np.column_stack([m.box_lower_, m.box_upper_])
+    order = lambda a: a[np.lexsort(a.T[::-1])]  # noqa: E731
+    assert len(box_traces) >= 2 and len(x) == m.n_categories_
+    assert np.allclose(order(drawn), order(want), atol=1e-6)  # float32 on the wire
+    # closed rectangles: the fifth point is the first, the sixth a gap
+    assert np.allclose(x[:, 4], x[:, 0]) and np.all(np.isnan(x[:, 5]))
+
+
+def test_box_outlines_are_the_corners_given():
+    x, y = box_outlines([[0.1, 0.2], [0.5, 0.6]], [[0.3, 0.4], [0.7, 0.9]])
+    assert x.tolist()[6:11] == [0.5, 0.7, 0.7, 0.5, 0.5] and y.tolist()[6:11] == [0.6, 0.6, 0.9, 0.9, 0.6]
+
+
+def test_the_accepting_box_holds_the_sample_when_it_resonates_and_passes_vigilance(art):
+    """For samples that resonate, the box drawn (R_J ⊕ x) contains x, and its sides sum to at most d (1 − ρ);
+    for a sample that makes a new category, no box is drawn."""
+    m, _, _ = art
+    rng = np.random.default_rng(9)
+    resonated = 0
+    for x in rng.random((60, 2)):
+        J, lo, hi = accepting_box(m, x)
+        acc = m.acceptance(x)
+        if acc.winner < 0:
+            assert J == -1 and lo is None
+            continue
+        resonated += 1
+        assert J == acc.winner and np.all(lo <= x) and np.all(x <= hi)
+        assert (hi - lo).sum() <= 2 * (1 - m.vigilance) + 1e-12
+        assert np.all(lo <= m.box_lower_[J]) and np.all(m.box_upper_[J] <= hi)  # J's box stretched, not moved
+    assert resonated > 10
+    fresh = FuzzyART(vigilance=0.95).fit(np.array([[0.1, 0.1]]))
+    assert accepting_box(fresh, [0.9, 0.9])[0] == -1
+    fig = network_figure(fresh, None, None, np.array([0.9, 0.9]), None, show_vigilance=True)
+    assert not any("would accept" in (t.name or "") for t in fig.data)
+
+
+def test_the_accepting_box_and_the_vigilance_region_are_drawn_with_a_current_sample(art):
+    m, X, recs = art
+    x = np.asarray(m.box_upper_[0]) + 0.01
+    J, lo, hi = accepting_box(m, x)
+    assert J >= 0
+    fig = network_figure(m, X, None, x, recs[-1], show_vigilance=True)
+    box = next(t for t in fig.data if "would accept" in (t.name or ""))
+    assert np.allclose(np.asarray(box.x, float)[:5], [lo[0], hi[0], hi[0], lo[0], lo[0]], atol=1e-6)
+    region = next(t for t in fig.data if (t.name or "").startswith(f"vigilance region of category {J}"))
+    assert (
+        np.nanmin(np.asarray(region.x, float)) <= lo[0] + 1e-6
+        and np.nanmax(np.asarray(region.y, float)) >= hi[1] - 1e-6
+    )
+
+
+def test_edge_ages_map_to_colours_monotonically_and_legibly():
+    """Older edges are lighter (never the reverse), a_max gets the lightest colour, and every colour keeps
+    3:1 contrast on the white plot (the yellow end of the full scale has 1.3:1)."""
+    ages = np.arange(0, 51)
+    band, colours, _ = age_colours(ages, 50)
+    lum = np.array([_luminance(colours[b]) for b in band])
+    assert np.all(np.diff(band) >= 0) and np.all(np.diff(lum) >= 0) and band[0] == 0 and band[-1] == len(colours) - 1
+    assert len(set(colours)) == len(colours) >= 5
+    assert min(1.05 / (_luminance(c) + 0.05) for c in colours) >= 3.0
+    from plotly.colors import sample_colorscale
+
+    assert 1.05 / (_luminance(sample_colorscale(AGE_COLORSCALE, [1.0])[0]) + 0.05) < 3.0 and LEGIBLE_AGE_END < 1
+
+
+def test_gng_edges_are_drawn_by_age_and_an_insertion_as_an_event():
+    """Each edge is drawn in its age's colour; the step that inserts r marks r, q and f where they are, named."""
+    m = GNG(insertion_interval=20, max_edge_age=30)
+    X = np.random.default_rng(0).random((400, 2))
+    recs = [m.learn_one(x) for x in X]
+    assert ALGORITHMS["GNG"].kind == "gas"
+    fig = network_figure(m, X, None, X[-1], recs[-1])
+    band, colours, _ = age_colours(m.edge_ages_, 30)
+    drawn = {s.line.color: s.path.count("M") for s in fig.layout.shapes}
+    assert drawn == {colours[b]: int((band == b).sum()) for b in np.unique(band)}
+    ins = next(k for k, r in enumerate(recs) if r.inserted and k > 100)
+    m2 = GNG(insertion_interval=20, max_edge_age=30)
+    for x in X[: ins + 1]:
+        rec = m2.learn_one(x)
+    where = insertion_marks(m2, rec)
+    ids = list(np.asarray(m2.node_ids_))
+    assert np.allclose(where["r"], m2.nodes_[ids.index(rec.new_node_id)])
+    assert np.allclose(where["q"], m2.nodes_[ids.index(rec.q_id)])
+    fig = network_figure(m2, X[: ins + 1], None, X[ins], rec)
+    names = [t.name for t in fig.data]
+    assert f"r: inserted now (node {rec.new_node_id})" in names and f"q: largest error (node {rec.q_id})" in names
+    assert {"r (new)", "q", "f"} <= {a.text for a in fig.layout.annotations}
+    fig = network_figure(m2, X[: ins + 2], None, X[ins + 1], m2.learn_one(X[ins + 1]))
+    assert not any((t.name or "").startswith("r: inserted") for t in fig.data)  # the next step inserted nothing
