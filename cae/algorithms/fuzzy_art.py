@@ -15,7 +15,7 @@ corner u_j and the complement of its upper corner v_j. For each sample:
 4. **Learning** (resonance): w_J <- β (I ∧ w_J) + (1 - β) w_J; β = 1 (fast learning) stretches the box
    to hold x.
 
-The per-sample step is in :mod:`cae.algorithms._fuzzy_art_kernel`; ``tests/test_fuzzy_art.py`` checks
+The per-sample step is in :mod:`cae.algorithms._fuzzy_art_kernel`; ``tests/unit/test_fuzzy_art.py`` checks
 every step against artlib's ``FuzzyART`` (an independent implementation, a test-only dependency). The
 formulas, the defaults and the measured numbers: ``docs/baselines/fuzzy_art.md``.
 
