@@ -66,6 +66,10 @@ __all__ = [
     "setting_sentence",
     "models_at",
     "TABLE_COLUMNS",
+    "run_all",
+    "write_runs",
+    "read_runs",
+    "markdown",
 ]
 
 #: the stream: the paper's 2-D data, distributions #1 → #6 one after another, 10 % uniform noise throughout
@@ -387,3 +391,53 @@ def models_at(step, seed=0, n_per_class=N_PER_CLASS, settings=None):
             rec = model.learn_one(stream.X[step - 1])
         out.append((s, model, rec))
     return stream, out
+
+
+def run_all(n_seeds=10, n_per_class=N_PER_CLASS, settings=SETTINGS, progress=None):
+    """Every setting over seeds 0 … ``n_seeds`` − 1, in this thread (what ``python -m cae.experiments lineage``
+    runs); ``progress(run)`` is called after each run."""
+    runs = []
+    for seed in range(int(n_seeds)):
+        stream = _stream(seed, n_per_class)
+        for s in settings:
+            runs.append(run_one(s, seed, stream=stream))
+            if progress is not None:
+                progress(runs[-1])
+    return runs
+
+
+def write_runs(runs, path):
+    """The runs, one row each, as CSV (the numbers :func:`markdown` reads back)."""
+    from dataclasses import asdict
+
+    pd.DataFrame([asdict(r) for r in runs]).to_csv(path, index=False)
+
+
+def read_runs(path):
+    """The runs of a CSV written by :func:`write_runs`."""
+    df = pd.read_csv(path)
+    return [
+        LineageRun(**{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+        for row in df.to_dict("records")
+    ]
+
+
+def markdown(runs, settings=SETTINGS):
+    """The lesson's table (mean ± sd over the seeds) and one sentence per setting, as Markdown: the block of
+    docs/algorithms.md that ``python -m cae.experiments lineage --markdown`` prints.
+
+    >>> runs = [LineageRun("CAE", 0, 0.9, 0.8, 6, 0, 40, 0.05, 1000, 0.1), LineageRun("CAE", 1, 1.0, 1.0, 6, 0, 42, 0.0, 1000, 0.1)]
+    >>> print(markdown(runs).splitlines()[2])
+    | CAE | — (no parameter) | 2 | 0.950 ± 0.071 | 0.900 ± 0.141 | 6.0 ± 0.0 | 0.0 ± 0.0 | 41 ± 1 | 2% |
+    """
+    table = summary_table(runs, settings)
+    lines = ["| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    n = max((r.n_samples for r in runs), default=0)
+    lines += [
+        "",
+        f"{n:,} samples per run (the paper's 2-D stream #1 → #6, {NOISE:.0%} uniform noise, not scored). {MERGE_WORDS}",
+        "",
+    ]
+    lines += [f"- **{s.key}**: {setting_sentence(s, runs)}" for s, _ in _by_setting(runs, settings)]
+    return "\n".join(lines) + "\n"

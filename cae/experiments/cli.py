@@ -521,12 +521,40 @@ def _parser():
         help="print the generated comparison of docs/reproducing-the-paper.md (from RESULTS/paper_comparison.csv)",
     )
     p.add_argument("--results", default="results")
+    p = sub.add_parser(
+        "lineage",
+        help="the Lineage lesson: Fuzzy ART (ρ), GNG (λ), CAEA and CAE on the drifting 2-D stream over seeds; "
+        "writes RESULTS/lineage.csv, prints the table of docs/algorithms.md",
+    )
+    p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--n-per-class", type=int, default=None, help="points per distribution (default: the lesson's)")
+    p.add_argument("--results", default="results")
+    p.add_argument("--markdown", action="store_true", help="only print the table from RESULTS/lineage.csv")
     p = sub.add_parser("compare", help="our results beside the paper's, with marks, statistics and figures")
     p.add_argument("--results", default="results")
     p.add_argument("--paper", default=str(DEFAULT_PAPER))
     p.add_argument("--out", default=None, help="the Markdown file (default RESULTS/paper_comparison.md)")
     p.add_argument("--quiet", action="store_true")
     return ap
+
+
+def do_lineage(a):
+    """``lineage``: run the lesson (or, with ``--markdown``, read its CSV) and print its Markdown table."""
+    from ..app import lineage
+
+    path = Path(a.results) / "lineage.csv"
+    if not a.markdown:
+        if a.seeds < 1:
+            raise SystemExit("--seeds must be at least 1")
+        n = a.n_per_class or lineage.N_PER_CLASS
+        runs = lineage.run_all(a.seeds, n, progress=lambda r: print(f"  {r.setting}, seed {r.seed}: NMI {r.nmi:.3f}"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lineage.write_runs(runs, path)
+        print(f"wrote {path}")
+    elif not path.exists():
+        raise SystemExit(f"{path} is not there: run `python -m cae.experiments lineage` first")
+    print(lineage.markdown(lineage.read_runs(path)), end="")
+    return 0
 
 
 def main(argv=None):
@@ -536,6 +564,8 @@ def main(argv=None):
     if a.cmd == "compare":
         do_compare(a.results, a.paper, a.out, quiet=a.quiet)
         return 0
+    if a.cmd == "lineage":
+        return do_lineage(a)
     if a.cmd == "readme":
         print(readme_text(a.results), end="")
         return 0

@@ -135,3 +135,18 @@ def test_the_peer_table_is_generated():
     assert begin in text
     block = text.split(begin, 1)[1].split(end, 1)[0]
     assert block.strip() == markdown(csv).strip()
+
+
+def test_the_lineage_lesson_table_is_generated():
+    """The Lineage lesson's numbers (docs/algorithms.md) are generated from results/lineage.csv, never typed."""
+    from cae.app.lineage import markdown, read_runs
+
+    csv = ROOT / "results" / "lineage.csv"
+    if not csv.exists():
+        pytest.skip("results/lineage.csv is not there")
+    text = (ROOT / "docs" / "algorithms.md").read_text()
+    begin = "<!-- generated: python -m cae.experiments lineage --markdown --results results -->\n"
+    end = "<!-- end of generated -->"
+    assert begin in text
+    block = text.split(begin, 1)[1].split(end, 1)[0]
+    assert block.strip() == markdown(read_runs(csv)).strip()
