@@ -168,7 +168,7 @@ def test_parse_algorithms():
     assert ex.parse_algorithms("ASOINN", "mean") == [("ASOINN", "mean")]
     assert ex.variant_label("SOINN+", "mean") == "SOINN+" and ex.variant_label("CAEA", "mean") == "CAEA(mean)"
     with pytest.raises(ValueError, match="unknown algorithm"):
-        ex.parse_algorithms("GNG")
+        ex.parse_algorithms("Neural Gas")
 
 
 def test_bad_arguments(folder):
@@ -177,7 +177,7 @@ def test_bad_arguments(folder):
     with pytest.raises(SystemExit):
         ex.main(["synthetic", "--runs", "0"])
     with pytest.raises(SystemExit, match="unknown algorithm"):
-        ex.main(["realworld", "--datasets", str(folder), "--algorithms", "CAE,GNG"])
+        ex.main(["realworld", "--datasets", str(folder), "--algorithms", "CAE,Neural Gas"])
 
 
 def test_dask_backend_gives_the_same_rows(folder):
