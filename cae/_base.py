@@ -158,6 +158,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         self
         """
         data: NDArray[np.float64] = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
+        self._check_range(data)  # before the network is replaced: a refused X keeps the model
         self._start(data.shape[1])
         self._learn(data)
         self.end_batch()
@@ -185,6 +186,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
         first = not hasattr(self, "network_")
         data: NDArray[np.float64] = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
+        self._check_range(data)
         if first:
             self._start(data.shape[1])
         self._learn(data)
@@ -250,6 +252,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or not np.all(np.isfinite(X)):
             raise ValueError("learn_traced expects a finite 2-D array")
+        self._check_range(X)
         self._check_sample_width(X.shape[1])
         return X
 
@@ -265,6 +268,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             raise ValueError(f"learn_one expects one sample (a 1-D array), got shape {x.shape}")
         if not np.all(np.isfinite(x)):
             raise ValueError("Input contains NaN or infinity.")
+        self._check_range(x)
         self._check_sample_width(x.shape[0])
         self._learn(x[None, :], track=True)
         return self._record()

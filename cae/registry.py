@@ -397,7 +397,7 @@ ALGORITHMS = {
                 label="α (choice parameter)",
                 default=0.001,
                 step=0.001,
-                widget_low=1e-6,
+                widget_low=0.001,  # the input shows three decimals: 1e-6 would read 0.000
                 widget_high=10.0,
                 help="T = |I ∧ w| / (α + |w|) orders the search; a small α prefers the smallest box that holds "
                 "the sample.",

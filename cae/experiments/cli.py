@@ -603,6 +603,9 @@ def main(argv=None):
             algorithms = parse_algorithms(a.algorithms, a.params)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
+        narrow = [n for n, _ in algorithms if ALGORITHMS[n].estimator_class.input_range is not None]
+        if narrow and a.scaling != "minmax":  # Fuzzy ART's complement coding takes values in [0, 1] only
+            raise SystemExit(f"{', '.join(narrow)} take(s) values in [0, 1] only: use --scaling minmax")
         for env in envs:
             study_realworld(env, files, algorithms, a.runs, a.seed, a.scaling, jobs, a.out, a.quiet, a.update)
     elif a.cmd == "lambda-sweep":

@@ -541,6 +541,8 @@ def test_compare_runs_fuzzy_art_beside_cae():
     assert not at.exception
     rho = at.number_input(key="w_cmp_Fuzzy ART_vigilance")
     assert (rho.label, rho.value) == ("ρ (vigilance)", 0.75)
+    alpha = at.number_input(key="w_cmp_Fuzzy ART_choice")
+    assert (alpha.value, alpha.min, alpha.proto.format) == (0.001, 0.001, "%.3f")  # reads 0.001, never 0.000
     rho.set_value(0.85).run()
     at.number_input(key="w_cmp_stepn").set_value(500).run()
     at.button(key="b_cmp_step").click().run()

@@ -168,7 +168,7 @@ def test_parse_algorithms():
     assert ex.parse_algorithms("ASOINN", "mean") == [("ASOINN", "mean")]
     assert ex.variant_label("SOINN+", "mean") == "SOINN+" and ex.variant_label("CAEA", "mean") == "CAEA(mean)"
     with pytest.raises(ValueError, match="unknown algorithm"):
-        ex.parse_algorithms("GNG")
+        ex.parse_algorithms("Neural Gas")
 
 
 def test_bad_arguments(folder):
@@ -177,7 +177,7 @@ def test_bad_arguments(folder):
     with pytest.raises(SystemExit):
         ex.main(["synthetic", "--runs", "0"])
     with pytest.raises(SystemExit, match="unknown algorithm"):
-        ex.main(["realworld", "--datasets", str(folder), "--algorithms", "CAE,GNG"])
+        ex.main(["realworld", "--datasets", str(folder), "--algorithms", "CAE,Neural Gas"])
 
 
 def test_dask_backend_gives_the_same_rows(folder):
@@ -718,3 +718,16 @@ def test_the_datasets_default_to_the_fetched_folder(tmp_path, monkeypatch, capsy
     finally:
         monkeypatch.delenv("CAE_EXPLORER_DATA")
         importlib.reload(cli)
+
+
+def test_realworld_refuses_fuzzy_art_without_min_max_scaling(tmp_path):
+    """Fuzzy ART takes values in [0, 1] only: --scaling zscore or none is refused before any run, with the
+    remedy (it was a traceback from inside the first job)."""
+    from cae.experiments.cli import main
+
+    pd.DataFrame({"a": [0.0, 5.0, 9.0], "b": [1.0, 2.0, 3.0], "label": [0, 1, 1]}).to_csv(
+        tmp_path / "tiny.csv", index=False
+    )
+    for scaling in ("zscore", "none"):
+        with pytest.raises(SystemExit, match=r"Fuzzy ART take\(s\) values in \[0, 1\] only: use --scaling minmax"):
+            main(["realworld", "--datasets", str(tmp_path), "--scaling", scaling, "--algorithms", "CAE,Fuzzy ART"])

@@ -259,6 +259,23 @@ def test_values_outside_the_unit_interval_are_refused_with_the_remedy():
     assert model.n_samples_seen_ == 2
 
 
+def test_a_refused_sample_changes_nothing():
+    """The range is checked before a model starts or is reset: a fresh model stays unfitted, a fitted one keeps
+    its categories."""
+    fresh = FuzzyART()
+    for learn in (fresh.learn_one, lambda x: fresh.partial_fit([x]), lambda x: fresh.learn_traced([x])):
+        with pytest.raises(ValueError, match="min-max scale"):
+            learn([2.0, 0.5])
+        assert not hasattr(fresh, "network_")
+    fresh.learn_one([0.5, 0.5, 0.5])  # its width is still free
+    model = FuzzyART().fit(paper_stream(100))
+    W = model.weights_.copy()
+    with pytest.raises(ValueError, match="min-max scale"):
+        model.fit([[0.5, 1.5]])
+    np.testing.assert_array_equal(model.weights_, W)
+    assert model.n_samples_seen_ == 100
+
+
 def test_bad_parameters():
     for kw, msg in (
         ({"vigilance": 1.01}, r"vigilance \(ρ\) must be a finite number >= 0 and <= 1"),
