@@ -8,7 +8,8 @@ a_max (and the nodes they leave without edges), accumulates each winner's
 squared error, and every λ samples inserts a node halfway between the node q
 of largest error and q's neighbour f of largest error. Clusters are the
 connected components. The reference is DemoGNG (Fritzke's own teaching tool),
-``js/vbnn.js`` of the repository ``rhaschke/demogng`` (``adaptGNG``,
+``js/vbnn.js`` of the repository ``rhaschke/demogng`` at commit
+3c5e90ddd81f13949f73f3bcc3cd8d7a817c7951 (``adaptGNG``,
 ``gnginsert``, ``removeEdges``) with its loop in ``js/loop.js``; the one
 implementation is :mod:`cae.algorithms._gng_kernel`.
 

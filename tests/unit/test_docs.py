@@ -10,15 +10,16 @@ import pytest
 from conftest import ROOT
 
 from cae.algorithms import _cae_kernel as cae_kernel
+from cae.registry import ALGORITHMS
 
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 CAE_PAGE = DOCS / "cae-algorithm.md"
+#: one page per registered algorithm but CAE (docs/cae-algorithm.md), named after its module (the registry's list)
 BASELINE_PAGES = {
-    "soinn_plus": DOCS / "baselines" / "soinn_plus.md",
-    "tca": DOCS / "baselines" / "tca.md",
-    "autocloud": DOCS / "baselines" / "autocloud.md",
-    "asoinn": DOCS / "baselines" / "asoinn.md",
+    a.module.rsplit(".", 1)[1]: DOCS / "baselines" / f"{a.module.rsplit('.', 1)[1]}.md"
+    for a in ALGORITHMS.values()
+    if not a.variant_of and a.name != "CAE"
 }
 # the README's sections that moved to docs/: each page exists and the README links it
 TOPIC_PAGES = [
@@ -35,7 +36,10 @@ TOPIC_PAGES = [
 # pages that say where each step is implemented: at least five links to code names each
 CODE_PAGES = [CAE_PAGE, *BASELINE_PAGES.values(), DOCS / "adding-an-algorithm.md", DOCS / "architecture.md"]
 # how a page names its reference where the reference has no repository commit to cite
-REFERENCE_WITHOUT_COMMIT = {"asoinn": "fastSOINN(data, agemax, lambda, c)"}
+REFERENCE_WITHOUT_COMMIT = {
+    "asoinn": "fastSOINN(data, agemax, lambda, c)",
+    "fuzzy_art": "artlib",  # a PyPI package: the page names its version
+}
 
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 
@@ -316,6 +320,8 @@ BASELINE_REFS = {
     "asoinn": [("1,000,000", "[ref]"), ("1e6", "[ref]"), ("always", "[ref]"), ("never a node", "[ref]")]
     + [("only s1 moves", "[ref]"), ("after every input", "[ref]"), ("With **one feature**", "[fix]")]
     + [("links a node to itself", "[fix]"), ("delete every node", "[fix]"), ("cumulative sample number", "[fix]")],
+    "fuzzy_art": [("divides |I ∧ w_j| by d", "[ref]")],
+    "gng": [("the **last first**", "[ref]"), ("When every error is 0", "[fix]")],
 }
 
 
