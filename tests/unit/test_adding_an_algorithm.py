@@ -113,11 +113,12 @@ def _tracked_files():
     return [f for f in out.stdout.decode().split("\0") if f and (ROOT / f).is_file()]
 
 
+@pytest.mark.slow
 def test_a_new_algorithm_is_one_registry_entry(tmp_path):
     copy = tmp_path / "repo"
     for f in _tracked_files():
-        if f.startswith(("results/", "tests/")):
-            continue  # not read by the package, the Compare page or the experiments' CLI
+        if f.startswith("results/"):
+            continue  # not read by the package, the Compare page, the experiments' CLI or the tests run below
         (copy / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, copy / f)
     # the new algorithm: its module and its kernel ...
@@ -132,6 +133,16 @@ def test_a_new_algorithm_is_one_registry_entry(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAE_", "NUMBA_", "STREAMLIT_"))}
     env.update(PYTHONPATH=str(copy), CAE_JIT="off", CAE_EXPLORER_CACHE=str(tmp_path / "cache"))
+    (copy / "results").mkdir()  # its files are not copied; the folder is in the Layout
+    # the common tests take the new algorithm in, and the README's Layout needs no line for it (the registry
+    # indexes the algorithms' modules)
+    common = ["tests/unit/test_all_algorithms.py", "tests/unit/test_kernel_contract.py", "tests/unit/test_readme.py"]
+    pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", *common, "-k", "Centroid or layout", "-v"]
+    run = subprocess.run([sys.executable, *pytest_args], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
+    ran = [line for line in run.stdout.splitlines() if "[Centroid" in line and "PASSED" in line]
+    assert len(ran) >= 9, run.stdout[-3000:]  # the common tests ran for it (all_algorithms 3, kernel contract 6)
+    # ... and the package, the model files, the warm-up, River, the experiments and the app pick it up
     run = subprocess.run([sys.executable, "-c", CHECKS], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]
     assert "the new algorithm is everywhere" in run.stdout

@@ -62,10 +62,25 @@ def layout_paths(readme_text):
     return [line.split()[0] for line in block.splitlines() if line.strip()]
 
 
+#: the Layout's lines for the algorithms' modules: the registry is their index (a new algorithm edits no README)
+ALGORITHM_LINES = ("cae/algorithms/<name>.py", "cae/algorithms/_<name>_kernel.py")
+
+
+def registered_modules(root):
+    """The modules of cae/algorithms that a registry entry names (its estimator's module and its kernels), read
+    from ``root``'s cae/registry.py (a copy of the repository may have one more)."""
+    text = (root / "cae" / "registry.py").read_text(encoding="utf-8")
+    dotted = set(re.findall(r'"(cae\.algorithms\.[a-z_]+)(?::[A-Za-z]+)?"', text))
+    return {m.replace(".", "/") + ".py" for m in dotted}
+
+
 def expected_in_layout(root):
-    """What the Layout must name: every Python module of cae/ and pages/, app.py, and every top-level folder
+    """What the Layout must name: every Python module of cae/ and pages/ (an algorithm's module and kernel through
+    the two lines of :data:`ALGORITHM_LINES`, when the registry names them), app.py, and every top-level folder
     (hidden ones and those that running things makes left out)."""
     modules = [p for d in ("cae", "pages") for p in (root / d).rglob("*.py") if "__pycache__" not in p.parts]
+    registered = registered_modules(root)
+    modules = [p for p in modules if p.relative_to(root).as_posix() not in registered]
     folders = [
         p
         for p in root.iterdir()
@@ -78,8 +93,13 @@ def layout_problems(readme_text, root):
     """``(missing, not there)``: what the tree has and the Layout does not name, and what the Layout names
     that the tree does not have."""
     named = layout_paths(readme_text)
-    missing = [p for p in expected_in_layout(root) if p not in named]
-    absent = [p for p in named if not (root / p.rstrip("/")).exists() or (p.endswith("/") and not (root / p).is_dir())]
+    missing = [p for p in expected_in_layout(root) + list(ALGORITHM_LINES) if p not in named]
+    absent = [
+        p
+        for p in named
+        if p not in ALGORITHM_LINES
+        and (not (root / p.rstrip("/")).exists() or (p.endswith("/") and not (root / p).is_dir()))
+    ]
     return missing, absent
 
 
