@@ -7,7 +7,6 @@ from streamlit.testing.v1 import AppTest
 
 from cae.algorithms.fuzzy_art import FuzzyART
 from cae.algorithms.gng import GNG
-from cae.app.panel import next_insertion
 
 APP = str(ROOT / "app.py")
 
@@ -193,6 +192,7 @@ def test_next_insertion_agrees_with_the_recorded_insertions():
     """The panel's "samples to next insertion" is where GNG's trace has its insertions."""
     from functools import partial
 
+    from cae.app.panel import next_insertion
     from cae.app.stepper import Stepper
     from cae.data import make_paper2d, nonstationary_stream
     from cae.registry import ALGORITHMS
