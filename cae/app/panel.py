@@ -120,8 +120,8 @@ def algorithm_rows(pg):
     """The algorithm's own numbers: ``(the label of the node count, [the two rows of PARAMETERS])``.
 
     CAE: λ and V. Fuzzy ART: its categories, ρ and the last match |I ∧ w|/|I| (of the category that resonated;
-    "new" for a new category). GNG: the samples to its next insertion (a number short enough for the metric's
-    box at 1280 px) and the largest accumulated error (none at
+    "new" for a new category). GNG: the next insertion in k samples (k alone under the label: "100 samples" was cut in
+    the metric's box at 1280 px) and the largest accumulated error (none at
     its maximum node count: "—").
 
     >>> from functools import partial
@@ -132,7 +132,7 @@ def algorithm_rows(pg):
     >>> pg = Stepper(stream, model_factory=partial(ALGORITHMS["GNG"].make, insertion_interval=50))
     >>> _ = pg.step(30)
     >>> algorithm_rows(pg)[1][0]
-    ['samples to next insertion', '22']
+    ['next insertion in', '22']
     """
     from ..algorithms.fuzzy_art import FuzzyART
     from ..algorithms.gng import GNG
@@ -146,7 +146,7 @@ def algorithm_rows(pg):
         k = next_insertion(pg.t, model.insertion_interval)
         err = float(np.max(model.errors_)) if pg.t and len(model.nodes_) else None
         return "#nodes", [
-            ["samples to next insertion", "none" if full else f"{k:,}"],  # none: n_max nodes already
+            ["next insertion in", "none" if full else f"{k:,}"],  # samples; none: n_max nodes already
             ["largest error", fmt(err)],
         ]
     lam = getattr(model, "deletion_interval_", None) if pg.t else None

@@ -75,13 +75,13 @@ def test_gng_in_the_playground_step_300_its_numbers_and_the_step_explained():
     ref = GNG().fit(pg.stream.X[:300])
     np.testing.assert_array_equal(pg.model.nodes_, ref.nodes_)
     assert _metric(at, "#nodes") == str(len(ref.nodes_))
-    assert _metric(at, "samples to next insertion") == "2"  # insertions at t = 102, 202, 302, …
+    assert _metric(at, "next insertion in") == "2"  # insertions at t = 102, 202, 302, …
     assert _metric(at, "largest error") == f"{float(np.max(ref.errors_)):.3f}"
     assert f"{len(ref.edges_):,} edges" in _text(at)
     assert "s1 moves towards the sample by ε_b" in _text(at)
     _step(at, 2)  # t = 302: an insertion, as the panel said
     assert at.session_state.pg.record.inserted and at.expander[0].label.startswith("t = 302: node")
-    assert _metric(at, "samples to next insertion") == "100"
+    assert _metric(at, "next insertion in") == "100"
 
 
 @pytest.mark.parametrize("algo", ["Fuzzy ART", "GNG"])
@@ -189,7 +189,7 @@ def test_explain_a_step_finds_and_explains_fuzzy_art_and_gng_steps(algo, kind, c
 
 
 def test_next_insertion_agrees_with_the_recorded_insertions():
-    """The panel's "samples to next insertion" is where GNG's trace has its insertions."""
+    """The panel's "next insertion in" is where GNG's trace has its insertions."""
     from functools import partial
 
     from cae.app.panel import next_insertion

@@ -81,9 +81,9 @@ def test_the_panel_shows_gngs_next_insertion_and_largest_error():
     pg = Stepper(STREAM, model_factory=partial(ALGORITHMS["GNG"].make, insertion_interval=30, max_nodes=4))
     pg.step(50)
     _, params = algorithm_rows(pg)
-    assert params == [["samples to next insertion", "12"], ["largest error", f"{np.max(pg.model.errors_):.3f}"]]
+    assert params == [["next insertion in", "12"], ["largest error", f"{np.max(pg.model.errors_):.3f}"]]
     pg.step(62)  # two insertions: 4 nodes, n_max
-    assert len(pg.model.nodes_) == 4 and algorithm_rows(pg)[1][0] == ["samples to next insertion", "none"]
+    assert len(pg.model.nodes_) == 4 and algorithm_rows(pg)[1][0] == ["next insertion in", "none"]
 
 
 def test_the_quiz_scores_gngs_questions_from_the_record():
