@@ -172,7 +172,9 @@ def place_and_draw(pg, all_regions=False):
             )
             st.plotly_chart(fig, key="place_fig", config={"displaylogo": False})
             plot_input("place_fig", "click" if mode == "click" else "drag", "place_input", _on_click, _on_region)
-            if math.isnan(V):
+            if not hasattr(pg.model, "threshold_"):  # Fuzzy ART, GNG: no vigilance region to show
+                st.caption("Feed it, then read under the view what the algorithm did with it.")
+            elif math.isnan(V):
                 st.caption("No threshold V yet: a sample anywhere simply becomes a node (initial phase).")
             elif len(rows) == 0:
                 st.caption(

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from cae.app.lesson_links import CAEA_SLIDERS, parse_playground, playground_query
+from cae.app import explainable
+from cae.app.lesson_links import parse_playground, playground_query
 from cae.app.stepper import drawn_sample
 from cae.app.streams import SOURCES, environment_of, paper_setting
 from pages._session import (  # noqa: F401 - algo_params, DEFAULT_CFG and the keys are this module's names too
@@ -83,16 +84,20 @@ def sidebar_config():
     sb.header("Algorithm")
     cfg["algo"] = sb.radio(
         "Algorithm",
-        ["CAE", "CAEA"],
+        explainable.choices(),
         key=W.ALGO,
-        help="CAE estimates λ and a_max itself; CAEA uses the values below. Switching keeps the step and the "
-        "samples placed or drawn by hand: the other algorithm learns the same samples up to this step.",
+        help="CAE estimates λ and a_max itself; CAEA, Fuzzy ART and GNG use the values below (the literature's "
+        "defaults). Switching keeps the step and the samples placed or drawn by hand: the other algorithm learns "
+        "the same samples up to this step.",
     )
+    for key, p in explainable.entry(cfg["algo"]).params:
+        lo, hi, step = explainable.slider_range(p)
+        kind = int if p.kind == "int" else float
+        fmt = p.widget_kwargs().get("format")
+        cfg[key] = sb.slider(
+            p.label, kind(lo), kind(hi), step=kind(step), key=CFG_WIDGETS[key], help=p.help, format=fmt
+        )
     if cfg["algo"] == "CAEA":
-        lo, hi, step = (int(v) for v in CAEA_SLIDERS["deletion_interval"])
-        cfg["lam"] = sb.slider("λ (deletion interval)", lo, hi, step=step, key=W.LAM)
-        lo, hi, step = (int(v) for v in CAEA_SLIDERS["max_edge_age"])
-        cfg["amax"] = sb.slider("a_max (edge-age limit)", lo, hi, step=step, key=W.AMAX)
         p = paper_setting("CAEA", cfg["source"])
         sb.button(
             "Paper's setting",

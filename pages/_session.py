@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from cae.app import explainable
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS, VIEW_DEFAULTS
 
 if TYPE_CHECKING:
@@ -62,6 +63,8 @@ CFG_WIDGETS = {
     "algo": W.ALGO,
     "lam": W.LAM,
     "amax": W.AMAX,
+    # Fuzzy ART's and GNG's parameters (cae.app.explainable): the widget key is the configuration key's
+    **{key: f"w_{key}" for key in explainable.param_keys() if key not in ("lam", "amax")},
 }
 #: widget keys of the Playground's view toggles, by lesson-link query name
 VIEW_KEYS = {
@@ -88,7 +91,8 @@ def algo_params(cfg):
 
 
 def algo_text(cfg):
-    return "CAE" if cfg["algo"] == "CAE" else f"CAEA (λ = {int(cfg['lam'])}, a_max = {int(cfg['amax'])})"
+    """The algorithm and its parameters in a few words (:func:`cae.app.explainable.algo_text`)."""
+    return explainable.algo_text(cfg)
 
 
 def switch_sentence(old_cfg, cfg, old):
@@ -188,7 +192,7 @@ class PlaygroundSession:
         from cae.app.stepper import Stepper
 
         same_data = self.keeps_step(cfg)
-        pg = Stepper(old.original_stream if same_data else _make_stream(cfg), **algo_params(cfg))
+        pg = Stepper(old.original_stream if same_data else _make_stream(cfg), **explainable.stepper_args(cfg))
         if same_data and (old.t or old.placed or old.drawn) and self.LESSON_PENDING not in self.state:
             self.switch_keeping_step(pg, old, cfg, learning)
         self.state[self.RUN] = pg
@@ -220,8 +224,12 @@ class PlaygroundSession:
         self.invalidate_traces()
 
     def fork(self, cfg):
-        """Forget the recorded future and learn on from the step shown, with ``cfg``'s algorithm parameters."""
-        self.run.fork(**({k: v for k, v in algo_params(cfg).items() if v is not None}))
+        """Forget the recorded future and learn on from the step shown, with ``cfg``'s algorithm parameters (a
+        Fuzzy ART or GNG run learns on with its own: a change of those rebuilds the run)."""
+        if explainable.entry(cfg["algo"]).is_cae:
+            self.run.fork(**({k: v for k, v in algo_params(cfg).items() if v is not None}))
+        else:
+            self.run.rewind(self.run.t)
         self.invalidate_traces()
 
     # ------------------------------------------------------------ what is cached for the run

@@ -1,8 +1,8 @@
-"""Explain a step: the plain-words and formula account of any recorded step."""
+"""Explain a step: the plain-words and formula account of any recorded step (CAE, CAEA, Fuzzy ART or GNG)."""
 
 import streamlit as st
 
-from cae.app.explanations import explain_step, headline
+from cae.app import explainable
 from cae.app.view_options import ViewOptions
 from pages._common import ensure_entrypoint, render_blocks, show_notices
 from pages._playground_session import lesson_link, lesson_out, network_view, start, view_toggles
@@ -11,6 +11,7 @@ from pages._session import W, session
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 cfg, pg, notices = start("explain")  # a lesson link: its stream and step first
+ALGO = explainable.entry(cfg["algo"])  # its explanation and the kinds of step to jump to
 st.sidebar.header("View")
 focus, all_regions = view_toggles()
 st.title("Explain a step")
@@ -30,13 +31,7 @@ if W.EXPLAIN_T not in st.session_state or st.session_state.get("explain_follow",
     st.session_state[W.EXPLAIN_T] = max(pg.t, 1)
 st.session_state.explain_follow = False
 
-KINDS = [
-    ("Case I", dict(case=1)),
-    ("Case II", dict(case=2)),
-    ("Case III", dict(case=3)),
-    ("edge deletion", dict(event="deletion")),
-    ("sweep", dict(event="sweep")),
-]
+KINDS = list(ALGO.jumps)
 
 
 def _jump(label, kw, direction):
@@ -58,7 +53,7 @@ def _jump_lambda():
 
 
 st.caption("Jump to the previous ◀ or next ▶ step of a kind (from the step shown).")
-jump = st.columns(len(KINDS) + 1)
+jump = st.columns(len(KINDS) + (1 if ALGO.is_cae else 0))
 for col, (label, kw) in zip(jump, KINDS):
     col.markdown(f"**{label}**")
     b = col.columns(2)
@@ -73,23 +68,24 @@ for col, (label, kw) in zip(jump, KINDS):
     b[1].button(
         "▶", key=f"b_next_{label}", width="stretch", on_click=_jump, args=(label, kw, "next"), help=f"the next {label}"
     )
-jump[-1].markdown("**λ fixed**")
-jump[-1].button(
-    "Go",
-    key="b_jump_lambda",
-    width="stretch",
-    on_click=_jump_lambda,
-    help="the step where the diversity criterion fixed λ",
-)
+if ALGO.is_cae:  # CAE's own event: λ fixed by the diversity criterion
+    jump[-1].markdown("**λ fixed**")
+    jump[-1].button(
+        "Go",
+        key="b_jump_lambda",
+        width="stretch",
+        on_click=_jump_lambda,
+        help="the step where the diversity criterion fixed λ",
+    )
 if st.session_state.get("explain_notice"):
     st.info(st.session_state.pop("explain_notice"))
 t = int(st.number_input("Step t", 1, pg.t_max, key=W.EXPLAIN_T, help=f"1 … {pg.t_max} (recorded so far)"))
 
 rec, model, x = pg.inspect(t)
-st.header(headline(rec))
+st.header(ALGO.headline(rec))
 left, right = st.columns([1.15, 1])
 with left:
-    render_blocks(explain_step(rec, model, x))
+    render_blocks(ALGO.explain_step(rec, model, x))
 with right:
     st.plotly_chart(
         network_view(
@@ -102,10 +98,7 @@ with right:
         key="explain_fig",
         config={"displaylogo": False},
     )
-    st.caption(
-        "The network right after this step: s1 (black ring) and s2 (magenta diamond), the current sample as a "
-        "star, the dotted region is where CIM to s1 is at most V."
-    )
+    st.caption(ALGO.view_caption)
 
 q = lesson_out("explain", cfg, pg, t=t)
 with st.expander("Copy lesson link to this step", expanded=False):

@@ -1,4 +1,4 @@
-"""Playground: step, play, rewind a CAE run and watch every internal quantity; quiz, place samples, share links."""
+"""Playground: step, play, rewind a run of CAE, CAEA, Fuzzy ART or GNG; watch its numbers; quiz, place samples, share links."""
 
 import os
 from pathlib import Path
@@ -7,9 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import streamlit as st
 
-from cae.app import figures
+from cae.app import explainable, figures
 from cae.app import noise_note as noise_study
-from cae.app.explanations import QUIZ_CHOICES, explain_step, headline
 from cae.app.panel import PAIRS, PARAMETERS, named_rows, panel
 from cae.app.quiz import peek
 from cae.app.stepper import drawn_sample
@@ -45,6 +44,7 @@ ss = session()
 # a lesson link opened (or the URL edited): its settings first, then the run, then the link's step (its progress
 # bar in a slot made on every run: Streamlit knows an element by its position, an open expander below would close)
 cfg, pg, notices = start("playground")
+ALGO = explainable.entry(cfg["algo"])  # what explains, quizzes and finds the steps of the chosen algorithm
 _player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
 ss.take_lesson_applied()
 
@@ -116,7 +116,7 @@ with st.container():
     if _switched:
         st.info(_switched, icon=":material/swap_horiz:")
 s = pg.stream
-_algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else f"CAEA (λ = {cfg['lam']:d}, a_max = {cfg['amax']:d})"
+_algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else explainable.algo_text(cfg)
 st.caption(
     f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
     + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
@@ -136,7 +136,7 @@ def _noise_study(folder, mtime):
 def _noise_study_sentence():
     """The noise study's sentence for this setting (results/noise.csv; None without it)."""
     path = RESULTS / "noise.csv"
-    if not path.exists():
+    if not path.exists() or not ALGO.is_cae:  # the study ran CAE and CAEA
         return None
     df = _noise_study(str(RESULTS), path.stat().st_mtime)
     params = {"deletion_interval": cfg["lam"], "max_edge_age": cfg["amax"]} if cfg["algo"] == "CAEA" else None
@@ -244,8 +244,8 @@ def _quiz_revealed(left, right, score, revealed):
         if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
             score.next_sample()
             st.rerun()
-    with st.expander(headline(pg.record), expanded=True):
-        render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
+    with st.expander(ALGO.headline(pg.record), expanded=True):
+        render_blocks(ALGO.explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
 
 
 def _quiz_asked(left, right, score, ahead):
@@ -255,34 +255,34 @@ def _quiz_asked(left, right, score, ahead):
         fig = network_view(pg, VIEW.with_(current_name="next sample"), record=ahead.record, current=ahead.x)
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
         _view_summary()
-        st.caption(
-            "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
-            "by CIM, and the dotted region is where CIM to s1 is at most V."
-            if ahead.record.case > 0
-            else "The star is the next sample. No threshold V is set yet."
-        )
+        if not ALGO.is_cae:
+            st.caption(f"The star is the next sample: what will {ALGO.name} do with it?")
+        elif ahead.record.case > 0:
+            st.caption(
+                "The star is the next sample; s1 (black ring) and s2 (magenta diamond) are its two nearest nodes "
+                "by CIM, and the dotted region is where CIM to s1 is at most V."
+            )
+        else:
+            st.caption("The star is the next sample. No threshold V is set yet.")
     with right:
         _quiz_prediction(score)
 
 
 def _quiz_prediction(score):
     """The class's prediction, the Reveal button, and (outside the teacher view) the score and the metrics."""
-    st.markdown(f"**Step {pg.t + 1}: what will CAE do?**")
+    question, choices, _ = explainable.quiz_of(ALGO.name)
+    st.markdown(f"**Step {pg.t + 1}: {question}**")
     answer = st.radio(
         "Prediction",
-        list(QUIZ_CHOICES),
-        format_func=QUIZ_CHOICES.get,
-        key="w_quiz_case",
+        list(choices),
+        format_func=choices.get,
+        key=ALGO.quiz_key,
         label_visibility="collapsed",
     )
-    edge = st.checkbox("An edge will be deleted", key="w_quiz_edge")
-    node = st.checkbox(  # short enough to show whole in this column ("(isolated-node sw…" was cut)
-        "A node will be deleted (sweep)",
-        key="w_quiz_node",
-        help="The isolated-node sweep: every λ samples, the nodes without an edge are deleted.",
-    )
+    # the yes/no questions beside it (CAE: "A node will be deleted (sweep)", short enough to show whole here)
+    checks = [st.checkbox(label, key=key) for key, label, _ in ALGO.quiz_checks]
     if st.button("Reveal", type="primary", key="b_quiz_reveal"):
-        score.reveal_step(pg, (answer, edge, node))
+        score.reveal_step(pg, (answer, *checks), ALGO.name)
         ss.invalidate_traces()
         st.rerun()
     if not teacher:
@@ -415,13 +415,19 @@ def _still_view():
 
 def traces_panel():
     """The internal quantities over time: rebuilt when the run changes; while playing it stays as it was."""
-    fig = ss.traces_figure(
-        lambda: figures.traces_figure(
-            pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
-        ),
-        frozen=playing,
-    )
     with st.container():  # one element either way: an open expander below stays open at the first step
+        if not ALGO.is_cae:
+            st.caption(
+                f"**Internal quantities over time** (V, λ, the diversity D, a_max) are CAE's: {ALGO.name} has none "
+                "of them. Its numbers are beside the view, and every step is explained below."
+            )
+            return
+        fig = ss.traces_figure(
+            lambda: figures.traces_figure(
+                pg.trace_so_far, pg.columns, s.stage_starts, s.stage_names, pg.events, t_now=pg.t
+            ),
+            frozen=playing,
+        )
         if pg.t_max == 0:  # five empty charts said nothing: one line instead
             st.caption(
                 "**Internal quantities over time** (network size, V, λ, the diversity D, a_max): "
@@ -449,8 +455,8 @@ else:
     if pg.record is None:
         st.info("Press **Step 1** to present the first sample.")
     else:
-        with st.expander(headline(pg.record), expanded=not st.session_state.get(W.PLAY, False)):
-            render_blocks(explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
+        with st.expander(ALGO.headline(pg.record), expanded=not st.session_state.get(W.PLAY, False)):
+            render_blocks(ALGO.explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
         st.page_link("pages/explain.py", label="Explain any step in detail →")
 
 # ------------------------------------------------------------------ place a sample, draw a distribution

@@ -54,10 +54,11 @@ def quiz_truth(rec):
 def resonance(model, x):
     """The nodes a sample at ``x`` would resonate with: rows whose CIM to x is within V.
 
-    Returns ``(rows, cims, V)``; no rows while V is not set (the sample would become a node).
+    Returns ``(rows, cims, V)``; no rows while V is not set (the sample would become a node) or for a model with
+    no V (Fuzzy ART, GNG).
     """
     x = np.asarray(x, float).reshape(1, -1)
-    if not hasattr(model, "network_") or len(model.nodes_) == 0 or math.isnan(model.threshold_):
+    if not hasattr(model, "threshold_") or len(model.nodes_) == 0 or math.isnan(model.threshold_):
         return np.zeros(0, np.int64), np.zeros(0), float("nan")
     Y = np.asarray(model.nodes_)
     sig = model.prediction_sigma()

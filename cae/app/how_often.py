@@ -63,16 +63,29 @@ __all__ = [
 
 
 def _model(cfg):
+    """A fresh model of the configuration's algorithm (any the Playground offers) with its parameters."""
     from ..algorithms import CAE
+    from ..registry import ALGORITHMS
+    from .explainable import entry, model_params
 
-    if cfg.get("algo", "CAE") == "CAEA":
+    algo = cfg.get("algo", "CAE")
+    if algo == "CAEA":
         return CAE(deletion_interval=int(cfg["lam"]), max_edge_age=int(cfg["amax"]))
-    return CAE()
+    if entry(algo).is_cae:
+        return CAE()
+    return ALGORITHMS[algo].make(**model_params(cfg))
+
+
+def _setting_keys(cfg):
+    """The configuration keys that make a setting (the seed apart): the data's, the algorithm and its parameters."""
+    from .explainable import entry
+
+    return ["source", "n_per_class", "noise", "algo"] + [k for k, _ in entry(cfg.get("algo", "CAE")).params]
 
 
 def run_setting(cfg, seed, score_noise=False, progress=None, should_stop=None, chunk=5000):
-    """Run a Playground configuration (``source``, ``n_per_class``, ``noise``, ``seed``, ``algo``, ``lam``,
-    ``amax``) with ``seed`` to the end of its stream and score the partition of every point.
+    """Run a Playground configuration (``source``, ``n_per_class``, ``noise``, ``seed``, ``algo`` — CAE, CAEA,
+    Fuzzy ART or GNG —, ``lam``, ``amax`` and the other algorithms' parameters) with ``seed`` to the end of its stream and score the partition of every point.
 
     NMI and ARI leave the noise out unless ``score_noise`` (as the Playground's live metrics do); merges and
     splits always leave it out. ``progress(fraction)`` is called after each chunk; ``should_stop()`` returning
@@ -115,7 +128,7 @@ class HowOften:
     """
 
     def __init__(self, cfg, n_seeds=20, score_noise=False):
-        self.cfg = {k: cfg[k] for k in ("source", "n_per_class", "noise", "algo", "lam", "amax") if k in cfg}
+        self.cfg = {k: cfg[k] for k in ("lam", "amax", *_setting_keys(cfg)) if k in cfg}
         self.seeds = list(range(int(n_seeds)))
         self.score_noise = bool(score_noise)
         self.outcomes = []
@@ -298,7 +311,7 @@ def spread_short(outcomes, seed=None):
 
 def same_setting(a, b):
     """Whether two Playground configurations describe the same setting (everything but the seed)."""
-    keys = ["source", "n_per_class", "algo"] + (["lam", "amax"] if a.get("algo") == "CAEA" else [])
+    keys = [k for k in _setting_keys(a) if k != "noise"]
     return all(a.get(k) == b.get(k) for k in keys) and abs(float(a["noise"]) - float(b["noise"])) < 1e-9
 
 

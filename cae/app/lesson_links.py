@@ -8,8 +8,10 @@ very long value is dropped or clamped, and each such change is reported in a not
 
 Playground parameters
 ---------------------
-``stream`` (a stream key), ``n`` (points per distribution), ``noise``, ``seed``, ``algo`` (CAE or
-CAEA), ``lam`` and ``amax`` (CAEA's λ and a_max), ``t`` (the step shown), the view toggles ``vig``
+``stream`` (a stream key), ``n`` (points per distribution), ``noise``, ``seed``, ``algo`` (CAE, CAEA,
+Fuzzy ART or GNG: :func:`cae.app.explainable.choices`), ``lam`` and ``amax`` (CAEA's λ and a_max), Fuzzy ART's
+``art_vigilance``, ``art_choice``, ``art_learning_rate`` and GNG's ``gng_epsilon_b`` … ``gng_max_nodes`` (each
+clamped to its slider's range), ``t`` (the step shown), the view toggles ``vig``
 (vigilance region of s1), ``focus`` (the view zoomed to s1, s2, the sample and that region),
 ``regions`` (every node's vigilance region), ``bw`` (bandwidths), ``win`` (recent window), ``sn`` (score
 the noise), ``quiz`` and ``teach`` (teacher view), ``place`` (samples placed by hand: ``t:x0:x1`` items
@@ -40,6 +42,8 @@ from __future__ import annotations
 import math
 
 from ..registry import ALGORITHMS
+from .explainable import choices as algo_choices
+from .explainable import config_defaults, entry, param_keys, slider_range
 from .regions import MAX_DRAWN, MAX_REGIONS, Region
 from .streams import paper_setting
 
@@ -71,6 +75,7 @@ PLAYGROUND_DEFAULTS = dict(
     algo="CAE",
     lam=_CAEA_DEFAULT["deletion_interval"],
     amax=_CAEA_DEFAULT["max_edge_age"],
+    **{k: v for k, v in config_defaults().items() if k not in ("lam", "amax")},  # Fuzzy ART's, GNG's (literature)
 )
 MAX_VALUE_LENGTH = 200
 #: the Playground's CAEA sliders, (low, high, step), declared once in the registry: links clamp to them
@@ -89,7 +94,7 @@ VIEW_DEFAULTS = {
     "quiz": False,
     "teach": False,
 }
-_PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", "lam", "amax", "t", "place", "draw", *VIEW_DEFAULTS}
+_PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", *param_keys(), "t", "place", "draw", *VIEW_DEFAULTS}
 _LONG_VALUES = {"draw": MAX_DRAW_LENGTH}
 
 
@@ -201,7 +206,13 @@ def parse_playground(query, streams):
         v = r.number(key, lo, hi, kind, step, base=lo if step else 0.0)
         if v is not None:
             cfg[name] = round(v, 2) if kind is float else v
-    algo = r.choice("algo", ["CAE", "CAEA"])
+    for key, p in param_keys().items():  # Fuzzy ART's and GNG's parameters, clamped to their sliders
+        if key not in ("lam", "amax"):
+            lo, hi, _ = slider_range(p)
+            v = r.number(key, lo, hi, int if p.kind == "int" else float)
+            if v is not None:
+                cfg[key] = v
+    algo = r.choice("algo", algo_choices())
     if algo is not None:
         cfg["algo"] = algo
     view = {}
@@ -283,8 +294,8 @@ def playground_query(cfg, view, t, place, draw=()):
         "seed": str(cfg["seed"]),
         "algo": cfg["algo"],
     }
-    if cfg["algo"] == "CAEA":
-        q["lam"], q["amax"] = str(int(cfg["lam"])), str(int(cfg["amax"]))
+    for key, p in entry(cfg["algo"]).params:  # the chosen algorithm's parameters only
+        q[key] = str(int(cfg[key])) if p.kind == "int" else _num(float(cfg[key]))
     q["t"] = str(int(t))
     for k, default in VIEW_DEFAULTS.items():
         if k == "focus":  # a quiz is focused unless it says otherwise

@@ -13,7 +13,18 @@ import numpy as np
 
 from .stepper import SINGLE_CLASS_NOTE
 
-__all__ = ["panel", "fmt", "ROWS", "COUNTS", "SCORES", "PARAMETERS", "PAIRS", "named_rows"]
+__all__ = [
+    "panel",
+    "algorithm_rows",
+    "next_insertion",
+    "fmt",
+    "ROWS",
+    "COUNTS",
+    "SCORES",
+    "PARAMETERS",
+    "PAIRS",
+    "named_rows",
+]
 
 #: the names of ``panel(...)["metrics"]``'s rows, in order (a row is ``[label, value]``; samples seen has a third
 #: item, "of N")
@@ -51,21 +62,17 @@ def panel(pg, score_noise=False):
     >>> p["metrics"][0], p["last"][:7]
     (['Samples seen', '30', 'of 660'], 't = 30:')
     """
-    from .explanations import headline
-
     m = pg.live_metrics(score_noise=score_noise)
     model = pg.model
-    lam = getattr(model, "deletion_interval_", None) if pg.t else None
-    thr = getattr(model, "threshold_", float("nan")) if pg.t else float("nan")
+    nodes_label, parameters = algorithm_rows(pg)
     metrics = [  # in the order of ROWS
         ["Samples seen", f"{m['samples seen']:,}", f"of {len(pg.stream):,}"],
         ["Current stream", str(m["stage"])],
-        ["#nodes", fmt(m["nodes"])],
+        [nodes_label, fmt(m["nodes"])],
         ["#clusters", fmt(m["clusters"])],
         ["NMI", fmt(m["NMI"])],
         ["ARI", fmt(m["ARI"])],
-        ["λ", fmt(lam)],
-        ["V", fmt(thr)],
+        *parameters,
     ]
     network = ""
     if pg.t and hasattr(model, "network_"):
@@ -85,9 +92,66 @@ def panel(pg, score_noise=False):
         "metrics": metrics,
         "note": note + ".",
         "network": network,
-        "last": headline(pg.record) if pg.record is not None else "",
+        "last": _headline(pg.record) if pg.record is not None else "",
         "finished": bool(pg.finished),
     }
+
+
+def _headline(rec):
+    if hasattr(rec, "vigilance") or hasattr(rec, "inserted"):  # a Fuzzy ART or GNG step
+        from .explanations_lineage import headline
+    else:
+        from .explanations import headline
+    return headline(rec)
+
+
+def next_insertion(t, interval):
+    """Samples until GNG's next insertion after ``t`` samples (one at every t = 2 + kλ, k ≥ 1; its first two
+    samples are its start nodes).
+
+    >>> next_insertion(0, 100), next_insertion(2, 100), next_insertion(101, 100), next_insertion(102, 100)
+    (102, 100, 1, 100)
+    """
+    t, interval = int(t), int(interval)
+    return 2 + interval - t if t < 2 else interval - (t - 2) % interval
+
+
+def algorithm_rows(pg):
+    """The algorithm's own numbers: ``(the label of the node count, [the two rows of PARAMETERS])``.
+
+    CAE: λ and V. Fuzzy ART: its categories, ρ and the last match |I ∧ w|/|I| (of the category that resonated;
+    "new" for a new category). GNG: the next insertion in k samples (k alone under the label: "100 samples" was cut in
+    the metric's box at 1280 px) and the largest accumulated error (none at
+    its maximum node count: "—").
+
+    >>> from functools import partial
+    >>> from cae.registry import ALGORITHMS
+    >>> from cae.app.stepper import Stepper
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> stream = nonstationary_stream(make_paper2d(100, seed=0), seed=0)
+    >>> pg = Stepper(stream, model_factory=partial(ALGORITHMS["GNG"].make, insertion_interval=50))
+    >>> _ = pg.step(30)
+    >>> algorithm_rows(pg)[1][0]
+    ['next insertion in', '22']
+    """
+    from ..algorithms.fuzzy_art import FuzzyART
+    from ..algorithms.gng import GNG
+
+    model, rec = pg.model, pg.record if pg.t else None
+    if isinstance(model, FuzzyART):
+        match = "—" if rec is None else ("new" if rec.case == 0 else fmt(float(rec.match)))
+        return "#categories", [["ρ", f"{float(model.vigilance):g}"], ["last match", match]]
+    if isinstance(model, GNG):
+        full = pg.t and len(model.nodes_) >= int(model.max_nodes)
+        k = next_insertion(pg.t, model.insertion_interval)
+        err = float(np.max(model.errors_)) if pg.t and len(model.nodes_) else None
+        return "#nodes", [
+            ["next insertion in", "none" if full else f"{k:,}"],  # samples; none: n_max nodes already
+            ["largest error", fmt(err)],
+        ]
+    lam = getattr(model, "deletion_interval_", None) if pg.t else None
+    thr = getattr(model, "threshold_", float("nan")) if pg.t else float("nan")
+    return "#nodes", [["λ", fmt(lam)], ["V", fmt(thr)]]
 
 
 def named_rows(p):

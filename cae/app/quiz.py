@@ -1,4 +1,4 @@
-"""The Playground's quiz: peek at what CAE will do with the next sample, then score the class's prediction.
+"""The Playground's quiz: peek at what the algorithm (CAE, CAEA, Fuzzy ART, GNG) will do with the next sample, then score the class's prediction.
 
 Pure (no Streamlit): the page draws what :func:`peek` returns and keeps a :class:`QuizScore` in its session.
 
@@ -35,11 +35,14 @@ def peek(pg):
 
 @dataclass(frozen=True)
 class Reveal:
-    """A revealed prediction at step ``t``: ``answer`` and ``truth`` as ``(case, edge deleted, node deleted)``."""
+    """A revealed prediction at step ``t``: ``answer`` and ``truth`` as ``(case, edge deleted, node deleted)`` for
+    CAE and CAEA; for another algorithm (``algo``) its question's answer and its yes/no answers
+    (:func:`cae.app.explainable.quiz_truth`)."""
 
     t: int
     answer: tuple
     truth: tuple
+    algo: str = "CAE"
 
     @property
     def marks(self):
@@ -52,8 +55,11 @@ class Reveal:
 
     def lines(self):
         """The reveal in words (Markdown, one line each): what CAE did and each part of the prediction, marked."""
+        from . import explainable
         from .explanations import QUIZ_CHOICES
 
+        if not explainable.entry(self.algo).is_cae:
+            return self._lines(explainable.entry(self.algo), explainable.quiz_of(self.algo)[1])
         ok_case, ok_edge, ok_node = ("✓" if m else "✗" for m in self.marks)
         case, edge, node = self.truth
         return [
@@ -62,6 +68,15 @@ class Reveal:
             f"{ok_edge} an edge deleted: {'yes' if edge else 'no'}",
             f"{ok_node} a node deleted: {'yes' if node else 'no'}",
         ]
+
+    def _lines(self, e, choices):
+        ok = ["✓" if m else "✗" for m in self.marks]
+        out = [f"**What {e.name} did:** {choices[self.truth[0]]}", f"{ok[0]} you said: {choices[self.answer[0]]}"]
+        for k, (_, label, _) in enumerate(e.quiz_checks, start=1):
+            out.append(
+                f"{ok[k]} {label}: {'yes' if self.truth[k] else 'no'} (you said {'yes' if self.answer[k] else 'no'})"
+            )
+        return out
 
 
 @dataclass
@@ -72,20 +87,20 @@ class QuizScore:
     right: int = 0
     revealed: Reveal | None = field(default=None)
 
-    def reveal(self, t, answer, truth):
+    def reveal(self, t, answer, truth, algo="CAE"):
         """Score ``answer`` against ``truth`` at step ``t`` (the step just learned) and keep it to show."""
-        r = Reveal(t=t, answer=tuple(answer), truth=tuple(truth))
+        r = Reveal(t=t, answer=tuple(answer), truth=tuple(truth), algo=algo)
         self.asked += 1
         self.right += int(r.right)
         self.revealed = r
         return r
 
-    def reveal_step(self, pg, answer):
-        """Learn the run's next sample and score ``answer`` against what CAE did."""
-        from .explanations import quiz_truth
+    def reveal_step(self, pg, answer, algo="CAE"):
+        """Learn the run's next sample and score ``answer`` against what the algorithm ``algo`` did."""
+        from .explainable import quiz_truth
 
         rec = pg.step(1)
-        return self.reveal(pg.t, answer, quiz_truth(rec))
+        return self.reveal(pg.t, answer, quiz_truth(algo, rec), algo)
 
     def showing(self, t):
         """The reveal to show at step ``t`` (None once the run moved on or the next sample was asked)."""

@@ -390,8 +390,9 @@ class Stepper:
 
     def find_step(self, after, case=None, event=None, direction="next"):
         """The first recorded step > ``after`` (``direction="next"``), or the last step < ``after``
-        (``"previous"``), of a given ``case`` (0-3) or event ('sweep', 'setup', 'lambda', 'deletion');
-        None if there is none."""
+        (``"previous"``), of a given ``case`` (0-3) or event ('sweep', 'setup', 'lambda', 'deletion', and
+        Fuzzy ART's 'reset': a category tested and reset); None if there is none (or this algorithm has no such
+        event)."""
         tr = self.trace[: self.t_max]
         col = self._col
         if case is not None:
@@ -400,6 +401,8 @@ class Stepper:
             hit = tr[:, col["n_swept"]] > 0
         elif event == "deletion":
             hit = tr[:, col["n_deleted"]] > 0
+        elif event == "reset":
+            hit = tr[:, col["n_reset"]] > 0 if "n_reset" in col else np.zeros(len(tr), bool)
         elif event in ("setup", "lambda"):
             name = "threshold_setup" if event == "setup" else "lambda_fixed"
             hit = tr[:, col[name]] == 1 if name in col else np.zeros(len(tr), bool)
