@@ -278,38 +278,56 @@ def peak_flops(seconds=0.3):
 EXP_FLOPS = 14
 #: per node and feature: the plain search's difference, square, division, exp and sum
 PLAIN_FLOPS = 4 + EXP_FLOPS
+#: per node and feature: CAE's bound (difference, square, three pieces, three minima, the sum)
+BOUND_FLOPS = 12
 
 
 def cpu_limit(limits):
     """Per workload: the plain search's and CAE's floating-point operations per sample (additions,
     multiplications, divisions, comparisons and min/max one each, an exp EXP_FLOPS), the rate each achieves
     as a fraction of this CPU's one-core peak (:func:`peak_flops`), and the share of nodes the winner
-    search's bounds skip on the learned network (:func:`cae.algorithms.cae.search_shares`): learning
+    search's bounds skip on the learned network (:func:`_search_shares`): learning
     (s1 and s2) and labelling (s1 alone)."""
     peak = peak_flops()
     print(f"one-core peak (one-thread dgemm): {peak / 1e9:.1f} GFLOP/s")
     print(
         f"{'workload':32s} {'plain FLOP':>11s} {'plain %peak':>12s} {'predict FLOP':>13s} {'%peak':>6s} "
-        f"{'learn: skipped by bound':>24s} {'exact CIMs':>11s} {'label: skipped':>15s} {'exact CIMs':>11s}"
+        f"{'learn: skipped':>15s} {'(distance)':>11s} {'CIMs':>6s} {'label: skipped':>15s} {'(distance)':>11s} "
+        f"{'CIMs':>6s}"
     )
     for name, model, X, _learn, one, plain in limits:
         K, d = model.nodes_.shape
         flop_plain = K * d * PLAIN_FLOPS
         shares = _search_shares(model, X[:4000])
         line = f"{name:32s} {flop_plain:11.0f} {flop_plain / plain / peak * 100:11.1f}%"
-        if shares is None:
-            print(line + "   (the kernel gives no counts)")
-            continue
         flop_one = shares["predict_flops"]
         print(
-            line + f" {flop_one:13.0f} {flop_one / one / peak * 100:5.1f}% {shares['learn_skipped']:23.1%} "
-            f"{shares['learn_exact']:11.2f} {shares['predict_skipped']:14.1%} {shares['predict_exact']:11.2f}"
+            line + f" {flop_one:13.0f} {flop_one / one / peak * 100:5.1f}% {shares['learn_skipped']:15.1%} "
+            f"{shares['learn_distance_skipped']:11.1%} {shares['learn_exact']:6.2f} {shares['predict_skipped']:15.1%} "
+            f"{shares['predict_distance_skipped']:11.1%} {shares['predict_exact']:6.2f}"
         )
 
 
 def _search_shares(model, X):
-    """What the winner search's bounds skip, if the kernel can count it (else None)."""
-    return None
+    """What the winner search's bounds skip on the model's final network, over the rows of X: learning
+    (s1 and s2) and labelling (s1): the share of nodes whose CIM is computed, the share the distance bound
+    alone would skip, and the labelling's FLOPs per sample (the bound's pass, then the exact CIMs)."""
+    from .algorithms import _cae_kernel as kernel
+
+    Y = np.asfortranarray(model.nodes_, dtype=np.float64)
+    Xs = np.ascontiguousarray(X, dtype=np.float64)
+    K, d = Y.shape
+    sigma = float(model.prediction_sigma())
+    out = {}
+    for key, second in (("learn", True), ("predict", False)):
+        counts = np.zeros(2, dtype=np.int64)
+        kernel.search_counts(Xs, Y, K, sigma, second, counts)
+        exact = counts[0] / len(Xs)
+        out[f"{key}_exact"] = exact
+        out[f"{key}_skipped"] = 1.0 - exact / K
+        out[f"{key}_distance_skipped"] = counts[1] / len(Xs) / K
+        out[f"{key}_flops"] = K * d * BOUND_FLOPS + 2 * K + exact * d * PLAIN_FLOPS
+    return out
 
 
 def _one_thread(fn):
