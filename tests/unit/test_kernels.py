@@ -86,6 +86,31 @@ def test_silverman_with_scratch_is_the_formula():
     assert abs(got - expected) <= 1e-15 * expected
 
 
+@pytest.mark.parametrize("d", [1, 3, 7, 8, 9, 16, 17, 64])
+@pytest.mark.parametrize("m", [1, 2, 13])
+def test_column_stds_side_by_side_are_one_column_at_a_time(d, m):
+    """The columns' standard deviations, summed several columns side by side in groups (the last one
+    partial), are to the last bit those of one column at a time, each sum in row order (NaN for one row)."""
+    import math
+
+    rng = np.random.default_rng(d * 100 + m)
+    Y = np.asfortranarray(rng.random((40, d)) * 10.0 ** rng.integers(-3, 4, d))
+    rows = rng.permutation(40)[:m].astype(np.int64)
+    s = np.empty(d)
+    for j in range(0, d, 8):
+        _cae_kernel.column_stds(Y, rows, m, j, min(8, d - j), s)
+    for j in range(d):
+        mean = 0.0
+        for r in rows:
+            mean += Y[r, j]
+        mean /= m
+        ssq = 0.0
+        for r in rows:
+            ssq += (Y[r, j] - mean) ** 2
+        expected = math.sqrt(ssq / (m - 1)) if m > 1 else math.nan
+        assert s[j] == expected or (math.isnan(expected) and math.isnan(s[j])), (j, s[j], expected)
+
+
 # ------------------------------------------------------------ CAE's winner search and its scratch
 def _letter_like(n, d, seed):
     """Points on a grid of 16 values per feature (as Letter's): many exact ties between CIMs."""
