@@ -122,7 +122,7 @@ def _njit(func):
         return numba.njit(cache=True, nogil=True, **options)(func)
 
 
-def jit(func=None, *, allocates=True, inline=False, parallel=False):
+def jit(func=None, *, allocates=True, inline=False, parallel=False, fastmath=()):
     """Register a kernel function; compiled at once in ``sync`` mode (or after the switch).
 
     ``@jit``, or with options (plain Python ignores them):
@@ -138,9 +138,12 @@ def jit(func=None, *, allocates=True, inline=False, parallel=False):
     ``@jit(parallel=True)``
         numba runs the function's :func:`prange` loops on several threads (call it through
         :func:`run_parallel`).
+    ``@jit(fastmath={"reassoc", "contract"})``
+        LLVM may reorder and fuse this function's floating-point operations: only for a bound whose
+        proof allows for any order (CAE's winner search), never for a result.
     """
     if func is None:
-        return lambda f: jit(f, allocates=allocates, inline=inline, parallel=parallel)
+        return lambda f: jit(f, allocates=allocates, inline=inline, parallel=parallel, fastmath=fastmath)
     _FUNCS.append(func)
     options = {}
     if not allocates:
@@ -149,6 +152,8 @@ def jit(func=None, *, allocates=True, inline=False, parallel=False):
         options["inline"] = "always"
     if parallel:
         options["parallel"] = True
+    if fastmath:
+        options["fastmath"] = set(fastmath)
     if options:
         _OPTIONS[func] = options
     if MODE == "sync" or _COMPILED:

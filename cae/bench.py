@@ -17,6 +17,13 @@ Letter (20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
 class-incremental CAE run per dataset as the paper's real-world study runs it
 (:func:`cae.experiments.protocol.realworld_job`, seed 0).
 
+"x plain" prints a figure as a ratio to a plain numba full winner search timed in the same run
+(:func:`plain_search`: for each sample the CIM to every node of the learned network with ``math.exp``, the
+straightforward loop over nodes x features, no screening, one thread): machines differ several-fold, the
+ratios much less. The CPU's limit (:func:`cpu_limit`) then prints, per workload, the floating-point
+operations per sample of the plain search and of CAE's winner search, the achieved fraction of this CPU's
+peak, and the share of nodes each of the winner search's bounds skips.
+
 ``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
 
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
@@ -24,6 +31,7 @@ against one app server, on the SQLite and the Redis store.
 """
 
 import argparse
+import math
 import os
 import time
 import tracemalloc
@@ -48,10 +56,10 @@ def _skin(path):
     return X[np.random.default_rng(0).permutation(len(X))]
 
 
-def _letter(folder):
+def _letter(folder, file="letter.csv"):
     from .experiments.protocol import load_dataset
 
-    X = load_dataset(str(Path(folder) / "letter.csv"), "minmax").X
+    X = load_dataset(str(Path(folder) / file), "minmax").X
     return X[np.random.default_rng(0).permutation(len(X))]
 
 
@@ -60,6 +68,8 @@ def workloads(skin=None, datasets=None):
     yield "2-D paper stream, 20k", paper
     if datasets is not None and (Path(datasets) / "letter.csv").exists():
         yield "Letter 20,000 x 16 (min-max)", _letter(datasets)
+    if datasets is not None and (Path(datasets) / "penbased.csv").exists():
+        yield "PenBased 10,992 x 16 (min-max)", _letter(datasets, "penbased.csv")
     yield "16-D mixture, 20k", _mixture(20000, 16, 1)
     yield "64-D mixture, 5k", _mixture(5000, 64, 2)
     if skin is not None and Path(skin).exists():
@@ -88,7 +98,8 @@ def main(argv=None):
         return peers([a for a in argv if a != "--peers"])
     from .data.fetch import default_folder
 
-    default_skin = default_folder() / "skin.csv"
+    shared = Path(os.environ.get("CAE_TEST_SHARED") or "none") / "datasets"  # the test suite's shared folder
+    default_skin = (shared if (shared / "skin.csv").exists() else default_folder()) / "skin.csv"
     ap = argparse.ArgumentParser(
         prog="python -m cae.bench",
         description="Speed and memory benchmark: microseconds per sample (best of --repeat runs, warm compiled "
@@ -111,6 +122,11 @@ def main(argv=None):
         help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache",
     )
     ap.add_argument("--datasets", default=str(default_skin.parent), help="the paper's datasets (Letter, Skin)")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated words: time only the workloads whose name has one (e.g. letter,64-d)",
+    )
     ap.add_argument(
         "--classroom",
         type=int,
@@ -147,22 +163,39 @@ def main(argv=None):
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; predict on {_jit.threads()} threads")
     print(
         f"{'workload':32s} {'learn us/sample':>16s} {'fit us/sample':>14s} {'fit total s':>12s} {'nodes':>6s} "
-        f"{'peak MB':>8s} {'predict us/sample':>18s} {'1 thread':>9s}"
+        f"{'peak MB':>8s} {'predict us/sample':>18s} {'1 thread':>9s} {'plain us':>9s} {'learn x plain':>14s} "
+        f"{'1 thread x plain':>17s}"
     )
+    limits = []
+    only = [w.strip().lower() for w in args.only.split(",") if w.strip()]
     for name, X in workloads(args.skin, args.datasets):
+        if only and not any(w in name.lower() for w in only):
+            continue
         n = len(X)
-        learn = best_of(lambda: CAE().learn_many(X), args.repeat)
-        fit = best_of(lambda: CAE().fit(X), args.repeat)
         tracemalloc.start()
         model = CAE().fit(X)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        predict = best_of(lambda: model.predict(X), args.repeat)
-        one = _one_thread(lambda: best_of(lambda: model.predict(X), args.repeat))
+        plain_fn, plain_rows = plain_search_run(model, X)
+        learn, fit, predict, one, plain = interleaved_best(
+            [
+                lambda: CAE().learn_many(X),
+                lambda: CAE().fit(X),
+                lambda: model.predict(X),
+                lambda: _one_thread(lambda: model.predict(X)),
+                plain_fn,
+            ],
+            args.repeat,
+        )
+        plain /= plain_rows
         print(
             f"{name:32s} {learn / n * 1e6:16.2f} {fit / n * 1e6:14.2f} {fit:12.3f} {len(model.nodes_):6d} "
-            f"{peak / 2**20:8.1f} {predict / n * 1e6:18.2f} {one / n * 1e6:9.2f}"
+            f"{peak / 2**20:8.1f} {predict / n * 1e6:18.2f} {one / n * 1e6:9.2f} {plain * 1e6:9.2f} "
+            f"{learn / n / plain:14.3f} {one / n / plain:17.3f}"
         )
+        limits.append((name, model, X, learn / n, one / n, plain))
+    print()
+    cpu_limit(limits)
     if args.continual:
         print()
         continual(args.datasets)
@@ -172,6 +205,146 @@ def main(argv=None):
     if args.frames:
         print()
         frames()
+
+
+def plain_search(X, Y, sigma, out):
+    """The reference a CAE figure is compared with: for each row of X, the two nodes of Y (rows) of smallest
+    CIM with bandwidth ``sigma``, by computing the CIM to every node with ``math.exp`` -- the plain loop over
+    nodes x features, no bound, no screening -- into ``out[i] = (s1, s2)``. Compiled by numba on first use."""
+    d, K = X.shape[1], Y.shape[0]
+    two_s2 = 2.0 * (sigma * sigma)
+    for i in range(X.shape[0]):
+        s1, s2, v1, v2 = -1, -1, math.inf, math.inf
+        for k in range(K):
+            acc = 0.0
+            for j in range(d):
+                diff = X[i, j] - Y[k, j]
+                acc += math.exp(-(diff * diff) / two_s2)
+            c = math.sqrt(max(0.0, 1.0 - acc / d))
+            if c < v1:
+                s2, v2, s1, v1 = s1, v1, k, c
+            elif c < v2:
+                s2, v2 = k, c
+        out[i, 0] = s1
+        out[i, 1] = s2
+
+
+_compiled = {}
+
+
+def _numba(fn, **options):
+    """``fn`` compiled by numba (once per process): the bench's own reference loops, not kernels."""
+    if fn.__name__ not in _compiled:
+        import numba
+
+        _compiled[fn.__name__] = numba.njit(**options)(fn)
+    return _compiled[fn.__name__]
+
+
+def plain_search_run(model, X, rows=4000):
+    """``(run, n)``: :func:`plain_search` over the first ``n <= rows`` samples on the model's nodes and
+    prediction bandwidth, one thread, compiled and ready to time."""
+    Y = np.ascontiguousarray(model.nodes_, dtype=np.float64)
+    Xs = np.ascontiguousarray(X[:rows], dtype=np.float64)
+    out = np.zeros((len(Xs), 2), dtype=np.int64)
+    search = _numba(plain_search)
+    sigma = float(model.prediction_sigma())
+    search(Xs[:2], Y, sigma, out)  # compile
+    return (lambda: search(Xs, Y, sigma, out)), len(Xs)
+
+
+def interleaved_best(fns, repeat):
+    """The best time of each function over ``repeat`` rounds, each round calling every function once in
+    turn: figures compared as ratios then come from the same moments of a busy machine."""
+    best = [np.inf] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best
+
+
+def fma_chains(a, reps):
+    """16 dependent multiply-adds on every element of ``a`` (which stays in L1), ``reps`` times: with the
+    multiply and the add fused, and the elements independent, the compiler's widest vectors keep every FMA
+    unit busy."""
+    for _ in range(reps):
+        for i in range(a.shape[0]):
+            x = a[i]
+            for _ in range(16):
+                x = x * 0.999 + 1e-3
+            a[i] = x
+
+
+def peak_flops(seconds=0.3):
+    """This CPU's double-precision peak on one core, measured: the best rate of :func:`fma_chains` compiled
+    by numba with fused multiply-adds (fastmath "contract" only, so nothing is folded away), 2 flops per
+    FMA. (A one-thread OpenBLAS dgemm reached about 60 % of it here: its kernels use 256-bit vectors on
+    this AVX-512 CPU.)"""
+    run = _numba(fma_chains, fastmath={"contract"})
+    a = np.random.default_rng(0).random(1024)
+    run(a, 1)
+    best = np.inf
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        t0 = time.perf_counter()
+        run(a, 200)
+        best = min(best, time.perf_counter() - t0)
+    return 2.0 * 16 * 200 * len(a) / best
+
+
+#: floating-point operations counted for one exp: the range reduction and a degree-11 Horner polynomial
+EXP_FLOPS = 14
+#: per node and feature: the plain search's difference, square, division, exp and sum
+PLAIN_FLOPS = 4 + EXP_FLOPS
+#: per node and feature: CAE's bound (difference, square, three pieces, three minima, the sum)
+BOUND_FLOPS = 12
+
+
+def cpu_limit(limits):
+    """Per workload: the plain search's and CAE's floating-point operations per sample (additions,
+    multiplications, divisions, comparisons and min/max one each, an exp EXP_FLOPS), the rate each achieves
+    as a fraction of this CPU's one-core peak (:func:`peak_flops`), and the share of nodes the winner
+    search's bounds skip on the learned network (:func:`_search_shares`): learning
+    (s1 and s2) and labelling (s1 alone)."""
+    peak = peak_flops()
+    print(f"one-core peak (measured FMA loop): {peak / 1e9:.1f} GFLOP/s")
+    print(
+        f"{'workload':32s} {'plain FLOP':>11s} {'plain %peak':>12s} {'predict FLOP':>13s} {'%peak':>6s} "
+        f"{'learn: skipped':>15s} {'(distance)':>11s} {'CIMs':>6s} {'label: skipped':>15s} {'(distance)':>11s} "
+        f"{'CIMs':>6s}"
+    )
+    for name, model, X, _learn, one, plain in limits:
+        K, d = model.nodes_.shape
+        flop_plain = K * d * PLAIN_FLOPS
+        shares = _search_shares(model, X[:4000])
+        line = f"{name:32s} {flop_plain:11.0f} {flop_plain / plain / peak * 100:11.1f}%"
+        if shares is None:
+            print(line)
+            continue
+        flop_one = shares["predict_flops"]
+        print(
+            line + f" {flop_one:13.0f} {flop_one / one / peak * 100:5.1f}% {shares['learn_skipped']:15.1%} "
+            f"{shares['learn_distance_skipped']:11.1%} {shares['learn_exact']:6.2f} {shares['predict_skipped']:15.1%} "
+            f"{shares['predict_distance_skipped']:11.1%} {shares['predict_exact']:6.2f}"
+        )
+
+
+def _search_shares(model, X):
+    """What the winner search's bounds skip on the model's final network, over the rows of X: learning
+    (s1 and s2) and labelling (s1): the share of nodes whose CIM is computed, the share the distance bound
+    alone would skip, and the labelling's FLOPs per sample (the bound's pass, then the exact CIMs)."""
+    K, d = model.nodes_.shape
+    out = {}
+    for key, second in (("learn", True), ("predict", False)):
+        counts = model.winner_search_counts(X, runner_up=second)
+        exact = counts[0] / len(X)
+        out[f"{key}_exact"] = exact
+        out[f"{key}_skipped"] = 1.0 - exact / K
+        out[f"{key}_distance_skipped"] = counts[1] / len(X) / K
+        out[f"{key}_flops"] = K * d * BOUND_FLOPS + 2 * K + exact * d * PLAIN_FLOPS
+    return out
 
 
 def _one_thread(fn):

@@ -87,8 +87,8 @@ class CAENetwork(ArrayState):
 
     @property
     def screening(self):
-        """Whether the winner search screens with its vectorised exp: when compiled (the same results;
-        in plain Python the polynomial costs more than it saves)."""
+        """Whether the winner search screens nodes with its vectorised lower bound on CIM: when compiled (the
+        same results; in plain Python the bound's pass costs more than it saves, and the distance bound is used)."""
         return _jit.compiled()
 
     def _grow_other(self):

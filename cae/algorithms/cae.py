@@ -413,6 +413,16 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         out = np.zeros(X.shape[0], dtype=np.int64)
         kernel.nearest_nodes_parallel(X, net.Y, net.K, self.prediction_sigma(), out, True)
 
+    def winner_search_counts(self, X: ArrayLike, runner_up: bool = True) -> tuple[int, int]:
+        """What the winner search does over the rows of ``X`` on the current network (for ``python -m cae.bench``):
+        how many CIMs it computes exactly, and how many nodes the distance bound alone would have skipped, summed
+        over the rows; ``runner_up``: learning's search (s1 and s2), else labelling's (s1)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        Y = np.asfortranarray(self.nodes_, dtype=np.float64)
+        counts = np.zeros(2, dtype=np.int64)
+        kernel.search_counts(X, Y, Y.shape[0], self.prediction_sigma(), runner_up, counts)
+        return int(counts[0]), int(counts[1])
+
     def prediction_sigma(self) -> float:
         """The bandwidth used by ``predict``: the nodes' mean sigma, else sigma_init,
         else (fewer than 10 samples) the nodes' Silverman bandwidth, else 1.0."""

@@ -2,6 +2,8 @@
 scratch arrays instead of allocating (so that numba compiles them without reference counting), and give
 exactly what the allocating NumPy calls they replace gave."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -84,6 +86,31 @@ def test_silverman_with_scratch_is_the_formula():
     assert abs(got - expected) <= 1e-15 * expected
 
 
+@pytest.mark.parametrize("d", [1, 3, 7, 8, 9, 16, 17, 64])
+@pytest.mark.parametrize("m", [1, 2, 13])
+def test_column_stds_side_by_side_are_one_column_at_a_time(d, m):
+    """The columns' standard deviations, summed several columns side by side in groups (the last one
+    partial), are to the last bit those of one column at a time, each sum in row order (NaN for one row)."""
+    import math
+
+    rng = np.random.default_rng(d * 100 + m)
+    Y = np.asfortranarray(rng.random((40, d)) * 10.0 ** rng.integers(-3, 4, d))
+    rows = rng.permutation(40)[:m].astype(np.int64)
+    s = np.empty(d)
+    for j in range(0, d, 8):
+        _cae_kernel.column_stds(Y, rows, m, j, min(8, d - j), s)
+    for j in range(d):
+        mean = 0.0
+        for r in rows:
+            mean += Y[r, j]
+        mean /= m
+        ssq = 0.0
+        for r in rows:
+            ssq += (Y[r, j] - mean) ** 2
+        expected = math.sqrt(ssq / (m - 1)) if m > 1 else math.nan
+        assert s[j] == expected or (math.isnan(expected) and math.isnan(s[j])), (j, s[j], expected)
+
+
 # ------------------------------------------------------------ CAE's winner search and its scratch
 def _letter_like(n, d, seed):
     """Points on a grid of 16 values per feature (as Letter's): many exact ties between CIMs."""
@@ -115,24 +142,101 @@ def test_the_recency_list_kept_step_by_step_is_the_order_of_the_stamps(lam):
     assert checked > 600 and model.n_samples_seen_ == len(X)
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(2, 40), st.integers(0, 2**31))
-def test_the_screening_exp_is_within_its_stated_error(d, seed):
-    import math
+def _full_search(X, i, Y, K, sigma):
+    """The plain winner search: every node's CIM by cim, the first row of the smallest, then of the rest."""
+    full = np.array([_cae_kernel.cim(X, i, Y, k, sigma) for k in range(K)])
+    if K == 0:
+        return -1, np.inf, -1, np.inf
+    s1 = int(np.argmin(full))
+    rest = full.copy()
+    rest[s1] = np.inf
+    s2 = int(np.argmin(rest)) if K > 1 else -1
+    return s1, full[s1], s2, (rest[s2] if K > 1 else np.inf)
 
+
+def _adversarial(kind, K, d, seed):
+    """Nodes and samples made to tie: Letter-like grid points, duplicated nodes, samples on nodes, or
+    nodes spread over several scales (some CIMs all but 1, some 0)."""
     rng = np.random.default_rng(seed)
-    for q in np.concatenate([rng.random(200) * 40, rng.random(50) * 700, [0.0, 1e-300, 707.9]]):
-        e, ref = _cae_kernel.screening_exp(q), math.exp(-q)
-        assert abs(e - ref) <= 1e-14 * ref + 1e-320
-    assert _cae_kernel.screening_exp(709.0) == 0.0
-    # a screened CIM**2 is within a sixteenth of the margin of cim's
-    Y = np.asfortranarray(rng.random((30, d)))
+    if kind == "grid":
+        pts = _letter_like(K + 12, d, seed)
+    elif kind == "duplicates":
+        pts = _letter_like(K + 12, d, seed)
+        pts[: K // 2] = pts[K // 2 : 2 * (K // 2)]  # every node of the first half twice
+        pts[K:] = pts[rng.integers(0, K, 12)]  # samples exactly on nodes: CIM 0, ties between the copies
+    else:
+        pts = rng.random((K + 12, d)) * rng.choice([1e-3, 1.0, 30.0], (K + 12, 1))
+    return np.asfortranarray(pts[:K]), np.ascontiguousarray(pts[K:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from([1, 2, 3, 16, 64]),
+    st.integers(1, 120),
+    st.integers(0, 2**31),
+    st.sampled_from(["grid", "duplicates", "scales"]),
+    st.sampled_from([1e-3, 0.05, 0.2, 1.0, 40.0]),
+)
+def test_the_bounded_winner_search_is_the_full_search(d, K, seed, kind, sigma):
+    """The winner search that skips nodes by its bound finds the s1 and s2 (and their CIMs, to the last
+    bit, first row on ties) that computing every node's CIM finds, in 1, 2, 3, 16 and 64 dimensions, with
+    exact ties, duplicated nodes, samples on nodes and scales from all-far to all-near; for labelling
+    (s1 alone) as well. Skipping is real: on the grid most nodes' CIMs are never computed."""
+    Y, X = _adversarial(kind, K, d, seed)
+    lb = np.zeros(K)
+    computed = 0
+    for i in range(len(X)):
+        full = _full_search(X, i, Y, K, sigma)
+        got = _cae_kernel.bounded_winners(X, i, Y, K, sigma, lb, True, 1.0)
+        assert got[:4] == full, (i, got, full)
+        assert _cae_kernel.winners(X, i, Y, K, sigma, lb, lb.copy(), True, True) == full
+        assert _cae_kernel.winners(X, i, Y, K, sigma, lb, lb.copy(), True, False) == full
+        one = _cae_kernel.bounded_winners(X, i, Y, K, sigma, lb, False, 1.0)
+        assert one[:2] == full[:2]
+        computed += one[4]
+    if kind == "grid" and K >= 60 and d >= 16 and sigma == 0.05:
+        assert computed < 0.25 * K * len(X)
+
+
+def test_a_bound_loosened_by_a_tenth_loses_the_runner_up():
+    """The test above has teeth: the bound times 1.1 is no longer below every CIM and skips the true s2.
+    Two nodes whose every feature lies at a knot of the piecewise-linear bound (z = 1/4), where it equals
+    1 - exp(-z): the runner-up's bound is then its CIM**2 itself, and a tenth more rejects it."""
+    d, sigma = 16, math.sqrt(0.5)  # 2 sigma**2 = 1: z = (x - y)**2
+    Y = np.asfortranarray([[0.5] * d, [0.5] * (d - 1) + [1.0]])
+    X = np.zeros((1, d))
+    full = _full_search(X, 0, Y, 2, sigma)
+    assert _cae_kernel.bounded_winners(X, 0, Y, 2, sigma, np.zeros(2), True, 1.0)[:4] == full
+    loose = _cae_kernel.bounded_winners(X, 0, Y, 2, sigma, np.zeros(2), True, 1.1)
+    assert loose[:4] != full and loose[2] == -1  # s2 skipped
+
+
+def test_a_loosened_bound_changes_winners_on_letter_like_data():
+    """And on data like Letter's (a grid of 16 values per feature, a network of 300 nodes), a tenth
+    looser bound already picks other winners for some samples, while the bound itself never does."""
+    pts = _letter_like(700, 16, 11)
+    Y, X = np.asfortranarray(pts[:300]), np.ascontiguousarray(pts[300:])
+    lb = np.zeros(300)
+    wrong = {1.0: 0, 1.1: 0}
+    for i in range(len(X)):
+        full = _full_search(X, i, Y, 300, 0.1)
+        for loosen in wrong:
+            wrong[loosen] += _cae_kernel.bounded_winners(X, i, Y, 300, 0.1, lb, True, loosen)[:4] != full
+    assert wrong[1.0] == 0 and wrong[1.1] > 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 70), st.integers(0, 2**31))
+def test_the_bound_is_below_every_cim(d, seed):
+    """cim_bounds gives at most d CIM**2 for every node, from all-near to all-far (and at the knots)."""
+    rng = np.random.default_rng(seed)
+    Y = np.asfortranarray(rng.random((40, d)) * rng.choice([1e-4, 1.0, 100.0], (40, 1)))
     X = rng.random((3, d))
-    v = np.zeros(30)
-    sigma = float(rng.uniform(0.02, 1.0))
-    _cae_kernel.screen(X, 1, Y, 30, sigma, np.zeros(30), np.inf, v)
-    exact = np.array([_cae_kernel.cim(X, 1, Y, k, sigma) ** 2 for k in range(30)])
-    assert np.all(np.abs(np.maximum(v, 0.0) - exact) <= _cae_kernel.screen_margin(d) / 16)
+    sigma = float(rng.choice([1e-3, 0.1, 1.0, 50.0]))
+    lb = np.zeros(40)
+    _cae_kernel.cim_bounds(X, 1, Y, 40, sigma, lb, 1.0)
+    exact = np.array([_cae_kernel.cim(X, 1, Y, k, sigma) ** 2 * d for k in range(40)])
+    assert np.all(lb <= exact * (1 + 1e-12) + 1e-13 * d)
 
 
 @settings(max_examples=30, deadline=None)
@@ -207,8 +311,8 @@ def test_node_positions_are_feature_major_in_memory_and_row_major_in_the_file(tm
 
 def test_unjitted_high_dimensional_runs_are_the_compiled_run(tmp_path):
     """Plain Python (numba absent) learns and labels a 16-D stream with ties exactly as the compiled
-    kernels do, which screen with the polynomial exp there: both without the screening (plain Python's
-    default) and with it forced on, the polynomial then running as plain Python."""
+    kernels do, which skip nodes by the piecewise-linear bound there: both without it (plain Python's
+    default, the distance bound) and with it forced on, the bound then running as plain Python."""
     import os
     import subprocess
     import sys
@@ -225,11 +329,11 @@ def test_unjitted_high_dimensional_runs_are_the_compiled_run(tmp_path):
         "assert not k.HAVE_NUMBA\n"
         "if sys.argv[1] == 'on':\n"
         "    CAENetwork.screening = property(lambda self: True)\n"
-        "    calls, screen = [], k.screen\n"
-        "    k.screen = lambda *a: calls.append(1) or screen(*a)\n"
+        "    calls, bounded = [], k.bounded_winners\n"
+        "    k.bounded_winners = lambda *a: calls.append(1) or bounded(*a)\n"
         f"X = np.load({str(tmp_path / 'X.npy')!r})\n"
         "m = cae.CAE().fit(X)\n"
-        "assert sys.argv[1] == 'off' or len(calls) > 300  # the polynomial screened\n"
+        "assert sys.argv[1] == 'off' or len(calls) > 300  # the bound ran\n"
         f"np.save({str(tmp_path)!r} + '/pred_' + sys.argv[1] + '.npy', m.predict(X))\n"
         f"m.save({str(tmp_path)!r} + '/plain_' + sys.argv[1] + '.npz')\n"
     )

@@ -1,0 +1,43 @@
+"""The speed benchmark's reference (``python -m cae.bench``): the plain full winner search that CAE's figures
+are printed as ratios to finds the winners CAE's kernel finds, and the counts of what the bound skips add up.
+Timings themselves are printed by the benchmark, never asserted."""
+
+import numpy as np
+
+from cae import CAE, bench
+
+
+def _grid(n, d, seed):
+    rng = np.random.default_rng(seed)
+    centres = rng.integers(0, 16, (8, d))
+    return np.clip(centres[rng.integers(0, 8, n)] + rng.integers(-2, 3, (n, d)), 0, 15) / 15.0
+
+
+def test_the_plain_search_finds_the_winners_cae_labels_with():
+    """plain_search (every CIM with math.exp, no bound) gives, for every sample, the node CAE's predict
+    labels it by (s1, first on ties) and a distinct runner-up, in 16-D on a grid full of ties."""
+    X = _grid(1500, 16, 3)
+    model = CAE().fit(X)
+    out = np.zeros((len(X), 2), dtype=np.int64)
+    bench.plain_search(X[:300], np.ascontiguousarray(model.nodes_), float(model.prediction_sigma()), out[:300])
+    np.testing.assert_array_equal(model.node_labels_[out[:300, 0]], model.predict(X[:300]))
+    assert np.all(out[:300, 0] != out[:300, 1]) and np.all(out[:300, 1] >= 0)
+
+
+def test_the_search_counts_say_how_many_cims_the_bound_leaves():
+    """The benchmark's shares: between none and all nodes skipped, at least one CIM per sample (two when
+    learning), and on a 16-D grid the bound skips more than the distance bound alone."""
+    X = _grid(1500, 16, 4)
+    model = CAE().fit(X)
+    shares = bench._search_shares(model, X[:200])
+    assert shares is not None
+    K = len(model.nodes_)
+    for key, least in (("learn", 2), ("predict", 1)):
+        assert least <= shares[f"{key}_exact"] <= K
+        assert 0.0 <= shares[f"{key}_distance_skipped"] <= shares[f"{key}_skipped"] < 1.0
+
+
+def test_interleaved_timing_keeps_each_functions_best():
+    calls = []
+    best = bench.interleaved_best([lambda: calls.append("a"), lambda: calls.append("b")], 3)
+    assert calls == ["a", "b"] * 3 and len(best) == 2 and all(t >= 0 for t in best)
