@@ -28,8 +28,8 @@ have: it is the best a peer can do, not what it does out of the box. CAE's one r
 is learned once (one run, no repeat); CluStream's values share one learning pass (``n_macro_clusters`` only
 sets the k-means over the final micro-clusters, so the labels are those a fresh model learns: tested), and
 Birch's two families one tree per threshold (``partial_fit()`` without data then does the global step with
-k). A grid point whose labelling would pass :data:`GRID_LABEL_BUDGET` seconds (DenStream) is scored on a
-seeded random part of the samples. Every time is also printed as a ratio to CAE's in the same run: machines
+k). A grid point whose labelling would pass :data:`GRID_LABEL_BUDGET` seconds (DenStream) is scored on 500
+seeded random samples (a defaults row on 1,000). Every time is also printed as a ratio to CAE's in the same run: machines
 (and their load) differ 2–3× and more, the ratios much less. ``docs/peers.md`` says what the table shows.
 
 River and scikit-learn's streaming estimators are optional extras (``pip install "cae-explorer[river]"``);
@@ -196,14 +196,13 @@ def _timed_learning(c, make, X, dicts, repeat):
     return best, model
 
 
-def _score(c, model, X, y, scored, dicts, label_budget=60.0, subsample=1000, least=200):
+def _score(c, model, X, y, scored, dicts, label_budget=60.0, subsample=1000):
     """Label the samples once (timed) and score them: ``label_us, nmi, ari, nmi_on, n_clusters``.
 
     A clusterer whose labelling of all samples would take more than ``label_budget`` seconds (River's
     DenStream reruns its DBSCAN over the micro-clusters at every ``predict_one``) labels the first
-    ``subsample`` (fewer when that too passes the budget, never under ``least``) of a seeded permutation of
-    the scored samples instead, so that smaller subsamples are parts of larger ones; ``nmi_on`` says how many
-    were scored.
+    ``subsample`` of a seeded permutation of the scored samples instead (a fixed number, so the scores do not
+    depend on the machine's speed once the budget is passed); ``nmi_on`` says how many were scored.
     """
     import warnings
 
@@ -213,11 +212,9 @@ def _score(c, model, X, y, scored, dicts, label_budget=60.0, subsample=1000, lea
     if dicts is not None:  # one call per sample: project the labelling time from the first 50 calls
         t0 = time.perf_counter()
         _label(c, model, X[:50], dicts[:50])
-        per_call = (time.perf_counter() - t0) / 50
-        if per_call * len(X) > label_budget:
+        if (time.perf_counter() - t0) / 50 * len(X) > label_budget:
             pool = np.random.default_rng(0).permutation(np.flatnonzero(scored))
-            m = int(min(subsample, max(least, label_budget / max(per_call, 1e-9)), len(pool)))
-            idx = np.sort(pool[:m])
+            idx = np.sort(pool[:subsample])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
@@ -253,8 +250,8 @@ GRIDS = {
     "MiniBatchKMeans": ("n_clusters", (4, 8, 16, 32, 64)),
 }
 
-#: the label budget of one grid point (seconds): DenStream's labelling is subsampled sooner than a defaults row's
-GRID_LABEL_BUDGET = 15.0
+#: a grid point whose labelling would pass this many seconds (DenStream's) is scored on GRID_SUBSAMPLE samples
+GRID_LABEL_BUDGET, GRID_SUBSAMPLE = 15.0, 500
 
 
 def grid_text(grids=None):
@@ -317,7 +314,7 @@ def _grid_results(name, X, y, scored, values):
     rows = []
 
     def add(c, setting, seconds, model, dicts):
-        s = _score(c, model, X, y, scored, dicts, GRID_LABEL_BUDGET)
+        s = _score(c, model, X, y, scored, dicts, GRID_LABEL_BUDGET, GRID_SUBSAMPLE)
         rows.append(
             {
                 "algorithm": c.name,
@@ -502,7 +499,7 @@ def markdown(csv_path):
         if partial_rows:
             lines += [
                 f"† labelled and scored on a seeded random part of the {whole:,} scored samples ({'; '.join(partial_rows)};"
-                " a grid's values on parts of one permutation, as many as its labelling budget allows): its "
+                " the first of one seeded permutation): its "
                 "`predict_one` reruns DBSCAN over the micro-clusters at every call",
                 "",
             ]
