@@ -67,7 +67,7 @@ class Lockstep:
                 {
                     "algorithm": label,
                     "samples seen": m["samples seen"],
-                    "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind == "network" else np.nan,
+                    "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind != "clouds" else np.nan,
                     "#clusters": m["clusters"],
                     "NMI": m["NMI"],
                     "ARI": m["ARI"],

@@ -142,7 +142,7 @@ def make_model(algorithm, dataset, environment, variant="paper"):
 
 
 def _n_nodes(algorithm, model):
-    return len(model.nodes_) if ALGORITHMS[algorithm].kind == "network" else np.nan
+    return len(model.nodes_) if ALGORITHMS[algorithm].kind != "clouds" else np.nan  # clouds are no nodes
 
 
 def cluster_faults(y, pred):

@@ -103,6 +103,18 @@ def test_continual_run_scores_by_hand():
     assert scored.single_class == [False, False, False]  # the noise is a class when scored
 
 
+def test_lockstep_counts_the_nodes_of_every_kind_but_clouds():
+    """Fuzzy ART's categories and GNG's units are its nodes (Compare showed "—" for them); AutoCloud's clouds are
+    not nodes."""
+    s = nonstationary_stream(make_paper2d(200, seed=0), seed=0)
+    runs = {a: (a, {}) for a in ("Fuzzy ART", "GNG", "AutoCloud")}
+    ls = Lockstep(s, runs)
+    ls.step(300)
+    shown = display_table(ls.metrics()).set_index("algorithm")["#nodes"]
+    assert shown["Fuzzy ART"] == str(len(ls.playgrounds["Fuzzy ART"].model.nodes_))
+    assert shown["GNG"] == str(len(ls.playgrounds["GNG"].model.nodes_)) and shown["AutoCloud"] == "—"
+
+
 def test_lockstep_and_registry():
     s = nonstationary_stream(make_paper2d(200, seed=0), seed=0)
     ls = Lockstep(s, {"CAE": ("CAE", {}), "CAEA": ("CAEA", {"deletion_interval": 30, "max_edge_age": 10})})
