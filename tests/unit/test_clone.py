@@ -46,6 +46,7 @@ def _run(repo, *args, data, timeout=900):
     return subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_fetch_then_paper_quick_then_compare_on_a_clone(clone, tmp_path):
     data = tmp_path / "data"
     r = _run(

@@ -12,9 +12,12 @@ from conftest import ROOT
 from cae import CAE
 from cae.data import make_paper2d, stationary_stream
 
+pytestmark = pytest.mark.slow  # compiles every kernel from an empty cache, in subprocesses
+
 SWITCH = r"""
 import json, sys, time, numpy as np
 from cae import CAE, _jit
+
 X = np.load(sys.argv[1])
 m = CAE()
 m.learn_many(X[:1500])                       # the first call starts the background compilation

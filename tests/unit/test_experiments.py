@@ -192,6 +192,7 @@ def test_dask_backend_gives_the_same_rows(folder):
     assert np.all(remote["n_nodes"] > 0)
 
 
+@pytest.mark.slow
 def test_experiments_page_runs_the_small_studies():
     from conftest import ROOT
     from streamlit.testing.v1 import AppTest
