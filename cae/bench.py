@@ -165,6 +165,14 @@ def main(argv=None):
         backends = ("sqlite", "redis") if args.backend == "both" else (args.backend,)
         if (args.processes > 1 or args.kill_one) and not args.proxy:
             ap.error("--processes K > 1 and --kill-one need --proxy nginx")
+        proxy = None
+        if args.proxy == "nginx":
+            from .classroom import deploy
+
+            if deploy.nginx_binary() is None:
+                print("nginx: skipped, nginx is not installed (apt-get install nginx)")
+                return
+            proxy = deploy.Deployment
         loadtest.main(
             args.classroom,
             backends,
@@ -172,7 +180,7 @@ def main(argv=None):
             n_per_class=args.classroom_n,
             steps=args.classroom_steps,
             processes=args.processes,
-            proxy=args.proxy,
+            proxy=proxy,
             kill_one=args.kill_one,
         )
         return

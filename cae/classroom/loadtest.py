@@ -577,9 +577,10 @@ def bench(
 ):
     """One class of ``n`` students on one backend; prints the report and returns its numbers.
 
-    With ``proxy="nginx"``, ``processes`` app processes behind nginx (:class:`cae.classroom.deploy.Deployment`,
-    the recipe of docs/classroom.md) and the students through nginx's port; ``kill_one`` then kills one app
-    process after the class's question and reports how its students came back.
+    With ``proxy`` (:class:`cae.classroom.deploy.Deployment`, the recipe of docs/classroom.md: ``python -m
+    cae.bench --proxy nginx`` passes it), ``processes`` app processes behind nginx and the students through
+    nginx's port; ``kill_one`` then kills one app process after the class's question and reports how its
+    students came back. (This module does not import the deployment: the deployment imports its servers.)
     """
     from . import open_store
     from .store import Limits
@@ -593,10 +594,8 @@ def bench(
         else:
             url = "sqlite:///" + str(Path(tmp) / "classroom.sqlite3")
         env = dict(os.environ, CAE_CLASSROOM_URL=url)
-        if proxy == "nginx":
-            from .deploy import Deployment
-
-            server = Deployment(processes, url, folder=Path(tmp) / "nginx", env=env)
+        if proxy is not None:
+            server = proxy(processes, url, folder=Path(tmp) / "nginx", env=env)
         elif proxy is None and processes == 1 and not kill_one:
             server = AppServer(env)
         else:
@@ -714,12 +713,6 @@ def main(
         if backend == "redis" and redis_binary() is None:
             print("redis: skipped, redis-server is not installed (apt-get install redis-server)")
             continue
-        if proxy == "nginx":
-            from .deploy import nginx_binary
-
-            if nginx_binary() is None:
-                print("nginx: skipped, nginx is not installed (apt-get install nginx)")
-                return
         bench(
             n,
             backend,
