@@ -85,6 +85,8 @@ async def _class(dep, store, code, token, n):
         for s in sessions:
             assert await s.answer(q.qid, (0, True, False), QUIZ_CHOICES)
         assert await _until(lambda: len(store.answers(code, q.qid)) == n, 60)
+        # each keeps the page's browser id (the cookie a browser keeps), which the next process will see
+        assert all("cae_browser" in s.cookies and "cae_route" in s.cookies for s in sessions)
         store.reveal(code, token, q.qid, (0, True, False))
         # one process is killed (SIGKILL); its students come back through nginx to the other one and follow
         victim = max(range(len(ports)), key=lambda i: where.count(ports[i]))
