@@ -143,6 +143,19 @@ def main(argv=None):
     ap.add_argument("--classroom-n", type=int, default=15000, help="classroom: points per distribution (paper: 15000)")
     ap.add_argument("--classroom-steps", type=int, default=10, help="classroom: the teacher's steps timed")
     ap.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="K",
+        help="classroom: K app processes behind --proxy (cae/classroom/deploy.py; default 1, no proxy)",
+    )
+    ap.add_argument("--proxy", choices=["nginx"], help="classroom: the students through nginx (docs/deploy/)")
+    ap.add_argument(
+        "--kill-one",
+        action="store_true",
+        help="classroom with --proxy: SIGKILL one app process mid-class; time its students' way back",
+    )
+    ap.add_argument(
         "--continual", action="store_true", help="also time one class-incremental CAE run on Letter and PenBased"
     )
     args = ap.parse_args(argv)
@@ -150,8 +163,25 @@ def main(argv=None):
         from .classroom import loadtest
 
         backends = ("sqlite", "redis") if args.backend == "both" else (args.backend,)
+        if (args.processes > 1 or args.kill_one) and not args.proxy:
+            ap.error("--processes K > 1 and --kill-one need --proxy nginx")
+        proxy = None
+        if args.proxy == "nginx":
+            from .classroom import deploy
+
+            if deploy.nginx_binary() is None:
+                print("nginx: skipped, nginx is not installed (apt-get install nginx)")
+                return
+            proxy = deploy.Deployment
         loadtest.main(
-            args.classroom, backends, real=args.real, n_per_class=args.classroom_n, steps=args.classroom_steps
+            args.classroom,
+            backends,
+            real=args.real,
+            n_per_class=args.classroom_n,
+            steps=args.classroom_steps,
+            processes=args.processes,
+            proxy=proxy,
+            kill_one=args.kill_one,
         )
         return
     if args.cold:

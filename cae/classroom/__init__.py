@@ -12,6 +12,8 @@ predictions come back.
   so that a following student costs only their view state;
 - :mod:`.qr` — the join link as a QR code (SVG, with segno);
 - :mod:`.loadtest` — ``python -m cae.bench --classroom N``.
+- :mod:`.deploy` — ``python -m cae.classroom.deploy``: N app processes on one store behind nginx (the recipe
+  of docs/classroom.md; the config is ``docs/deploy/nginx.conf.template``).
 """
 
 import os

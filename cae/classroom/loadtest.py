@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import shutil
 import socket
 import statistics
@@ -153,9 +154,18 @@ class StudentSession:
     fragments the server asks to rerun on their timers (the page's poll), keeps the query string the app
     writes, and submits the answer form with the widget states a browser would send. It notes when each
     step ``t`` first shows in the page's "Samples seen", and the alerts the page shows.
+
+    Through a proxy (``sticky=True``) it also keeps the cookies a browser keeps: the proxy's route
+    (``cae_route``, from the page's first HTTP request) and the app's own (``cae_browser``, which the page
+    writes with a script), and sends them with every connection. With ``reconnect=True`` a dropped socket is
+    reconnected as Streamlit's client does (its ``WebsocketConnection``): wait 250–500 ms (then up to 4 s,
+    doubling, with jitter), ask ``/_stcore/health`` until it answers, open a new socket and ask for a full run of
+    the page with the same link — a new server process has no session for it, so the page starts again from the
+    link, as a browser's would. ``dropped_at``, ``reconnected_at`` and ``upstreams`` (the proxy's
+    ``X-CAE-Upstream``: which process answered) say when and where.
     """
 
-    def __init__(self, base_url, query, page="classroom"):
+    def __init__(self, base_url, query, page="classroom", sticky=False, reconnect=False):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.base_url = base_url
         self.query = query
@@ -169,15 +179,71 @@ class StudentSession:
         self.runs_finished = 0
         self.ws = None
         self._reader = None
+        self.sticky, self.reconnect = sticky, reconnect
+        self.cookies = {}
+        self.upstreams = []
+        self.dropped_at = []
+        self.reconnected_at = []
+        self._closing = False
 
     async def start(self):
-        import websockets
-
-        self.ws = await websockets.connect(
-            self.ws_url, subprotocols=["streamlit"], max_size=None, ping_interval=None, open_timeout=60
-        )
+        if self.sticky:  # the browser's first request: the page itself, which brings the proxy's cookie
+            await asyncio.to_thread(self._http, f"{self.base_url}/{self.page}?{self.query}", 60)
+        await self._connect()
         self._reader = asyncio.create_task(self._read())
         await self.rerun()
+
+    def _http(self, url, timeout):
+        req = urllib.request.Request(url)
+        if self.cookies:
+            req.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            for c in r.headers.get_all("Set-Cookie") or ():
+                k, _, v = c.split(";")[0].partition("=")
+                self.cookies[k.strip()] = v.strip()
+            return r.read()
+
+    async def _connect(self):
+        import websockets
+
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        self.ws = await websockets.connect(
+            self.ws_url,
+            subprotocols=["streamlit"],
+            max_size=None,
+            ping_interval=None,
+            open_timeout=60,
+            additional_headers=headers,
+        )
+        self.upstreams.append(self.ws.response.headers.get("X-CAE-Upstream") if self.ws.response else None)
+
+    def _ping(self):
+        try:
+            return self._http(self.base_url + "/_stcore/health", 4).strip() == b"ok"
+        except OSError:
+            return False
+
+    async def _reconnect(self):
+        self.dropped_at.append(time.time())
+        for task in self.timers.values():  # the page's timers die with its session
+            task.cancel()
+        self.timers.clear()
+        attempt = 0
+        while not self._closing:
+            attempt += 1
+            cap = min(4000, 500 * 2 ** (attempt - 1))
+            low = 250 if attempt == 1 else cap / 2
+            await asyncio.sleep((low + random.random() * (cap - low)) / 1000)
+            while not self._closing and not await asyncio.to_thread(self._ping):
+                await asyncio.sleep(0.1 + random.random() * 0.4)
+            try:
+                await self._connect()
+            except Exception:  # noqa: BLE001 - the next attempt, after a longer wait
+                continue
+            self.reconnected_at.append(time.time())
+            await self.rerun()
+            return True
+        return False
 
     def _client_state(self, fragment_id=None, widgets=()):
         from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -206,7 +272,14 @@ class StudentSession:
             await self.rerun(fragment_id)
 
     async def _read(self):
+        while True:
+            await self._read_socket()
+            if not self.reconnect or self._closing or not await self._reconnect():
+                return
+
+    async def _read_socket(self):
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from websockets.exceptions import ConnectionClosed
 
         try:
             async for raw in self.ws:
@@ -232,6 +305,9 @@ class StudentSession:
                             task.cancel()
                 elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                     self._element(fm.delta.new_element, now)
+        except ConnectionClosed as exc:
+            if not self.reconnect:
+                self.errors.append(repr(exc))
         except Exception as exc:  # noqa: BLE001
             self.errors.append(repr(exc))
 
@@ -245,6 +321,10 @@ class StudentSession:
             self.seen_at.setdefault(t, now)
         elif kind == "alert":
             self.alerts.append((now, el.alert.body))
+        elif kind == "html" and self.sticky:  # the script by which the page keeps this browser's cookie
+            m = _BROWSER_COOKIE.search(el.html.body)
+            if m:
+                self.cookies["cae_browser"] = m.group(1)
         elif kind in ("radio", "checkbox", "button"):
             w = getattr(el, kind)
             if kind == "button" and w.label == "Send my answer":
@@ -270,6 +350,7 @@ class StudentSession:
         return True
 
     async def close(self):
+        self._closing = True
         for task in self.timers.values():
             task.cancel()
         if self._reader is not None:
@@ -279,6 +360,9 @@ class StudentSession:
                 await self.ws.close()
             except Exception:  # noqa: BLE001
                 pass
+
+
+_BROWSER_COOKIE = re.compile(r"'cae_browser=' \+ \"([A-Za-z0-9_-]+)\"")
 
 
 class StorePoller(threading.Thread):
@@ -309,14 +393,14 @@ def _pct(xs, q):
     return xs[k]
 
 
-async def _run_class(server, store, code, token, state, n, real, steps, step_size, out):
+async def _run_class(server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False):
     from ..app.explanations import QUIZ_CHOICES, quiz_truth
     from .views import SharedRuns
 
     t0 = int(state["t"])
     rss_idle = server.rss_mb()
     # the app's own memory first: one session opens the Classroom page (no class) and leaves
-    lobby = StudentSession(server.url, "")
+    lobby = StudentSession(server.url, "", sticky=proxied)
     await lobby.start()
     await _wait_until(lambda: lobby.runs_finished > 0, 300)
     await lobby.close()
@@ -327,7 +411,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     sessions = []
 
     async def open_session(s):
-        sess = StudentSession(server.url, f"room={code}&me={s.sid}")
+        sess = StudentSession(server.url, f"room={code}&me={s.sid}", sticky=proxied, reconnect=proxied)
         await sess.start()
         return sess
 
@@ -396,11 +480,15 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     verdicts = ("Right!", "Not quite.")
     await _wait_until(lambda: all(any(b in verdicts for _, b in s.alerts) for s in sessions), 120)
     shown = sum(1 for s in sessions if any(b in verdicts for _, b in s.alerts))
+    killed = None
+    if kill_one:
+        killed = await _kill_one(server, store, code, token, state, t + 1, sessions, students, q, submitted, out)
     for p in pollers:
         p.stop_event.set()
     errors = [e for s in sessions for e in s.errors]
     await asyncio.gather(*(s.close() for s in sessions))
     return dict(
+        killed=killed,
         delays_real=delays_real,
         delays_store=delays_store,
         missed=missed,
@@ -409,6 +497,55 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
         shown=shown,
         rss=(rss_idle, rss_before, rss_one, rss_all, rss_steps),
         errors=errors,
+    )
+
+
+async def _kill_one(deployment, store, code, token, state, t, sessions, students, q, submitted, out):
+    """Kill (SIGKILL) the app process that serves most students; time their way back; check nothing is lost."""
+    from ..app.explanations import QUIZ_CHOICES, quiz_truth
+    from .views import SharedRuns
+
+    ports = [str(p) for p in deployment.ports()]
+    where = [str(s.upstreams[-1] or "").rsplit(":", 1)[-1] for s in sessions]
+    victim = max(range(len(ports)), key=lambda i: sum(w == ports[i] for w in where))
+    moved = [s for s, w in zip(sessions, where) if w == ports[victim]]
+    stayed = [s for s in sessions if s not in moved]
+    out(f"  kill: process {victim + 1} of {len(ports)} (port {ports[victim]}) serves {len(moved)} of {len(sessions)}")
+    killed_at = time.time()
+    deployment.kill(victim)
+    t += 1
+    store.publish(code, token, dict(state, t=str(t)))
+    await _wait_until(lambda: all(t in s.seen_at for s in sessions), 90)
+    back = [s.reconnected_at[-1] - killed_at for s in moved if s.reconnected_at]
+    follow = [s.seen_at[t] - killed_at for s in moved if t in s.seen_at]
+    elsewhere = sum(
+        1 for s in moved if s.reconnected_at and str(s.upstreams[-1] or "").rsplit(":", 1)[-1] != ports[victim]
+    )
+    follow_stayed = [s.seen_at[t] - killed_at for s in stayed if t in s.seen_at]
+    # nothing lost: the answers given before the kill are all in the store; everyone answers a new question
+    before = len(store.answers(code, q.qid))
+    q2 = store.ask(code, token, t + 1, dict(state, t=str(t)))
+    truth = quiz_truth(SharedRuns(1).for_state(dict(state, t=str(t)))[0].view(t).probe)
+    await _wait_until(lambda: all(f"w_room_case_{q2.qid}" in s.widget_ids for s in sessions), 120)
+    choices, submitted2 = {}, 0
+    for k, s in enumerate(sessions):
+        choice = (truth[0] if k % 2 == 0 else (truth[0] + 1) % 4, truth[1], truth[2])
+        if await s.answer(q2.qid, choice, QUIZ_CHOICES):
+            submitted2 += 1
+            choices[students[k].sid] = choice
+    await _wait_until(lambda: len(store.answers(code, q2.qid)) >= submitted2, 120)
+    counted2 = sum(1 for a in store.answers(code, q2.qid) if choices.get(a.sid) == a.choice)
+    return dict(
+        moved=len(moved),
+        stayed=len(stayed),
+        reconnected=len(back),
+        elsewhere=elsewhere,
+        back=back,
+        follow=follow,
+        follow_stayed=follow_stayed,
+        answers_before=(before, submitted),
+        submitted2=submitted2,
+        counted2=counted2,
     )
 
 
@@ -425,8 +562,26 @@ def _print(*args):
     print(*args, flush=True)
 
 
-def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10, step_size=1, out=_print):
-    """One class of ``n`` students on one backend; prints the report and returns its numbers."""
+def bench(
+    n,
+    backend="sqlite",
+    real=None,
+    n_per_class=15000,
+    t0=50000,
+    steps=10,
+    step_size=1,
+    out=_print,
+    processes=1,
+    proxy=None,
+    kill_one=False,
+):
+    """One class of ``n`` students on one backend; prints the report and returns its numbers.
+
+    With ``proxy`` (:class:`cae.classroom.deploy.Deployment`, the recipe of docs/classroom.md: ``python -m
+    cae.bench --proxy nginx`` passes it), ``processes`` app processes behind nginx and the students through
+    nginx's port; ``kill_one`` then kills one app process after the class's question and reports how its
+    students came back. (This module does not import the deployment: the deployment imports its servers.)
+    """
     from . import open_store
     from .store import Limits
 
@@ -439,7 +594,12 @@ def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10,
         else:
             url = "sqlite:///" + str(Path(tmp) / "classroom.sqlite3")
         env = dict(os.environ, CAE_CLASSROOM_URL=url)
-        server = AppServer(env)
+        if proxy is not None:
+            server = proxy(processes, url, folder=Path(tmp) / "nginx", env=env)
+        elif proxy is None and processes == 1 and not kill_one:
+            server = AppServer(env)
+        else:
+            raise ValueError("several processes (and --kill-one) need --proxy nginx")
         try:
             store = open_store(url, limits=Limits(students_per_room=max(500, n)))
             code, token = store.create_room()
@@ -455,9 +615,25 @@ def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10,
             out(
                 f"classroom, {n} students, {backend} store: {real} real Streamlit session(s) over websockets, "
                 f"{n - real} through the store alone; the paper's stream at n = {n_per_class:,} per distribution; "
-                f"load average at start {load:.1f} on {os.cpu_count()} cores"
+                + (f"{processes} app process(es) behind nginx ({server.url}); " if proxy else "")
+                + f"load average at start {load:.1f} on {os.cpu_count()} cores"
             )
-            res = asyncio.run(_run_class(server, store, code, token, state, n, real, steps, step_size, out))
+            res = asyncio.run(
+                _run_class(
+                    server,
+                    store,
+                    code,
+                    token,
+                    state,
+                    n,
+                    real,
+                    steps,
+                    step_size,
+                    out,
+                    bool(proxy),
+                    kill_one and bool(proxy),
+                )
+            )
         finally:
             server.stop()
             if redis_server is not None:
@@ -495,12 +671,30 @@ def bench(n, backend="sqlite", real=None, n_per_class=15000, t0=50000, steps=10,
             f"  per following student: {per:.2f} MB beyond the first; {(everyone - before) / real:.2f} MB with the "
             "shared run divided among them"
         )
+    k = res.get("killed")
+    if k:
+        b, f, fs = k["back"], k["follow"], k["follow_stayed"]
+        out(
+            f"  process killed (SIGKILL) after the question: {k['reconnected']} of its {k['moved']} student(s) "
+            f"reconnected through nginx ({k['elsewhere']} to another process) in median "
+            f"{statistics.median(b) if b else float('nan'):.2f} s, max {max(b) if b else float('nan'):.2f} s; "
+            f"{len(f)} of {k['moved']} followed again (the step published at the kill shown) in median "
+            f"{statistics.median(f) if f else float('nan'):.2f} s, max {max(f) if f else float('nan'):.2f} s "
+            f"(the other process's {k['stayed']}: median {statistics.median(fs) if fs else float('nan'):.2f} s)"
+        )
+        out(
+            f"  answers given before the kill still in the store: {k['answers_before'][0]} of "
+            f"{k['answers_before'][1]}; a question after it: {k['submitted2']} submitted, {k['counted2']} counted"
+        )
+        out(f"lost after the kill: {k['answers_before'][1] - k['answers_before'][0] + k['submitted2'] - k['counted2']}")
     if res["errors"]:
         out(f"  session errors: {len(res['errors'])} (first: {res['errors'][0][:200]})")
     return res
 
 
-def main(n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10):
+def main(
+    n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10, processes=1, proxy=None, kill_one=False
+):
     import signal
 
     from .. import _jit
@@ -519,4 +713,13 @@ def main(n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10
         if backend == "redis" and redis_binary() is None:
             print("redis: skipped, redis-server is not installed (apt-get install redis-server)")
             continue
-        bench(n, backend, real=real, n_per_class=n_per_class, steps=steps)
+        bench(
+            n,
+            backend,
+            real=real,
+            n_per_class=n_per_class,
+            steps=steps,
+            processes=processes,
+            proxy=proxy,
+            kill_one=kill_one,
+        )

@@ -1,0 +1,211 @@
+"""Several app processes behind nginx: ``python -m cae.classroom.deploy --processes N --store redis://…``.
+
+The deployment recipe of docs/classroom.md ("Several processes"), and what the benchmark runs
+(``python -m cae.bench --classroom N --processes K --proxy nginx``): N ``streamlit run app.py`` processes on
+127.0.0.1, each on its own port and all on one classroom store (``CAE_CLASSROOM_URL``), and Debian's nginx in
+front of them with sticky sessions by a cookie (the config: ``docs/deploy/nginx.conf.template``, rendered for
+the processes' ports). nginx runs without root: its config, pid, logs and temporary files live in a folder of
+its own (``nginx -p DIR -c DIR/nginx.conf -g 'daemon off;'``).
+
+Only the benchmark, its tests and the command line use this module; the app never imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .loadtest import ROOT, AppServer, RedisServer, free_port
+
+__all__ = ["TEMPLATE", "nginx_binary", "render_config", "Deployment", "main"]
+
+#: the nginx config, with @@PREFIX@@, @@LISTEN@@ and @@UPSTREAMS@@ to fill
+TEMPLATE = ROOT / "docs" / "deploy" / "nginx.conf.template"
+
+
+def nginx_binary():
+    """Debian's nginx (``apt-get install nginx``), or None where it is not installed."""
+    for cand in (shutil.which("nginx"), "/usr/sbin/nginx", "/usr/bin/nginx"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+def render_config(ports, listen, prefix, template=TEMPLATE):
+    """The nginx config for app processes on 127.0.0.1's ``ports``, nginx listening on ``listen``.
+
+    Parameters
+    ----------
+    ports : list of int
+        The app processes' ports.
+    listen : int or str
+        nginx's port (or ``address:port``).
+    prefix : str or Path
+        nginx's own folder: its pid, logs and temporary files.
+    template : Path
+        The template (default: ``docs/deploy/nginx.conf.template``).
+
+    Returns
+    -------
+    str
+        The config, ready for ``nginx -c``.
+    """
+    if not ports:
+        raise ValueError("at least one app process is needed")
+    upstreams = "\n".join(f"        server 127.0.0.1:{int(p)} max_fails=1 fail_timeout=10s;" for p in ports)
+    text = Path(template).read_text()
+    return (
+        text.replace("@@PREFIX@@", str(prefix)).replace("@@LISTEN@@", str(listen)).replace("@@UPSTREAMS@@", upstreams)
+    )
+
+
+def _healthy(url, timeout=2.0):
+    try:
+        return urllib.request.urlopen(url, timeout=timeout).read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+class Deployment:
+    """``processes`` app processes on the store ``store_url`` and nginx in front of them on ``port``.
+
+    ``url`` is nginx's address (what students open); ``servers`` the app processes; ``kill(i)`` ends process
+    ``i`` at once (SIGKILL, as a crash would); ``stop()`` ends everything this started.
+    """
+
+    def __init__(self, processes, store_url, port=None, folder=None, env=None):
+        binary = nginx_binary()
+        if binary is None:
+            raise FileNotFoundError("nginx is not installed (apt-get install nginx)")
+        if int(processes) < 1:
+            raise ValueError("--processes must be at least 1")
+        self._tmp = None
+        if folder is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="cae-deploy-")
+            folder = self._tmp.name
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = int(port) if port else free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.servers = []
+        self.nginx = None
+        app_env = dict(os.environ if env is None else env, CAE_CLASSROOM_URL=store_url)
+        try:
+            with ThreadPoolExecutor(int(processes)) as pool:
+                futures = [pool.submit(AppServer, app_env) for _ in range(int(processes))]
+                for f in futures:
+                    try:
+                        self.servers.append(f.result())
+                    except Exception:  # noqa: BLE001 - the others are still collected and stopped
+                        pass
+            if len(self.servers) < int(processes):
+                raise RuntimeError(f"{int(processes) - len(self.servers)} app process(es) did not start")
+            self.config = self.folder / "nginx.conf"
+            self.config.write_text(render_config([s.port for s in self.servers], self.port, self.folder))
+            self.log = self.folder / "nginx.out"
+            with open(self.log, "wb") as log:
+                self.nginx = subprocess.Popen(
+                    [binary, "-p", str(self.folder), "-c", str(self.config), "-g", "daemon off;"],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            deadline = time.time() + 30
+            while not _healthy(self.url + "/nginx-health"):
+                if self.nginx.poll() is not None or time.time() > deadline:
+                    raise RuntimeError("nginx did not start: " + self.log.read_text(errors="replace")[-2000:])
+                time.sleep(0.1)
+        except BaseException:
+            self.stop()
+            raise
+
+    def ports(self):
+        """The app processes' ports, in order."""
+        return [s.port for s in self.servers]
+
+    def kill(self, i):
+        """End app process ``i`` at once (SIGKILL): its sessions drop, nginx sends its students elsewhere."""
+        proc = self.servers[i].proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+
+    def rss_mb(self):
+        """The live app processes' resident memory, summed, in MB."""
+        return sum(s.rss_mb() or 0.0 for s in self.servers if s.proc.poll() is None)
+
+    def stop(self):
+        if self.nginx is not None and self.nginx.poll() is None:
+            self.nginx.terminate()
+            try:
+                self.nginx.wait(10)
+            except subprocess.TimeoutExpired:
+                self.nginx.kill()
+                self.nginx.wait()
+        for s in self.servers:
+            s.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def main(argv=None):
+    """The command line: start the processes and nginx, print the address, run until Ctrl-C."""
+    ap = argparse.ArgumentParser(
+        prog="python -m cae.classroom.deploy",
+        description="N app processes on one classroom store, behind nginx with sticky sessions.",
+    )
+    ap.add_argument("--processes", type=int, default=2, help="app processes (default 2; about one per core)")
+    ap.add_argument("--port", type=int, default=8501, help="nginx's port, what students open (default 8501)")
+    ap.add_argument(
+        "--store",
+        default=os.environ.get("CAE_CLASSROOM_URL", ""),
+        help="the shared store, redis://host:port/db (default: $CAE_CLASSROOM_URL); 'start' starts a redis-server",
+    )
+    ap.add_argument("--folder", default=None, help="nginx's folder: config, pid, logs (default: a temporary one)")
+    ap.add_argument("--print-config", action="store_true", help="print the config for --processes ports and exit")
+    args = ap.parse_args(argv)
+    if args.print_config:
+        ports = [args.port + 1 + k for k in range(args.processes)]
+        print(render_config(ports, args.port, args.folder or "/var/lib/cae-nginx"))
+        return 0
+    if not args.store:
+        ap.error("--store is needed (redis://… shared by every process, or 'start')")
+    if not args.store.startswith("redis://") and args.store != "start":
+        ap.error("several processes need a store they all share: --store redis://… (or 'start')")
+    redis_server = None
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        if args.store == "start":
+            redis_server = RedisServer(Path(tempfile.mkdtemp(prefix="cae-deploy-redis-")), persist=True)
+            args.store = redis_server.url
+        dep = Deployment(args.processes, args.store, port=args.port, folder=args.folder)
+        try:
+            print(f"{args.processes} app process(es) on ports {dep.ports()}, store {args.store}", flush=True)
+            print(f"students open {dep.url} (nginx's folder: {dep.folder}); Ctrl-C stops everything", flush=True)
+            while dep.nginx.poll() is None:
+                time.sleep(1.0)
+            print("nginx ended: " + dep.log.read_text(errors="replace")[-2000:], flush=True)
+            return 1
+        finally:
+            dep.stop()
+    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if redis_server is not None:
+            redis_server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""The classroom behind a real nginx: two ``streamlit run app.py`` processes on one Redis, the recipe of
+docs/classroom.md ("Several processes") as ``cae.classroom.deploy`` runs it, and real Streamlit sessions
+(websockets speaking Streamlit's protocol, as the benchmark's students) going through nginx's port.
+
+About 10-15 s here (two app processes start). Skipped, with the reason, where Debian's nginx or redis-server is not installed (``.ci/run`` installs both).
+"""
+
+import asyncio
+import subprocess
+import time
+import urllib.request
+
+import pytest
+from support.servers import RedisServer, redis_binary
+
+from cae.classroom import open_store
+from cae.classroom.deploy import Deployment, nginx_binary, render_config
+from cae.classroom.loadtest import StudentSession
+
+STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
+
+needs_nginx = pytest.mark.skipif(nginx_binary() is None, reason="nginx is not installed (apt-get install nginx)")
+needs_redis = pytest.mark.skipif(redis_binary() is None, reason="redis-server is not installed")
+
+
+@needs_nginx
+def test_the_config_template_renders_into_a_config_nginx_accepts(tmp_path):
+    text = render_config([9101, 9102, 9103], 9100, tmp_path)
+    assert "@@" not in text
+    for port in (9101, 9102, 9103):
+        assert f"server 127.0.0.1:{port} " in text
+    assert "hash $cae_route consistent;" in text  # sticky by the browser's cookie, not by its address
+    assert "proxy_set_header Upgrade $http_upgrade;" in text  # Streamlit's websocket goes through
+    (tmp_path / "nginx.conf").write_text(text)
+    run = subprocess.run(
+        [nginx_binary(), "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+
+
+def _upstream_of(url, cookies):
+    req = urllib.request.Request(url, headers={"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.headers.get("X-CAE-Upstream")
+
+
+def _describe(sessions):
+    return [
+        (sorted(s.seen_at), s.upstreams, len(s.dropped_at), len(s.reconnected_at), s.alerts[-2:], s.errors)
+        for s in sessions
+    ]
+
+
+async def _until(cond, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        await asyncio.sleep(0.1)
+    return cond()
+
+
+async def _class(dep, store, code, token, n):
+    from cae.app.explanations import QUIZ_CHOICES
+
+    students = [store.join(code, f"student {k + 1}") for k in range(n)]
+    sessions = [StudentSession(dep.url, f"room={code}&me={s.sid}", sticky=True, reconnect=True) for s in students]
+    try:
+        for s in sessions:
+            await s.start()
+        assert await _until(lambda: all(12 in s.seen_at for s in sessions), 240), [s.errors for s in sessions]
+        ports = [str(p) for p in dep.ports()]
+        where = [s.upstreams[-1].rsplit(":", 1)[-1] for s in sessions]
+        assert set(where) <= set(ports)
+        # sticky: every later request of a browser (its cookie) reaches the process that holds its session
+        for s, w in zip(sessions, where):
+            assert _upstream_of(dep.url + "/_stcore/health", s.cookies).rsplit(":", 1)[-1] == w
+        # they follow a step and answer a question
+        store.publish(code, token, dict(STATE, t="13"))
+        assert await _until(lambda: all(13 in s.seen_at for s in sessions), 60)
+        q = store.ask(code, token, 14, dict(STATE, t="13"))
+        assert await _until(lambda: all(f"w_room_case_{q.qid}" in s.widget_ids for s in sessions), 60)
+        for s in sessions:
+            assert await s.answer(q.qid, (0, True, False), QUIZ_CHOICES)
+        assert await _until(lambda: len(store.answers(code, q.qid)) == n, 60)
+        # each keeps the page's browser id (the cookie a browser keeps), which the next process will see
+        assert all("cae_browser" in s.cookies and "cae_route" in s.cookies for s in sessions)
+        store.reveal(code, token, q.qid, (0, True, False))
+        # one process is killed (SIGKILL); its students come back through nginx to the other one and follow
+        victim = max(range(len(ports)), key=lambda i: where.count(ports[i]))
+        moved = [s for s, w in zip(sessions, where) if w == ports[victim]]
+        dep.kill(victim)
+        store.publish(code, token, dict(STATE, t="15"))
+        assert await _until(lambda: all(15 in s.seen_at for s in sessions), 120), _describe(sessions)
+        for s in moved:
+            assert s.dropped_at and s.reconnected_at
+            assert s.upstreams[-1].rsplit(":", 1)[-1] not in ("", ports[victim])
+        assert not [e for s in sessions for e in s.errors]
+        # nothing lost: the answers given before are in the store; the moved students answer again
+        assert len(store.answers(code, q.qid)) == n
+        q2 = store.ask(code, token, 16, dict(STATE, t="15"))
+        assert await _until(lambda: all(f"w_room_case_{q2.qid}" in s.widget_ids for s in sessions), 60)
+        for s in sessions:
+            assert await s.answer(q2.qid, (1, False, True), QUIZ_CHOICES)
+        assert await _until(lambda: len(store.answers(code, q2.qid)) == n, 60)
+        assert {a.choice for a in store.answers(code, q2.qid)} == {(1, False, True)}
+        return len(moved)
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
+
+
+@needs_nginx
+@needs_redis
+def test_two_processes_behind_nginx_survive_one_killed(tmp_path):
+    redis = RedisServer(tmp_path / "redis")
+    try:
+        dep = Deployment(2, redis.url, folder=tmp_path / "nginx")
+        try:
+            assert urllib.request.urlopen(dep.url + "/_stcore/health", timeout=30).read().strip() == b"ok"
+            store = open_store(redis.url)
+            code, token = store.create_room()
+            store.publish(code, token, STATE)
+            moved = asyncio.run(_class(dep, store, code, token, 4))
+            assert moved >= 1
+            assert dep.servers[0].proc.poll() is not None or dep.servers[1].proc.poll() is not None
+        finally:
+            dep.stop()
+    finally:
+        redis.stop()
