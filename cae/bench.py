@@ -440,7 +440,7 @@ def algorithms(folder, repeat=3):
             cae_time = best if cae_time is None else cae_time  # CAE comes first in the registry
             model = spec.make(**params).learn_many(X)
             predict = best_of(lambda: model.predict(X), repeat)
-            nodes = len(model.nodes_) if spec.kind == "network" else f"{len(model.nodes_)}c"
+            nodes = len(model.nodes_) if spec.kind != "clouds" else f"{len(model.nodes_)}c"
             print(
                 f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best / cae_time:6.1f} {best:9.3f} {nodes!s:>7s} "
                 f"{model.n_clusters_:9d} {predict / len(X) * 1e6:18.2f}"
