@@ -148,6 +148,26 @@ def redis_server(tmp_path_factory):
 
 
 # ------------------------------------------------------------------ the real-browser tests (tests/browser)
+class ServedURL(str):
+    """A server's URL; ``store`` is the URL of its classroom store."""
+
+    store = ""
+
+
+@pytest.fixture(scope="module")
+def classroom_server(tmp_path_factory):
+    """A fresh `streamlit run app.py` with a classroom store of its own (SQLite in a temporary folder), for a
+    module's browser tests: its URL, with the store's URL as ``.store``."""
+    from support.browser import _start_server, _stop
+
+    store = "sqlite:///" + str(tmp_path_factory.mktemp("classroom") / "classroom.sqlite3")
+    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL=store))
+    served = ServedURL(url)
+    served.store = store
+    yield served
+    _stop(proc)
+
+
 @pytest.fixture(scope="module")
 def server():
     """A fresh `streamlit run app.py` for a module's browser tests; its URL."""

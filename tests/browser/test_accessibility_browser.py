@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import ROOT
-from support.browser import ARGS, SHOTS, _chromium, _player_frame, _start_server, _stop, _wait_idle, _wait_seen
+from support.browser import SHOTS, _player_frame, _wait_idle, _wait_seen
 
 pytestmark = pytest.mark.browser
 
@@ -21,30 +21,6 @@ ALWAYS = ("heading-order",)
 #: (each with the reason). Empty: every violation found was fixed on our side.
 EXCLUDED: dict[str, list[str]] = {}
 COUNTS = ROOT / "test-output" / "axe_counts.json"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """One app server for the audits, with a classroom store of its own (the Classroom page starts a class)."""
-    import os
-
-    folder = tmp_path_factory.mktemp("classroom")
-    env = dict(os.environ, CAE_CLASSROOM_URL="sqlite:///" + str(folder / "classroom.sqlite3"))
-    proc, url = _start_server(env=env)
-    yield url
-    _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
-        yield b
-        b.close()
 
 
 def _page(browser):
@@ -106,9 +82,9 @@ def _audit(page, name, frame=None):
     assert not found, f"{name}: {sum(len(v['nodes']) for v in found)} serious/critical:\n" + _report(found)
 
 
-def test_axe_home(server, browser):
+def test_axe_home(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server)
+    page.goto(classroom_server)
     page.get_by_role("heading", name="CAE Explorer").wait_for()
     page.wait_for_function(
         "() => { const i = document.querySelector('[data-testid=\"stImage\"] img');"
@@ -119,9 +95,9 @@ def test_axe_home(server, browser):
     ctx.close()
 
 
-def test_axe_playground_after_steps_and_during_a_quiz(server, browser):
+def test_axe_playground_after_steps_and_during_a_quiz(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/playground")
+    page.goto(classroom_server + "/playground")
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     page.get_by_role("button", name="Step 1", exact=True).click()
@@ -134,7 +110,7 @@ def test_axe_playground_after_steps_and_during_a_quiz(server, browser):
     page.get_by_text("Show the data as a table").first.click()  # the traces' table, open
     page.locator("[data-testid='stDataFrame']").first.wait_for()
     _audit(page, "playground (traces as a table)")
-    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=700&quiz=1")
+    page.goto(classroom_server + "/playground?stream=paper2d-ns&n=500&t=700&quiz=1")
     page.get_by_text("what will CAE do?").wait_for()
     _wait_idle(page)
     _shot(page, "62_a11y_playground_quiz")
@@ -142,10 +118,10 @@ def test_axe_playground_after_steps_and_during_a_quiz(server, browser):
     ctx.close()
 
 
-def test_axe_playground_player(server, browser):
+def test_axe_playground_player(classroom_server, browser):
     """The player (Play's frame, a component of our own) audited inside its frame while it plays."""
     ctx, page = _page(browser)
-    page.goto(server + "/playground?stream=paper2d-ns&n=500&t=100")
+    page.goto(classroom_server + "/playground?stream=paper2d-ns&n=500&t=100")
     _wait_idle(page)
     page.get_by_text("Play", exact=True).click()
     player = _player_frame(page)
@@ -157,9 +133,9 @@ def test_axe_playground_player(server, browser):
     ctx.close()
 
 
-def test_axe_explain(server, browser):
+def test_axe_explain(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/explain")
+    page.goto(classroom_server + "/explain")
     _wait_idle(page)
     page.get_by_role("button", name="Learn the first 50 samples").click()
     _wait_idle(page)
@@ -170,9 +146,9 @@ def test_axe_explain(server, browser):
     ctx.close()
 
 
-def test_axe_your_data(server, browser):
+def test_axe_your_data(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/upload")
+    page.goto(classroom_server + "/upload")
     _wait_idle(page)
     page.locator("input[type=file]").set_input_files(str(ROOT / "sample_data" / "paper2d_sample.csv"))
     page.get_by_text("What was read").wait_for()
@@ -184,9 +160,9 @@ def test_axe_your_data(server, browser):
     ctx.close()
 
 
-def test_axe_continual(server, browser):
+def test_axe_continual(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/continual")
+    page.goto(classroom_server + "/continual")
     _wait_idle(page)
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("AI (NMI)", exact=True).wait_for()
@@ -195,9 +171,9 @@ def test_axe_continual(server, browser):
     ctx.close()
 
 
-def test_axe_compare(server, browser):
+def test_axe_compare(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/compare")
+    page.goto(classroom_server + "/compare")
     page.get_by_role("heading", name="Compare algorithms").wait_for()
     _wait_idle(page)
     page.get_by_role("button", name="Run to end", exact=True).click()
@@ -207,9 +183,9 @@ def test_axe_compare(server, browser):
     ctx.close()
 
 
-def test_axe_experiments(server, browser):
+def test_axe_experiments(classroom_server, browser):
     ctx, page = _page(browser)
-    page.goto(server + "/experiments")
+    page.goto(classroom_server + "/experiments")
     _wait_idle(page)
     _audit(page, "experiments")
     page.get_by_role("tab", name="Synthetic 2-D").click()
@@ -220,11 +196,11 @@ def test_axe_experiments(server, browser):
     ctx.close()
 
 
-def test_axe_classroom(server, browser):
+def test_axe_classroom(classroom_server, browser):
     """The Classroom before a class, the teacher's and a student's screens while the class answers and after the
     reveal."""
     ctx, page = _page(browser)
-    page.goto(server + "/classroom")
+    page.goto(classroom_server + "/classroom")
     _wait_idle(page)
     _audit(page, "classroom (start)")
     page.get_by_role("button", name="Start a class").click()
@@ -233,7 +209,7 @@ def test_axe_classroom(server, browser):
     _audit(page, "classroom (teacher)")
     code = page.url.split("room=")[1][:6]
     sctx, student = _page(browser)
-    student.goto(server + f"/classroom?room={code}")
+    student.goto(classroom_server + f"/classroom?room={code}")
     _wait_idle(student)
     student.get_by_role("textbox", name="Your nickname").fill("Ann")
     student.get_by_role("button", name="Join").click()
@@ -313,13 +289,13 @@ def _play_toggle(page):
     return page.locator("[data-testid='stCheckbox']").filter(has_text="Play").locator("input").first
 
 
-def test_step_play_pause_and_reveal_by_keyboard_alone(server, browser):
+def test_step_play_pause_and_reveal_by_keyboard_alone(classroom_server, browser):
     """Tab to each control and press Enter or Space: no mouse anywhere. Records the path taken."""
     from support.browser import _seen
 
     log = []
     ctx, page = _page(browser)
-    page.goto(server + "/playground")
+    page.goto(classroom_server + "/playground")
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Step 1", log)
@@ -356,7 +332,7 @@ def test_step_play_pause_and_reveal_by_keyboard_alone(server, browser):
 
     # the Classroom: start a class, ask, reveal (the current page, driven by its buttons' names only)
     ctx, page = _page(browser)
-    page.goto(server + "/classroom")
+    page.goto(classroom_server + "/classroom")
     _wait_idle(page)
     _tab_to(page, lambda text, tag: tag == "BUTTON" and text == "Start a class", log)
     page.keyboard.press("Enter")

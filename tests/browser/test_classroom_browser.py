@@ -8,7 +8,7 @@ import time
 
 import pytest
 from conftest import ROOT
-from support.browser import ARGS, _chromium, _player_frame, _shot, _start_server, _stop, _wait_idle
+from support.browser import ARGS, _chromium, _player_frame, _shot, _wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -32,17 +32,6 @@ def _truth_after(t):
     X = make_stream(PLAYGROUND_DEFAULTS).X
     model = CAE().fit(X[:t]) if t else CAE()
     return quiz_truth(model.learn_one(X[t]))
-
-
-@pytest.fixture(scope="module")
-def classroom_server(tmp_path_factory):
-    import os
-
-    folder = tmp_path_factory.mktemp("classroom")
-    env = dict(os.environ, CAE_CLASSROOM_URL="sqlite:///" + str(folder / "classroom.sqlite3"))
-    proc, url = _start_server(env=env)
-    yield url
-    _stop(proc)
 
 
 def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(classroom_server):

@@ -13,14 +13,6 @@ from support.servers import RedisServer, redis_binary
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def sqlite_server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("classroom_faults")
-    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL="sqlite:///" + str(folder / "c.sqlite3")))
-    yield url
-    _stop(proc)
-
-
 @pytest.fixture
 def browser():
     path = _chromium()
@@ -61,8 +53,8 @@ def _join(browser, url, code, nick, **kw):
     return s
 
 
-def test_classroom_teacher_reload_keeps_control_and_the_link_is_copied_not_shown(browser, sqlite_server):
-    url = sqlite_server
+def test_classroom_teacher_reload_keeps_control_and_the_link_is_copied_not_shown(browser, classroom_server):
+    url = classroom_server
     t, code = _start(browser, url, permissions=["clipboard-read", "clipboard-write"])
     assert "teacher=" not in t.url
     t.reload()  # F5: a new session; the browser's cookie holds the token, the address does not
@@ -96,8 +88,8 @@ def test_classroom_teacher_reload_keeps_control_and_the_link_is_copied_not_shown
     t.get_by_role("button", name="Ask the class", exact=False).wait_for()
 
 
-def test_classroom_student_link_in_a_second_browser_asks_first_and_the_first_is_told(browser, sqlite_server):
-    url = sqlite_server
+def test_classroom_student_link_in_a_second_browser_asks_first_and_the_first_is_told(browser, classroom_server):
+    url = classroom_server
     t, code = _start(browser, url)
     first = _join(browser, url, code, "Ann")
     link = first.url
@@ -117,8 +109,8 @@ def test_classroom_student_link_in_a_second_browser_asks_first_and_the_first_is_
     _shot(first, "62_classroom_first_browser_told")
 
 
-def test_classroom_phone_shows_the_answer_buttons_without_scrolling(browser, sqlite_server):
-    url = sqlite_server
+def test_classroom_phone_shows_the_answer_buttons_without_scrolling(browser, classroom_server):
+    url = classroom_server
     t, code = _start(browser, url)
     phone = dict(width=390, height=844, is_mobile=True, has_touch=True, device_scale_factor=3)
     s = _join(browser, url, code, "Pat", **phone)

@@ -2,11 +2,10 @@
 teacher's "Who is here" list, the answers chart's hover, and a 10,000-character paste into the nickname
 field (issue 25, item 10). Screenshots go to test-output/screenshots/5x_classroom_names_*.png."""
 
-import os
 import time
 
 import pytest
-from support.browser import ARGS, SHOTS, _chromium, _start_server, _stop, _wait_idle
+from support.browser import ARGS, SHOTS, _chromium, _wait_idle
 
 from cae.classroom import open_store
 
@@ -25,21 +24,12 @@ def _shot(page, name):
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
-@pytest.fixture(scope="module")
-def names_server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("classroom_names")
-    url_store = "sqlite:///" + str(folder / "classroom.sqlite3")
-    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL=url_store))
-    yield url, url_store
-    _stop(proc)
-
-
-def test_classroom_names_render_as_typed_in_a_browser(names_server):
+def test_classroom_names_render_as_typed_in_a_browser(classroom_server):
     path = _chromium()
     if path is None:
         pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
-    url, url_store = names_server
+    url, url_store = classroom_server, classroom_server.store
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
         ctx = browser.new_context(viewport={"width": 1400, "height": 900})
