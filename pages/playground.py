@@ -54,14 +54,15 @@ def _quiz_focus():  # the quiz starts focused (so the class can tell whether the
 
 
 st.sidebar.header("View")
-vigilance = st.sidebar.toggle(
-    "Vigilance region of s1",
-    value=True,
-    key=W.VIGILANCE,
-    help="Points within CIM V of the winner s1: a sample there resonates with s1.",
-)
+#: the view toggles that mean something for the chosen algorithm (GNG has no vigilance; only CAE has bandwidths)
+VIGILANCE_HELP = {
+    "cae": "Points within CIM V of the winner s1: a sample there resonates with s1.",
+    "Fuzzy ART": "Where category s1's box may grow and still pass the vigilance test |I ∧ w|/|I| ≥ ρ.",
+}
+_vig_help = VIGILANCE_HELP.get("cae" if ALGO.is_cae else ALGO.name)
+vigilance = bool(_vig_help) and st.sidebar.toggle("Vigilance region of s1", value=True, key=W.VIGILANCE, help=_vig_help)
 focus, all_regions = view_toggles()
-bandwidth = st.sidebar.toggle("Node bandwidths σ", value=False, key=W.BANDWIDTH)
+bandwidth = ALGO.is_cae and st.sidebar.toggle("Node bandwidths σ", value=False, key=W.BANDWIDTH)
 window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key=W.WINDOW)
 score_noise = st.sidebar.toggle(
     "Score the noise as a class",
@@ -75,7 +76,7 @@ quiz = st.sidebar.toggle(
     "Quiz: predict, then reveal",
     value=False,
     key=W.QUIZ,
-    help="Before each step, predict what CAE will do with the next sample; then reveal it. "
+    help=f"Before each step, predict what {ALGO.name} will do with the next sample; then reveal it. "
     "The view starts focused on s1.",
     on_change=_quiz_focus,
 )
