@@ -28,7 +28,6 @@ Examples
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
 
@@ -43,6 +42,7 @@ from ..evaluation import (
     summarize_runs,
     typical_seed,
 )
+from .jobs import SeedJob
 from .streams import make_stream
 
 __all__ = [
@@ -112,7 +112,7 @@ def run_setting(cfg, seed, score_noise=False, progress=None, should_stop=None, c
     return score_run(model, stream, seed, score_noise=score_noise, seconds=time.perf_counter() - t0)
 
 
-class HowOften:
+class HowOften(SeedJob):
     """A background job: one setting over seeds 0 … N−1, one run after another, in a thread.
 
     The page keeps the job in its session, asks :meth:`words` and :attr:`outcomes` on each rerun, and may
@@ -127,62 +127,26 @@ class HowOften:
     ([0, 1], 'Done: 2 runs (seeds 0–1).')
     """
 
+    thread_name = "cae-how-often"
+
     def __init__(self, cfg, n_seeds=20, score_noise=False):
+        super().__init__(n_seeds)
         self.cfg = {k: cfg[k] for k in ("lam", "amax", *_setting_keys(cfg)) if k in cfg}
-        self.seeds = list(range(int(n_seeds)))
         self.score_noise = bool(score_noise)
         self.outcomes = []
-        self.error = None
-        self.current = None  # the seed being run
         self.fraction = 0.0  # of the current run
-        self.started = None
-        self.finished = None
-        self._stop = threading.Event()
-        self._thread = None
 
-    def start(self):
-        self.started = time.perf_counter()
-        self._thread = threading.Thread(target=self._work, name="cae-how-often", daemon=True)
-        self._thread.start()
-        return self
-
-    def _work(self):
-        try:
-            for seed in self.seeds:
-                if self._stop.is_set():
-                    break
-                self.current, self.fraction = seed, 0.0
-                out = run_setting(
-                    self.cfg,
-                    seed,
-                    score_noise=self.score_noise,
-                    progress=lambda f: setattr(self, "fraction", f),
-                    should_stop=self._stop.is_set,
-                )
-                if out is not None:
-                    self.outcomes = self.outcomes + [out]  # a new list: readers never see it half-built
-        except Exception as exc:  # noqa: BLE001 - reported on the page, never a traceback there
-            self.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.current = None
-            self.finished = time.perf_counter()
-
-    @property
-    def running(self):
-        return self._thread is not None and self._thread.is_alive()
-
-    @property
-    def cancelled(self):
-        return self._stop.is_set()
-
-    def cancel(self):
-        self._stop.set()
-
-    def wait(self, timeout=None):
-        """Wait for the job to end; True if it did."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return not self.running
+    def _run_seed(self, seed):
+        self.fraction = 0.0
+        out = run_setting(
+            self.cfg,
+            seed,
+            score_noise=self.score_noise,
+            progress=lambda f: setattr(self, "fraction", f),
+            should_stop=self._stop.is_set,
+        )
+        if out is not None:
+            self.outcomes = self.outcomes + [out]  # a new list: readers never see it half-built
 
     def same_setting(self, cfg, score_noise=False):
         """Whether this job ran ``cfg``'s setting (the seed aside), scored the same way."""

@@ -38,7 +38,6 @@ Examples
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +47,7 @@ import pandas as pd
 
 from ..evaluation import ari, nmi
 from ..registry import ALGORITHMS
+from .jobs import SeedJob
 from .streams import make_stream, paper_setting
 
 __all__ = [
@@ -204,7 +204,7 @@ def run_one(setting, seed, n_per_class=N_PER_CLASS, stream=None):
     )
 
 
-class LineageJob:
+class LineageJob(SeedJob):
     """A background job: every setting over seeds 0 … N−1, seed by seed, in a thread (the kernels release the
     GIL). The page keeps it in its session, reads :attr:`runs` and :meth:`words` on each rerun, and may
     :meth:`cancel` it. Nothing here touches Streamlit.
@@ -216,56 +216,20 @@ class LineageJob:
     (True, True, 'Done: 8 settings over 1 seed (seed 0).')
     """
 
+    thread_name = "cae-lineage"
+
     def __init__(self, n_seeds=5, n_per_class=N_PER_CLASS, settings=SETTINGS):
-        self.seeds = list(range(int(n_seeds)))
+        super().__init__(n_seeds)
         self.n_per_class = int(n_per_class)
         self.settings = tuple(settings)
         self.runs: list[LineageRun] = []
-        self.error: str | None = None
-        self.current: int | None = None  # the seed being run
-        self.started: float | None = None
-        self.finished: float | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
-    def start(self):
-        self.started = time.perf_counter()
-        self._thread = threading.Thread(target=self._work, name="cae-lineage", daemon=True)
-        self._thread.start()
-        return self
-
-    def _work(self):
-        try:
-            for seed in self.seeds:
-                self.current = seed
-                stream = _stream(seed, self.n_per_class)
-                for s in self.settings:
-                    if self._stop.is_set():
-                        return
-                    run = run_one(s, seed, stream=stream)
-                    self.runs = self.runs + [run]  # a new list: readers never see it half-built
-        except Exception as exc:  # noqa: BLE001 - reported on the page, never a traceback there
-            self.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.current = None
-            self.finished = time.perf_counter()
-
-    @property
-    def running(self):
-        return self._thread is not None and self._thread.is_alive()
-
-    @property
-    def cancelled(self):
-        return self._stop.is_set()
-
-    def cancel(self):
-        self._stop.set()
-
-    def wait(self, timeout=None):
-        """Wait for the job to end; True if it did."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return not self.running
+    def _run_seed(self, seed):
+        stream = _stream(seed, self.n_per_class)
+        for s in self.settings:
+            if self._stop.is_set():
+                return
+            self.runs = self.runs + [run_one(s, seed, stream=stream)]  # a new list: never seen half-built
 
     @property
     def fraction(self):
