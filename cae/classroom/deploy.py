@@ -142,6 +142,10 @@ class Deployment:
         """The live app processes' resident memory, summed, in MB."""
         return sum(s.rss_mb() or 0.0 for s in self.servers if s.proc.poll() is None)
 
+    def cpu_seconds(self):
+        """CPU time the app processes have used, summed, in seconds (a killed one no longer counts)."""
+        return sum(s.cpu_seconds() or 0.0 for s in self.servers if s.proc.poll() is None)
+
     def stop(self):
         if self.nginx is not None and self.nginx.poll() is None:
             self.nginx.terminate()

@@ -109,6 +109,15 @@ def rss_mb(pid):
     return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU time a process has used, in seconds (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class AppServer:
     """``streamlit run app.py`` on a free port with ``env``; ``stop()`` ends it."""
 
@@ -119,7 +128,7 @@ class AppServer:
         self.port = free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
         cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
-        cmd += ["--browser.gatherUsageStats", "false"]
+        cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         fd, self.log = tempfile.mkstemp(prefix="cae-bench-server-", suffix=".log")
         with os.fdopen(fd, "wb") as log:  # the child keeps its own copy of the file
             self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -136,6 +145,9 @@ class AppServer:
 
     def rss_mb(self):
         return rss_mb(self.proc.pid)
+
+    def cpu_seconds(self):
+        return cpu_seconds(self.proc.pid)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -162,10 +174,11 @@ class StudentSession:
     doubling, with jitter), ask ``/_stcore/health`` until it answers, open a new socket and ask for a full run of
     the page with the same link — a new server process has no session for it, so the page starts again from the
     link, as a browser's would. ``dropped_at``, ``reconnected_at`` and ``upstreams`` (the proxy's
-    ``X-CAE-Upstream``: which process answered) say when and where.
+    ``X-CAE-Upstream``: which process answered) say when and where. With ``timers=False`` it never asks for the
+    page's timed reruns, so that what reaches it is what the server pushed (a test of the push).
     """
 
-    def __init__(self, base_url, query, page="classroom", sticky=False, reconnect=False):
+    def __init__(self, base_url, query, page="classroom", sticky=False, reconnect=False, timers=True):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.base_url = base_url
         self.query = query
@@ -180,6 +193,7 @@ class StudentSession:
         self.ws = None
         self._reader = None
         self.sticky, self.reconnect = sticky, reconnect
+        self.use_timers = timers  # False: the page's own timed reruns are not asked for (what reaches it is pushed)
         self.cookies = {}
         self.upstreams = []
         self.dropped_at = []
@@ -293,7 +307,7 @@ class StudentSession:
                     self.runs_finished += 1
                 elif kind == "page_info_changed":
                     self.query = fm.page_info_changed.query_string
-                elif kind == "auto_rerun":
+                elif kind == "auto_rerun" and self.use_timers:
                     fid = fm.auto_rerun.fragment_id
                     if fid in self.timers:
                         self.timers[fid].cancel()
@@ -430,10 +444,17 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     await asyncio.sleep(3.0)  # every poll fragment on its timer
     rss_all = server.rss_mb()
     out(f"  {real} real session(s) following at t = {t0:,}; {len(pollers)} student(s) polling the store")
+    # the server's CPU while nothing happens: every page's poll, and nothing else
+    quiet = 5.0
+    cpu0 = server.cpu_seconds()
+    await asyncio.sleep(quiet)
+    cpu1 = server.cpu_seconds()
+    poll_cpu = (cpu1 - cpu0) / quiet if cpu0 is not None and cpu1 is not None else None
 
     # the teacher steps; every student's page must show each step
     delays_real, delays_store, missed = [], [], []
     t = t0
+    cpu_start, time_start = server.cpu_seconds(), time.time()
     for _ in range(steps):
         t += step_size
         sent = time.time()
@@ -446,6 +467,11 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
             else:
                 missed.append((s, t))
         await asyncio.sleep(1.0 + random.random())
+    cpu_end, time_end = server.cpu_seconds(), time.time()
+    step_cpu = None
+    if cpu_start is not None and cpu_end is not None and poll_cpu is not None:
+        # what the steps cost beyond the polling that went on meanwhile
+        step_cpu = max(0.0, (cpu_end - cpu_start) - poll_cpu * (time_end - time_start)) / steps
     rss_steps = server.rss_mb()
     # a step not shown within 60 s: did that page show a later one (it skipped), or stop following?
     stalled = sum(1 for s, t_ in missed if max(s.seen_at, default=0) <= t_)
@@ -496,6 +522,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
         counted=counted,
         shown=shown,
         rss=(rss_idle, rss_before, rss_one, rss_all, rss_steps),
+        cpu=(poll_cpu, step_cpu, real),
         errors=errors,
     )
 
@@ -670,6 +697,13 @@ def bench(
         out(
             f"  per following student: {per:.2f} MB beyond the first; {(everyone - before) / real:.2f} MB with the "
             "shared run divided among them"
+        )
+    poll_cpu, step_cpu, n_real = res["cpu"]
+    if poll_cpu is not None and step_cpu is not None:
+        out(
+            f"  server CPU per following student: {1000 * step_cpu / n_real:.2f} ms per step (the step's pages, "
+            f"beyond the polling); {1000 * poll_cpu / n_real:.2f} ms per second of polling; the server busy "
+            f"{100 * poll_cpu:.0f} % of a core while the class only follows"
         )
     k = res.get("killed")
     if k:
