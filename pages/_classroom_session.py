@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 
 import streamlit as st
@@ -53,12 +54,19 @@ def _open(url, limits):
     return open_store(url or None, limits=limits)
 
 
+_STORES = {}  # the environment's CAE_CLASSROOM_* settings -> the store (st.cache_resource's key costs 0.3 ms)
+
+
 def store():
     """The process's store, as ``CAE_CLASSROOM_URL`` names it (SQLite in the per-user data folder by default),
     with the limits the environment sets (:func:`cae.classroom.limits_from_env`)."""
-    from cae.classroom import limits_from_env
+    settings = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("CAE_CLASSROOM")))
+    got = _STORES.get(settings)
+    if got is None:
+        from cae.classroom import limits_from_env
 
-    return _open(os.environ.get("CAE_CLASSROOM_URL", ""), limits_from_env())
+        got = _STORES[settings] = _open(os.environ.get("CAE_CLASSROOM_URL", ""), limits_from_env())
+    return got
 
 
 def safely(fn, *args, **kwargs):
@@ -75,8 +83,9 @@ def safely(fn, *args, **kwargs):
         st.session_state.room_problem = str(exc)
         st.session_state.room_problem_detail = getattr(exc, "detail", str(exc))
         return None
-    st.session_state.pop("room_problem", None)
-    st.session_state.pop("room_problem_detail", None)
+    if "room_problem" in st.session_state:  # (a missing key's pop costs an exception: this runs at every step)
+        del st.session_state["room_problem"]
+        st.session_state.pop("room_problem_detail", None)
     return out
 
 
@@ -172,6 +181,29 @@ def gone_words(code):
     return f"Class {code} has ended or expired. Thank you!"
 
 
+_SHARED = {}  # what every page of this process shares: (what, class) -> (key, value)
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(what, key, read):
+    """``read()`` once per ``(what, key)`` for every page of this process (failures are not kept)."""
+    with _SHARED_LOCK:
+        hit = _SHARED.get(what)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    value = read()
+    if value is not None:
+        with _SHARED_LOCK:
+            _SHARED[what] = (key, value)
+    return value
+
+
+def class_questions(code, version):
+    """The class's questions, read once per class version for every page of this process (asking and revealing
+    change the version), or None while the store is away."""
+    return _shared(("questions", id(store()), code), version, lambda: safely(store().questions, code))
+
+
 def notice_words(since_seconds=900.0):
     """What happened to the store lately (a deleted file restored...), for teacher and students; or None."""
     try:
@@ -232,6 +264,11 @@ def become_student(code, sid, nickname):
 
 
 def leave():
+    """This session leaves its class (its keys go; the server stops pushing that class's steps to it)."""
+    from pages._classroom_push import PUSHER
+
+    if st.session_state.get("room_code"):
+        PUSHER.forget(st.session_state.room_code)
     for k in [k for k in st.session_state if str(k).startswith("room_") and k != "room_holder"]:
         del st.session_state[k]
 

@@ -23,10 +23,13 @@ from cae.classroom.store import (
     normalize_code,
 )
 from cae.classroom.views import SHARED
+from pages._classroom_push import FALLBACK_SECONDS, PUSHER, running_alone
+from pages._classroom_push import available as push_available
 from pages._classroom_session import (
     POLL_SECONDS,
     become_student,
     become_teacher,
+    class_questions,
     client,
     forget_teacher,
     gone_words,
@@ -76,10 +79,18 @@ def app_base():
     return st.session_state.get("w_room_base") or url or "http://localhost:8501"
 
 
+_LAST_VIEW = [None, None]  # the last state read and its toggles: every student's page asks for the same one
+
+
 def view_of(state):
     """The teacher's view toggles in a published state (defaults where the state says nothing)."""
+    last = _LAST_VIEW
+    if last[0] is state:
+        return last[1]
     parsed, _ = parse_playground(state, streams=list(SOURCES))
-    return {**VIEW_DEFAULTS, **parsed["view"]}
+    toggles = {**VIEW_DEFAULTS, **parsed["view"]}
+    _LAST_VIEW[:] = [state, toggles]
+    return toggles
 
 
 # ------------------------------------------------------------------ what every screen of the class draws
@@ -128,6 +139,33 @@ def step_numbers(view, toggles, last_step=True):
         st.markdown(f"**Last step** · {headline(view.record)}")
 
 
+def follow_view(view, toggles):
+    """A following student's step: "Samples seen", the picture, and the numbers as one piece of HTML, the picture
+    and the HTML written once per step for the whole class (a class of 500 draws them at every step: few
+    elements, nothing built twice)."""
+    m = view.live_metrics(score_noise=toggles["sn"])
+    st.metric("Samples seen", f"{m['samples seen']:,} / {len(view.stream):,}")
+    url, alt = view.picture()
+    st.image(url, alt=alt, width="content")  # a data URL: Streamlit passes it on as it is
+    st.html(view.cached(("follow-html", bool(toggles["sn"])), lambda: _follow_html(view, m)))
+
+
+def _follow_html(view, m):
+    from html import escape
+
+    lam = _fmt(view.model.deletion_interval_ if view.t else None)
+    v = _fmt(view.model.threshold_ if view.t else float("nan"))
+    rows = [("Current stream", m["stage"]), ("#nodes", _fmt(m["nodes"])), ("#clusters", _fmt(m["clusters"]))]
+    rows += [("NMI", _fmt(m["NMI"])), ("ARI", _fmt(m["ARI"])), ("λ", lam), ("V", v)]
+    body = "".join(f'<tr><th scope="row">{escape(k)}</th><td><b>{escape(str(w))}</b></td></tr>' for k, w in rows)
+    notes = []
+    if m["single class"]:
+        notes.append("NMI/ARI: " + SINGLE_CLASS_NOTE + ".")
+    if view.record is not None:
+        notes.append(f"<b>Last step</b> · {escape(headline(view.record))}")
+    return f'<table aria-label="The network now">{body}</table>' + "".join(f"<p>{n}</p>" for n in notes)
+
+
 def draw_step(view, toggles, key, record="step", height=520):
     """The figure and its numbers side by side, as on the Playground."""
     left, right = st.columns([3, 1.1])
@@ -152,23 +190,40 @@ def verdict(choice, truth):
     )
 
 
-@st.fragment(run_every=POLL_SECONDS)
-def watch(code, drawn_version):
-    """Every POLL_SECONDS: has the class moved on since this screen was drawn? Then draw it again."""
+def watch(code, drawn):
+    """Has the class moved on since this screen was drawn (``drawn``: its version, or "away")? Then draw it again.
+    A page the server pushes to (:mod:`pages._classroom_push`) asks only every FALLBACK_SECONDS, in case a push is
+    lost; others every POLL_SECONDS."""
+    st.session_state.room_drawn = drawn
+    if PUSHER.follow(store(), code, drawn):
+        _watch_slowly(code)
+    else:
+        _watch(code)
+
+
+def _ask_for_news(code):
+    claim = touch()  # at most every TOUCH_SECONDS
+    if claim is not None and not claim.ok:
+        st.rerun()  # another browser took this student's place: the page says so
+    if "room_pending" in st.session_state and resend_pending():
+        st.rerun()  # an answer kept through an outage is in: the page says so
+    if not running_alone():  # drawn with its page, which has just read the news
+        return
     try:
         p = student_poll(code)
     except StoreError:  # the class ended or expired: the whole page says so
         st.rerun()
-    claim = touch()
-    if claim is not None and not claim.ok:
-        st.rerun()  # another browser took this student's place: the page says so
     if p is None:
-        st.caption(":material/cloud_off: " + (problem_words() or "") + " — trying again every second.")
+        st.caption(
+            ":material/cloud_off: " + (problem_words() or "") + " — this page follows again by itself once it is back."
+        )
         return
-    if resend_pending():
-        st.rerun()
-    if p.version != drawn_version:
-        st.rerun()
+    if p.version != st.session_state.get("room_drawn") and not PUSHER.in_flight(code, p.version):
+        st.rerun()  # a push that did not arrive (or no push): the whole page runs again
+
+
+_watch = st.fragment(run_every=POLL_SECONDS)(_ask_for_news)
+_watch_slowly = st.fragment(run_every=FALLBACK_SECONDS)(_ask_for_news)
 
 
 def resend_pending():
@@ -763,9 +818,36 @@ def copy_button(url):
 def student_page():
     """A student's page: the teacher's step, the open question with its answer form, a revealed one explained."""
     code, sid = st.session_state.room_code, st.session_state.room_sid
-    nick = names.for_markdown(st.session_state.room_nick)
     if {k: st.query_params.get(k) for k in st.query_params.keys()} != {"room": code, "me": sid}:
         st.query_params.from_dict({"room": code, "me": sid})  # a reload keeps this student
+    _student_class(code, sid)
+
+
+def class_gone(r):
+    """The class has ended, expired or its store was reset: say so, with the way back to the Classroom page."""
+    gone = st.session_state.get("room_code", "")
+    st.info(gone_words(gone))
+    if st.button("Back to the Classroom page", key="b_room_gone"):
+        if r == "teacher":
+            forget_teacher(gone)
+        leave()
+        st.query_params.clear()
+        st.rerun()
+    st.stop()
+
+
+def _drawn(p):
+    """What a page drew of the class: its version, or "away" while the store could not be read."""
+    return "away" if "room_problem" in st.session_state else p.version
+
+
+def _question_key(q):
+    return None if q is None else (q.qid, q.revealed)
+
+
+def _student_class(code, sid):
+    """The page's header, and the open question or the step (the step alone runs again at each step)."""
+    nick = names.for_markdown(st.session_state.room_nick)
     p = _student_news(code)
     if p is None or _student_gone(code, sid, p):
         return
@@ -778,21 +860,54 @@ def student_page():
         with head[1]:
             _student_score(code, sid)
         explore_button(p)
-    state = p.state
-    if not state:
+    if not p.state:
         st.info("Waiting for the teacher to start…")
-        watch(code, p.version)
-        return
-    q = p.question
-    run, t = SHARED.for_state(state)
-    mine = _my_answers(code, sid)
-    if q is not None and not q.revealed:
-        _student_question(code, sid, p, q, mine)
-    elif q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
-        _student_revealed(run.view(t), state, q, mine)
+        watch(code, _drawn(p))
+    elif asking:
+        _student_question(code, sid, p, p.question, _my_answers(code, sid))
+        watch(code, _drawn(p))
     else:
-        _student_following(run.view(t), state, q, mine)
-    watch(code, p.version)
+        _student_step(code, sid, _question_key(p.question))
+        # beside the step, not in it: a step runs only what it draws
+        st.caption("You see the teacher's step. It follows the teacher by itself.")
+        if SHARED.for_state(p.state)[0].stepper.stream.X.shape[1] == 2:
+            st.toggle(
+                "Interactive chart",
+                key="w_room_interactive",
+                help="Zoom, pan and hover over the network (it takes your device a moment longer to draw).",
+            )
+        if push_available():
+            _watch_slowly(code)
+
+
+def _student_step_now(code, sid, drawn_question):
+    """The teacher's step (or the question just revealed at it): the one part of the page that runs again when the
+    teacher steps — pushed by the server (:mod:`pages._classroom_push`), not the whole app. Beside it, a fragment
+    asks every FALLBACK_SECONDS in case a push is lost; without push, this part asks every POLL_SECONDS."""
+    alone = running_alone()
+    try:
+        p = _student_news(code) if alone else st.session_state.get("room_last_poll")
+        if p is None:
+            return
+        if alone and (sid in p.removed or p.closed or not p.state or _question_key(p.question) != drawn_question):
+            st.rerun()  # more than the step changed: the whole page runs again
+        run, t = SHARED.for_state(p.state)
+        q = p.question
+        mine = _my_answers(code, sid)
+        if q is not None and q.revealed and SHARED.for_state(q.state)[0] is run and t == q.step:
+            _student_revealed(run.view(t), p.state, q, mine)
+        else:
+            _student_following(run.view(t), p.state, q, mine)
+        st.session_state.room_drawn = _drawn(p)
+        if not PUSHER.follow(store(), code, _drawn(p)):
+            _watch(code)  # no push: this part asks every second
+    except (RoomNotFound, StoreReset):
+        if alone:
+            st.rerun()  # the whole page runs again and says so
+        class_gone("student")
+
+
+_student_step = st.fragment(_student_step_now)
 
 
 def _student_news(code):
@@ -805,12 +920,14 @@ def _student_news(code):
     p = st.session_state.get("room_last_poll")
     if p is None:
         st.title(f"Class {code}")
-        st.error((problem_words() or "The class cannot be reached") + ". This page tries again every second.")
-        watch(code, None)
+        st.error(
+            (problem_words() or "The class cannot be reached") + ". This page follows again by itself once it is back."
+        )
+        watch(code, "away")
         return None
     st.warning(
         (problem_words() or "The class cannot be reached")
-        + ". You see the last step that reached you; this page tries again every second.",
+        + ". You see the last step that reached you; this page follows again by itself once it is back.",
         icon=":material/cloud_off:",
     )
     return p
@@ -898,8 +1015,11 @@ def _student_following(view, state, q, mine):
             "you did not answer" if c is None else ("you were right" if roomlib.is_right(c, q.truth) else "not quite")
         )
         st.caption(f"Question {q.qid} ({QUIZ_CHOICES[q.truth[0]].split(':')[0]}): {said}.")
-    draw_step(view, view_of(state), key="room_student_fig")
-    st.caption("You see the teacher's step. It follows the teacher by itself.")
+    picture = view.picture()
+    if picture is None or ("w_room_interactive" in st.session_state and st.session_state.w_room_interactive):
+        draw_step(view, view_of(state), key="room_student_fig")
+    else:  # the same picture for the whole class, built once per step; the interactive chart on demand
+        follow_view(view, view_of(state))
 
 
 def explore_button(p, where=st):
@@ -922,7 +1042,8 @@ def _my_answers(code, sid):
 
 
 def _student_score(code, sid):
-    qs = safely(store().questions, code) or []
+    last = st.session_state.get("room_last_poll")
+    qs = (class_questions(code, last.version) if last is not None else safely(store().questions, code)) or []
     mine = _my_answers(code, sid)
     revealed = [q for q in qs if q.revealed]
     right = sum(roomlib.is_right(mine[q.qid], q.truth) for q in revealed if q.qid in mine)
@@ -982,15 +1103,7 @@ try:
     elif r == "student":
         student_page()
 except (RoomNotFound, StoreReset):
-    gone = st.session_state.get("room_code", "")
-    st.info(gone_words(gone))
-    if st.button("Back to the Classroom page", key="b_room_gone"):
-        if r == "teacher":
-            forget_teacher(gone)
-        leave()
-        st.query_params.clear()
-        st.rerun()
-    st.stop()
+    class_gone(r)
 if r == "taken":
     taken = st.session_state.room_code
     st.title(f"Class {taken}")

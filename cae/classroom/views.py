@@ -55,7 +55,7 @@ class StepView:
         self.record = record
         self.deleted_in_frame = None
         self._cache = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a cached thing may be made of another (the page of its picture)
 
     @property
     def finished(self):
@@ -75,6 +75,51 @@ class StepView:
             if key not in self._cache:
                 self._cache[key] = make()
             return self._cache[key]
+
+    def picture(self, width=640, height=480, max_points=2000):
+        """The network at this step as a static SVG picture, ``(data URL, alternative text)``, built once.
+
+        What a following student's page shows by default (the interactive chart on demand): a page sends a
+        data URL it did not build, instead of serialising a Plotly figure for every student at every step.
+        2-D streams only (None otherwise).
+
+        >>> runs = SharedRuns(max_runs=1)
+        >>> run, t = runs.for_state({"stream": "moons", "n": "250", "noise": "0", "seed": "1", "t": "40"})
+        >>> url, alt = run.view(t).picture()
+        >>> url.startswith("data:image/svg+xml;base64,"), alt.startswith("CAE after 40 samples")
+        (True, True)
+        >>> run.view(t).picture()[0] is url
+        True
+        """
+        X = self.stream.X
+        if X.shape[1] != 2:
+            return None
+
+        def make():
+            import base64
+
+            from ..app.figures import network_svg
+            from ..app.stepper import drawn_sample
+
+            lo, hi = self.run.bounds
+            model = self.model
+            n_nodes = len(model.nodes_) if self.t else 0
+            n_clusters = int(getattr(model, "n_clusters_", 0)) if self.t else 0
+            alt = (
+                f"{self.run.cfg.get('algo', 'CAE')} after {self.t:,} samples: {n_nodes:,} nodes in {n_clusters:,} clusters over the data seen "
+                "(grey); the star is the last sample."
+            )
+            seen = X[drawn_sample(self.t, max_points=max_points)]
+            if self.t:
+                svg = network_svg(
+                    model, seen, ((lo[0], hi[0]), (lo[1], hi[1])), width, height, max_points, alt, X[self.t - 1]
+                )
+            else:
+                empty = type("Empty", (), {"nodes_": [], "edges_": [], "node_labels_": [], "win_counts_": []})
+                svg = network_svg(empty, seen, ((lo[0], hi[0]), (lo[1], hi[1])), width, height, max_points, alt)
+            return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii"), alt
+
+        return self.cached(("picture", width, height, max_points), make)
 
     @property
     def probe(self):
@@ -119,6 +164,9 @@ class SharedRun:
                 self.stepper.with_placed([(int(p), np.array([x0, x1])) for p, x0, x1 in placed])
             except ValueError:
                 self.stepper.reset()
+        X = self.stepper.stream.X
+        #: the plotted area of the stream (lows, highs), for every picture of this run
+        self.bounds = (X.min(axis=0), X.max(axis=0))
         self.keep_views = int(keep_views)
         self._views = OrderedDict()
         self._lock = threading.RLock()
@@ -165,9 +213,22 @@ class SharedRuns:
         self._runs = OrderedDict()
         self._lock = threading.Lock()
         self._making = {}
+        self._last = None  # (state, run, t) of the last call
 
     def for_state(self, state):
-        """``(SharedRun, t)`` for a lesson state (a Playground query dict, as the teacher published it)."""
+        """``(SharedRun, t)`` for a lesson state (a Playground query dict, as the teacher published it).
+
+        The same state object as the last call (every student's page reads the one the store's shared poll
+        returned) is answered without parsing it again, while its run is still kept.
+        """
+        last = self._last
+        if last is not None and last[0] is state and last[1] in self._runs.values():
+            return last[1], last[2]
+        run, t = self._for_state(state)
+        self._last = (state, run, t)
+        return run, t
+
+    def _for_state(self, state):
         from ..app.lesson_links import PLAYGROUND_DEFAULTS, parse_playground
         from ..app.streams import SOURCES
 

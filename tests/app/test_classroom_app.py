@@ -2,7 +2,7 @@
 one store (SQLite in a temporary folder; Redis where the test says so)."""
 
 import pytest
-from support.classroom import _chart_counts, _join, _metric, _seen, _session
+from support.classroom import _chart_counts, _follow_number, _join, _metric, _seen, _session
 from support.servers import RedisServer, redis_binary
 
 from cae.app.explanations import QUIZ_CHOICES, quiz_truth
@@ -29,10 +29,20 @@ def test_classroom_teacher_and_three_students(classroom):
         s.run()
         assert _seen(s) == 300 and not s.exception
     pg = teacher.session_state.pg
-    assert _metric(students[0], "#nodes") == str(len(pg.model.nodes_))
+    assert _follow_number(students[0], "#nodes") == str(len(pg.model.nodes_))
+    assert _follow_number(students[0], "V") == f"{pg.model.threshold_:.3f}"
     # stream #1 alone: one class, scored 1 as on the Playground, and the students' page says why
-    assert _metric(students[0], "NMI") == "1.000"
-    assert any(c.value.startswith("NMI/ARI: one class so far, scored 1") for c in students[0].caption)
+    assert _follow_number(students[0], "NMI") == "1.000"
+    assert "NMI/ARI: one class so far, scored 1" in students[0].get("html")[-1].proto.body
+    # the picture, the same for the whole class, with its words; the interactive chart on demand
+    picture = students[0].image[0].proto.imgs[0]
+    assert picture.url.startswith("data:image/svg+xml;base64,") and picture.caption == ""
+    assert "CAE after 300 samples" in str(students[0].image[0].proto)
+    assert not students[0].get("plotly_chart")
+    students[0].toggle(key="w_room_interactive").set_value(True).run()
+    assert len(students[0].get("plotly_chart")) == 1 and not students[0].image
+    assert _metric(students[0], "#nodes") == str(len(pg.model.nodes_))  # the Playground's numbers beside it
+    students[0].toggle(key="w_room_interactive").set_value(False).run()
 
     # the question: asked at step 301; three different answers
     teacher.switch_page("pages/classroom.py").run()

@@ -29,6 +29,17 @@ def _metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
+def _follow_number(at, label):
+    """A number of a following student's table (its HTML row ``label``), as shown."""
+    import re
+
+    for h in at.get("html"):
+        m = re.search(rf'<th scope="row">{re.escape(label)}</th><td><b>([^<]*)</b></td>', h.proto.body)
+        if m:
+            return m.group(1)
+    raise LookupError(f"no row {label!r} in the page's tables")
+
+
 def _seen(at):
     return int(_metric(at, "Samples seen").split("/")[0].replace(",", ""))
 

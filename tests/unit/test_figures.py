@@ -137,8 +137,10 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     ns = "{http://www.w3.org/2000/svg}"
     assert root.find(f"{ns}title").text == "a <home> picture"
     groups = root.findall(f"{ns}g")
-    data, edges, nodes = (g.findall(f"{ns}circle") or g.findall(f"{ns}line") for g in groups)
+    edges, nodes = (g.findall(f"{ns}circle") or g.findall(f"{ns}line") for g in groups)
+    data = root.find(f"{ns}path").get("d").split("h0")[:-1]  # one dot per zero-length stroke, round-capped
     assert len(data) == 2000 and len(edges) == len(model.edges_) and len(nodes) == len(model.nodes_)
+    assert root.find(f"{ns}path").get("stroke-linecap") == "round"
     assert [c.get("fill") for c in nodes] == viz.cluster_colors(model.node_labels_)
     # equal aspect in the unit square: a node at (x, y) is drawn at ox + x*s, top - y*s
     xs = np.array([float(c.get("cx")) for c in nodes])
@@ -575,3 +577,20 @@ def test_every_kind_of_model_has_its_layers_and_a_kind_can_add_one(pg, monkeypat
     assert model_kind(cloud) == "clouds"
     drawn = [t.name for t in viz.network_figure(cloud).data]
     assert drawn == ["cloud spread (√variance)", "cloud centres"]
+
+
+def test_network_svg_marks_the_current_sample_on_top_of_the_nodes():
+    from types import SimpleNamespace
+
+    net = SimpleNamespace(
+        nodes_=np.array([[0.0, 0.0], [1.0, 1.0]]),
+        edges_=np.array([[0, 1]]),
+        edge_ages_=np.array([3]),
+        node_labels_=np.array([0, 0]),
+        win_counts_=np.array([5, 2]),
+    )
+    assert "<polygon" not in viz.network_svg(net)
+    svg = viz.network_svg(net, bounds=((0, 1), (0, 1)), current=np.array([0.5, 0.5]))
+    assert svg.count("<polygon") == 1 and svg.rindex("<polygon") > svg.rindex("<circle")
+    xs = [float(p.split(",")[0]) for p in svg.split('points="')[1].split('"')[0].split()]
+    assert min(xs) < np.mean([float(c.split('cx="')[1].split('"')[0]) for c in svg.split("<circle ")[1:]]) < max(xs)

@@ -1,0 +1,216 @@
+"""Server push for a live class: the teacher's step reaches every following student's page without each page
+asking for it.
+
+A Streamlit page learns of news only by running again. A page that asks every second costs the server one script
+run per student per second — about 2 ms each with Streamlit 1.67, even for a run that draws one line — so a class
+of 500 kept a whole core busy asking, and the steps themselves waited behind that (``python -m cae.bench
+--classroom 500``). Instead, one thread per app process (:class:`Pusher`) reads each class's news (one store read
+per class every :data:`CHECK_SECONDS`, :meth:`~cae.classroom.store.ClassroomStore.poll_recent`) and, when a class
+has moved on (or its store went away, or came back), asks Streamlit to run again the student view of each page
+that drew an older state. That is the request Streamlit itself makes when a source file changes and the app runs
+on save; here it reruns only the student's fragment, not the whole page. Every page still asks by itself, every
+:data:`FALLBACK_SECONDS`, in case a push is lost (a page that reconnected, a session that moved).
+
+Streamlit has no public push API. This module uses ``Runtime.get_app_session`` and
+``AppSession.request_rerun`` (public methods), and two private names: the session's last client state
+(``AppSession._client_state``, which Streamlit's own rerun-on-save uses) and the running fragment's id
+(``ThreadState``). :func:`available` checks them once; without them the pages ask every second, as they did
+before (``tests/app/test_classroom_push.py`` checks that push is available with the Streamlit we install).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+#: how often the pusher reads each followed class's news (a step reaches the pages within this, plus a rerun)
+CHECK_SECONDS = 0.25
+#: a push the page has not drawn after this many seconds is asked again (Streamlit drops a fragment's rerun that
+#: arrives while a run of the whole page is rebuilding it)
+RETRY_SECONDS = 3.0
+#: how often a pushed page still asks by itself (the presence it writes counts for 30 s: PRESENT_SECONDS)
+FALLBACK_SECONDS = 15.0
+
+
+def _streamlit_parts():
+    """``(Runtime, ClientState, ThreadState)``, or None when this Streamlit lacks what push needs."""
+    try:
+        from streamlit.proto.ClientState_pb2 import ClientState
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.app_session import AppSession
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+    except ImportError:
+        return None
+    needed = (
+        hasattr(Runtime, "get_app_session"),
+        hasattr(AppSession, "request_rerun"),
+        hasattr(AppSession, "has_fragment"),
+        hasattr(ThreadState, "get"),
+    )
+    return (Runtime, ClientState, ThreadState) if all(needed) else None
+
+
+_PARTS = _streamlit_parts()
+
+
+def available():
+    """True when this Streamlit lets the server rerun a page's fragment (see the module's docstring)."""
+    return _PARTS is not None
+
+
+def running_alone():
+    """True when the running fragment runs by itself (on its timer, or pushed), False when it runs as part of a
+    run of its page or of an enclosing fragment (which has just read the class's news). True when unknown."""
+    if _PARTS is None:
+        return True
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    ids = getattr(ctx, "fragment_ids_this_run", None) or ()
+    return _PARTS[2].get().fragment_id in ids
+
+
+class _Page:
+    """One student's page: its session and fragment, and the state it drew (a class version, or "away")."""
+
+    __slots__ = ("fragment", "page", "drawn", "pushed", "pushed_at")
+
+    def __init__(self, fragment, page, drawn):
+        self.fragment, self.page, self.drawn, self.pushed, self.pushed_at = fragment, page, drawn, None, 0.0
+
+
+class Pusher:
+    """The process's pusher: the pages following each class, and the thread that reruns them when it moves on.
+
+    ``follow`` is called by a student's page each time it draws; the thread starts with the first call and
+    reads only the classes that have pages. ``pushes`` counts the reruns asked (the benchmark and tests read it).
+    """
+
+    def __init__(self, check_seconds=CHECK_SECONDS):
+        self.check_seconds = float(check_seconds)
+        self._classes = {}  # code -> (store, {session id: _Page})
+        self._lock = threading.Lock()
+        self._thread = None
+        self.pushes = 0
+        self.freezes = 0
+        self._seen = {}  # code -> the version last read
+        self._round_at = -1e9  # when the thread last read the classes
+        self._frozen_pages, self._frozen_at = 0, -1e9
+
+    def follow(self, store, code, drawn):
+        """Note that the running page drew class ``code`` at ``drawn``; True when it will be pushed to.
+
+        Called inside the fragment that draws the class, whose id is what the push reruns (outside any fragment,
+        the push reruns the whole page: a question asked or revealed, rarer than steps).
+        """
+        if _PARTS is None:
+            return False
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        fragment = _PARTS[2].get().fragment_id  # None outside a fragment: the whole page is run again
+        if ctx is None:
+            return False
+        with self._lock:
+            pages = self._classes.setdefault(code, (store, {}))[1]
+            pages[ctx.session_id] = _Page(fragment, ctx.page_script_hash, drawn)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="cae-classroom-push", daemon=True)
+                self._thread.start()
+        return True
+
+    def in_flight(self, code, version):
+        """True when class ``code``'s ``version`` is on its way to the running page: the pusher has not read it yet
+        (it reads every CHECK_SECONDS), or has pushed it less than RETRY_SECONDS ago. The page's own fallback then
+        leaves it to the push instead of running the whole page again."""
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        with self._lock:
+            entry = self._classes.get(code)
+            page = entry[1].get(ctx.session_id) if entry is not None and ctx is not None else None
+            seen = self._seen.get(code)
+        if page is None or time.monotonic() - self._round_at > 2.0:  # not pushed to, or the pusher has stopped
+            return False
+        if seen != version:
+            return True
+        return page.pushed == version and time.monotonic() - page.pushed_at < RETRY_SECONDS
+
+    def forget(self, code):
+        """The running page no longer follows ``code`` (the student left the class)."""
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        with self._lock:
+            entry = self._classes.get(code)
+            if entry is not None and ctx is not None:
+                entry[1].pop(ctx.session_id, None)
+
+    def _freeze_when_grown(self, n_pages):
+        """Keep Python's full garbage collections short while a class fills the server.
+
+        A full collection walks every object the process holds: with 500 students' sessions it took 0.35-0.7 s
+        here, every few seconds of a class, and every page waited for it. What the process holds once a class has
+        joined (the app's modules, the shared runs, the sessions) lives as long as the class, so it is moved out of
+        the collector's way (``gc.freeze``, after a collection so that no garbage is kept): when the pages
+        followed have grown by half since the last time, at most once a minute.
+        """
+        import gc
+
+        now = time.monotonic()
+        if n_pages >= 1.5 * self._frozen_pages + 10 and now - self._frozen_at > 60.0:
+            gc.collect()
+            gc.freeze()
+            self._frozen_pages, self._frozen_at = n_pages, now
+            self.freezes += 1
+
+    def _run(self):
+        while True:
+            time.sleep(self.check_seconds)
+            with self._lock:
+                classes = [(code, store, dict(pages)) for code, (store, pages) in self._classes.items() if pages]
+            self._freeze_when_grown(sum(len(pages) for _, _, pages in classes))
+            self._round_at = time.monotonic()
+            for code, store, pages in classes:
+                try:
+                    self._check(code, store, pages)
+                except Exception:  # noqa: BLE001 - the pages still ask by themselves; the next round tries again
+                    pass
+
+    def _check(self, code, store, pages):
+        from cae.classroom.store import StoreError, StoreUnavailable
+
+        try:
+            now = store.poll_recent(code, max_age=self.check_seconds).version
+        except StoreUnavailable:
+            now = "away"
+        except StoreError:  # the class ended or the store was reset: the page says so when it runs
+            now = "gone"
+        self._seen[code] = now
+        runtime = _PARTS[0].instance()
+        for sid, page in pages.items():
+            if page.drawn == now:
+                continue
+            if page.pushed == now and time.monotonic() - page.pushed_at < RETRY_SECONDS:
+                continue  # asked already; asked again if the page has not drawn it by then (a run that was busy)
+            session = runtime.get_app_session(sid)
+            last = getattr(session, "_client_state", None)  # what the browser last sent: its page, query, widgets
+            gone = session is None or last is None or last.page_script_hash != page.page
+            if gone or (page.fragment and not session.has_fragment(page.fragment)):
+                with self._lock:  # a closed tab, or a page that no longer shows the class
+                    self._classes[code][1].pop(sid, None)
+                continue
+            state = _PARTS[1]()
+            state.CopyFrom(last)
+            state.fragment_id = page.fragment or ""
+            state.is_auto_rerun = bool(page.fragment)
+            page.pushed, page.pushed_at = now, time.monotonic()
+            session.request_rerun(state)
+            self.pushes += 1
+            if now == "gone":  # told once: the page says the class has gone, and follows nothing
+                with self._lock:
+                    self._classes[code][1].pop(sid, None)
+
+
+#: the process's pusher (the Classroom page uses this one)
+PUSHER = Pusher()
