@@ -76,7 +76,7 @@ class StepView:
                 self._cache[key] = make()
             return self._cache[key]
 
-    def picture(self, width=640, height=480, max_points=2000):
+    def picture(self, width=600, height=370, max_points=2000):
         """The network at this step as a static SVG picture, ``(data URL, alternative text)``, built once.
 
         What a following student's page shows by default (the interactive chart on demand): a page sends a

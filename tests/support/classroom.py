@@ -30,14 +30,15 @@ def _metric(at, label):
 
 
 def _follow_number(at, label):
-    """A number of a following student's table (its HTML row ``label``), as shown."""
+    """A number of a following student's table (its HTML column ``label``), as shown."""
     import re
 
     for h in at.get("html"):
-        m = re.search(rf'<th scope="row">{re.escape(label)}</th><td><b>([^<]*)</b></td>', h.proto.body)
-        if m:
-            return m.group(1)
-    raise LookupError(f"no row {label!r} in the page's tables")
+        heads = re.findall(r"<th[^>]*>([^<]*)</th>", h.proto.body)
+        values = re.findall(r"<td[^>]*><b>([^<]*)</b></td>", h.proto.body)
+        if label in heads and len(heads) == len(values):
+            return values[heads.index(label)]
+    raise LookupError(f"no column {label!r} in the page's tables")
 
 
 def _seen(at):
