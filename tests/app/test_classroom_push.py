@@ -9,6 +9,7 @@ import asyncio
 import time
 
 import pytest
+from support.servers import until as _until
 
 from cae.classroom import open_store
 from cae.classroom.loadtest import StudentSession
@@ -20,15 +21,6 @@ STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE"
 def test_this_streamlit_lets_the_server_push():
     # without these, the pages ask every second as before (and a class of 500 no longer fits one process)
     assert push.available()
-
-
-async def _until(cond, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        await asyncio.sleep(0.05)
-    return cond()
 
 
 @pytest.mark.slow

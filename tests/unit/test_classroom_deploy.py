@@ -7,11 +7,11 @@ About 10-15 s here (two app processes start). Skipped, with the reason, where De
 
 import asyncio
 import subprocess
-import time
 import urllib.request
 
 import pytest
 from support.servers import RedisServer, redis_binary
+from support.servers import until as _until
 
 from cae.classroom import open_store
 from cae.classroom.deploy import Deployment, nginx_binary, render_config
@@ -51,15 +51,6 @@ def _describe(sessions):
         (sorted(s.seen_at), s.upstreams, len(s.dropped_at), len(s.reconnected_at), s.alerts[-2:], s.errors)
         for s in sessions
     ]
-
-
-async def _until(cond, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        await asyncio.sleep(0.1)
-    return cond()
 
 
 async def _class(dep, store, code, token, n):

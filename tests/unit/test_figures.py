@@ -347,19 +347,24 @@ def test_legends_stay_clear_of_the_axis_numbers(pg):
         assert f.layout.hoverlabel.namelength == -1  # "isolated-node sweep" whole in the hover
 
 
-def test_the_svg_picture_and_the_slides_draw_nodes_last():
-    """The static picture and the animation have no marks; their nodes are drawn over edges and data."""
+def _two_nodes_one_edge():
     from types import SimpleNamespace
 
-    from cae.app.slides import animation_spec, record_frames
-
-    net = SimpleNamespace(
+    return SimpleNamespace(
         nodes_=np.array([[0.0, 0.0], [1.0, 1.0]]),
         edges_=np.array([[0, 1]]),
         edge_ages_=np.array([3]),
         node_labels_=np.array([0, 0]),
         win_counts_=np.array([5, 2]),
     )
+
+
+def test_the_svg_picture_and_the_slides_draw_nodes_last():
+    """The static picture and the animation have no marks; their nodes are drawn over edges and data."""
+
+    from cae.app.slides import animation_spec, record_frames
+
+    net = _two_nodes_one_edge()
     svg = viz.network_svg(net, seen=np.array([[0.5, 0.5]]))
     last_group = svg[svg.rindex("<g ") :]
     assert svg.rindex("<line ") < svg.rindex("<g ") and last_group.count("<circle ") == 2  # the nodes, after the edge
@@ -580,15 +585,8 @@ def test_every_kind_of_model_has_its_layers_and_a_kind_can_add_one(pg, monkeypat
 
 
 def test_network_svg_marks_the_current_sample_on_top_of_the_nodes():
-    from types import SimpleNamespace
 
-    net = SimpleNamespace(
-        nodes_=np.array([[0.0, 0.0], [1.0, 1.0]]),
-        edges_=np.array([[0, 1]]),
-        edge_ages_=np.array([3]),
-        node_labels_=np.array([0, 0]),
-        win_counts_=np.array([5, 2]),
-    )
+    net = _two_nodes_one_edge()
     assert "<polygon" not in viz.network_svg(net)
     svg = viz.network_svg(net, bounds=((0, 1), (0, 1)), current=np.array([0.5, 0.5]))
     assert svg.count("<polygon") == 1 and svg.rindex("<polygon") > svg.rindex("<circle")
