@@ -78,7 +78,7 @@ def _svg_data(pts, screen, max_points):
         pts = pts[np.linspace(0, len(pts) - 1, max_points).astype(int)]
     X, Y = screen.sx(pts[:, 0]), screen.sy(pts[:, 1])
     # one path of zero-length strokes with round caps: a dot each, a quarter of the bytes of a circle each
-    dots = "".join(f"M{a:.1f} {b:.1f}h0" for a, b in zip(X, Y))
+    dots = "".join(f"M{a:.0f} {b:.0f}h0" for a, b in zip(X, Y))  # whole pixels: a faint backdrop
     return (
         f'<path d="{dots}" stroke="rgb(120,120,120)" stroke-opacity="0.3" stroke-width="2.6" stroke-linecap="round"/>'
     )
@@ -109,7 +109,7 @@ def _svg_edges(model, edges, NX, NY, width, height):
     else:
         colors, amax = ["#555"] * len(edges), None
     lines = "".join(
-        f'<line x1="{NX[a]:.1f}" y1="{NY[a]:.1f}" x2="{NX[b]:.1f}" y2="{NY[b]:.1f}" stroke="{c}"/>'
+        f'<line x1="{NX[a]:.0f}" y1="{NY[a]:.0f}" x2="{NX[b]:.0f}" y2="{NY[b]:.0f}" stroke="{c}"/>'
         for (a, b), c in zip(edges, colors)
     )
     out = f'<g stroke-width="1.6" stroke-linecap="round">{lines}</g>'
