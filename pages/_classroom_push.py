@@ -14,8 +14,10 @@ on save; here it reruns only the student's fragment, not the whole page. Every p
 Streamlit has no public push API. This module uses ``Runtime.get_app_session`` and
 ``AppSession.request_rerun`` (public methods), and two private names: the session's last client state
 (``AppSession._client_state``, which Streamlit's own rerun-on-save uses) and the running fragment's id
-(``ThreadState``). :func:`available` checks them once; without them the pages ask every second, as they did
-before (``tests/app/test_classroom_push.py`` checks that push is available with the Streamlit we install).
+(``ThreadState``). :func:`available` checks the classes' names at import; without them the pages ask every
+second, as they did before. A session without the client state is not pushed to (its page then follows every
+FALLBACK_SECONDS). ``tests/app/test_classroom_push.py`` checks that pages which never ask do follow, with the
+Streamlit we install.
 """
 
 from __future__ import annotations

@@ -54,13 +54,16 @@ def _open(url, limits):
     return open_store(url or None, limits=limits)
 
 
-_STORES = {}  # the environment's CAE_CLASSROOM_* settings -> the store (st.cache_resource's key costs 0.3 ms)
+_STORES = {}  # the environment's settings of the store -> the store (st.cache_resource's key costs 0.3 ms)
 
 
 def store():
     """The process's store, as ``CAE_CLASSROOM_URL`` names it (SQLite in the per-user data folder by default),
     with the limits the environment sets (:func:`cae.classroom.limits_from_env`)."""
-    settings = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("CAE_CLASSROOM")))
+    from cae.classroom import LIMIT_VARIABLES
+
+    environ = os.environ
+    settings = (environ.get("CAE_CLASSROOM_URL"), *(environ.get(v) for v in LIMIT_VARIABLES.values()))
     got = _STORES.get(settings)
     if got is None:
         from cae.classroom import limits_from_env

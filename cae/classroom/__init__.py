@@ -37,6 +37,7 @@ from .store import (
 __all__ = [
     "ClassroomStore",
     "Limits",
+    "LIMIT_VARIABLES",
     "open_store",
     "store_url",
     "default_sqlite_path",
@@ -111,6 +112,14 @@ def default_sqlite_path():
     return default_sqlite_choice()[0]
 
 
+#: the environment variables :func:`limits_from_env` reads, by the :class:`Limits` field they set
+LIMIT_VARIABLES = {
+    "rooms_per_client": "CAE_CLASSROOM_ROOMS_PER_CLIENT",
+    "starts_per_client": "CAE_CLASSROOM_STARTS_PER_CLIENT",
+    "joins_per_client": "CAE_CLASSROOM_JOINS_PER_CLIENT",
+}
+
+
 def limits_from_env(environ=None):
     """:class:`Limits` with the abuse limits a deployment sets in its environment (the others default):
     ``CAE_CLASSROOM_ROOMS_PER_CLIENT``, ``CAE_CLASSROOM_STARTS_PER_CLIENT`` (per hour) and
@@ -123,13 +132,8 @@ state_chars=8000, rooms_per_client=3, starts_per_client=6, starts_window=3600.0,
 joins_window=600.0)
     """
     env = os.environ if environ is None else environ
-    fields = {
-        "rooms_per_client": "CAE_CLASSROOM_ROOMS_PER_CLIENT",
-        "starts_per_client": "CAE_CLASSROOM_STARTS_PER_CLIENT",
-        "joins_per_client": "CAE_CLASSROOM_JOINS_PER_CLIENT",
-    }
     given = {}
-    for field_name, var in fields.items():
+    for field_name, var in LIMIT_VARIABLES.items():
         raw = str(env.get(var, "")).strip()
         if raw.isdigit() and int(raw) > 0:
             given[field_name] = int(raw)
