@@ -46,6 +46,12 @@ def _upstream_of(url, cookies):
         return r.headers.get("X-CAE-Upstream")
 
 
+def _form_shown(session, qid):
+    """The whole answer form of question ``qid`` has reached the page (its elements come one by one)."""
+    keys = (f"w_room_case_{qid}", f"w_room_edge_{qid}", f"w_room_node_{qid}", "submit")
+    return all(k in session.widget_ids for k in keys)
+
+
 def _describe(sessions):
     return [
         (sorted(s.seen_at), s.upstreams, len(s.dropped_at), len(s.reconnected_at), s.alerts[-2:], s.errors)
@@ -72,7 +78,7 @@ async def _class(dep, store, code, token, n):
         store.publish(code, token, dict(STATE, t="13"))
         assert await _until(lambda: all(13 in s.seen_at for s in sessions), 60)
         q = store.ask(code, token, 14, dict(STATE, t="13"))
-        assert await _until(lambda: all(f"w_room_case_{q.qid}" in s.widget_ids for s in sessions), 60)
+        assert await _until(lambda: all(_form_shown(s, q.qid) for s in sessions), 60)
         for s in sessions:
             assert await s.answer(q.qid, (0, True, False), QUIZ_CHOICES)
         assert await _until(lambda: len(store.answers(code, q.qid)) == n, 60)
@@ -92,7 +98,7 @@ async def _class(dep, store, code, token, n):
         # nothing lost: the answers given before are in the store; the moved students answer again
         assert len(store.answers(code, q.qid)) == n
         q2 = store.ask(code, token, 16, dict(STATE, t="15"))
-        assert await _until(lambda: all(f"w_room_case_{q2.qid}" in s.widget_ids for s in sessions), 60)
+        assert await _until(lambda: all(_form_shown(s, q2.qid) for s in sessions), 60)
         for s in sessions:
             assert await s.answer(q2.qid, (1, False, True), QUIZ_CHOICES)
         assert await _until(lambda: len(store.answers(code, q2.qid)) == n, 60)
