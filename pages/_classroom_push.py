@@ -14,8 +14,8 @@ on save; here it reruns only the student's fragment, not the whole page. Every p
 Streamlit has no public push API. This module uses ``Runtime.get_app_session`` and
 ``AppSession.request_rerun`` (public methods), and two private names: the session's last client state
 (``AppSession._client_state``, which Streamlit's own rerun-on-save uses) and the running fragment's id
-(``ThreadState``). :func:`available` checks the classes' names at import; without them the pages ask every
-second, as they did before. A session without the client state is not pushed to (its page then follows every
+(``ThreadState``). :func:`supported` checks the classes' names at import; without them the pages ask every
+second, as they did before (and as they do under AppTest, which runs no server). A session without the client state is not pushed to (its page then follows every
 FALLBACK_SECONDS). ``tests/app/test_classroom_push.py`` checks that pages which never ask do follow, with the
 Streamlit we install.
 """
@@ -55,9 +55,15 @@ def _streamlit_parts():
 _PARTS = _streamlit_parts()
 
 
-def available():
-    """True when this Streamlit lets the server rerun a page's fragment (see the module's docstring)."""
+def supported():
+    """True when this Streamlit has what the server needs to rerun a page's fragment (see the module's docstring)."""
     return _PARTS is not None
+
+
+def available():
+    """True when pages are pushed to: :func:`supported`, and a Streamlit server is running this app (not under
+    AppTest, where pages ask every second as without push and no thread is started)."""
+    return _PARTS is not None and _PARTS[0].exists()
 
 
 def running_alone():
@@ -105,7 +111,7 @@ class Pusher:
         Called inside the fragment that draws the class, whose id is what the push reruns (outside any fragment,
         the push reruns the whole page: a question asked or revealed, rarer than steps).
         """
-        if _PARTS is None:
+        if not available():
             return False
         from streamlit.runtime.scriptrunner import get_script_run_ctx
 
