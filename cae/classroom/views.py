@@ -55,7 +55,7 @@ class StepView:
         self.record = record
         self.deleted_in_frame = None
         self._cache = {}
-        self._lock = threading.RLock()  # a cached thing may be made of another (the page of its picture)
+        self._lock = threading.RLock()  # a cached thing may be made of another (made while the lock is held)
 
     @property
     def finished(self):
