@@ -91,7 +91,7 @@ class Pusher:
     """The process's pusher: the pages following each class, and the thread that reruns them when it moves on.
 
     ``follow`` is called by a student's page each time it draws; the thread starts with the first call and
-    reads only the classes that have pages. ``pushes`` counts the reruns asked (the benchmark and tests read it).
+    reads only the classes that have pages.
     """
 
     def __init__(self, check_seconds=CHECK_SECONDS):
@@ -99,8 +99,6 @@ class Pusher:
         self._classes = {}  # code -> (store, {session id: _Page})
         self._lock = threading.Lock()
         self._thread = None
-        self.pushes = 0
-        self.freezes = 0
         self._seen = {}  # code -> the version last read
         self._round_at = -1e9  # when the thread last read the classes
         self._frozen_pages, self._frozen_at = 0, -1e9
@@ -170,7 +168,6 @@ class Pusher:
         if n_pages >= 1.2 * self._frozen_pages + 10 and now - self._frozen_at > 10.0:
             gc.freeze()
             self._frozen_pages, self._frozen_at = n_pages, now
-            self.freezes += 1
 
     def _run(self):
         while True:
@@ -214,7 +211,6 @@ class Pusher:
             state.is_auto_rerun = bool(page.fragment)
             page.pushed, page.pushed_at = now, time.monotonic()
             session.request_rerun(state)
-            self.pushes += 1
             if now == "gone":  # told once: the page says the class has gone, and follows nothing
                 with self._lock:
                     self._classes[code][1].pop(sid, None)
