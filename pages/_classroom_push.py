@@ -12,9 +12,15 @@ on save; here it reruns only the student's fragment, not the whole page. Every p
 :data:`FALLBACK_SECONDS`, in case a push is lost (a page that reconnected, a session that moved).
 
 Streamlit has no public push API. This module uses ``Runtime.get_app_session`` and
-``AppSession.request_rerun`` (public methods), and two private names: the session's last client state
-(``AppSession._client_state``, which Streamlit's own rerun-on-save uses) and the running fragment's id
-(``ThreadState``). :func:`supported` checks the classes' names at import; without them the pages ask every
+``AppSession.request_rerun`` (public methods), and three private names: the session's last client state
+(``AppSession._client_state``, which Streamlit's own rerun-on-save uses), the session's hand-over to its event loop
+(``AppSession._call_soon_on_event_loop``) and the running fragment's id (``ThreadState``).
+
+A push is made on Streamlit's event loop, where the browser's own rerun requests are handled, never from the
+pusher's thread: ``request_rerun`` is not thread-safe. Called from another thread, it can start a new script
+runner while the event loop is retiring the last one, which then forgets the new one — the run goes ahead and
+draws, but every message it sends is dropped as coming from "a non-current ScriptRunner", while the page counts
+as drawn. That was the page that missed one step in a few benchmark runs at 500 students, and showed the next. :func:`supported` checks the classes' names at import; without them the pages ask every
 second, as they did before (and as they do under AppTest, which runs no server). A session without the client state is not pushed to (its page then follows every
 FALLBACK_SECONDS). ``tests/app/test_classroom_push.py`` checks that pages which never ask do follow, with the
 Streamlit we install.
@@ -47,6 +53,7 @@ def _streamlit_parts():
         hasattr(Runtime, "get_app_session"),
         hasattr(AppSession, "request_rerun"),
         hasattr(AppSession, "has_fragment"),
+        hasattr(AppSession, "_call_soon_on_event_loop"),
         hasattr(ThreadState, "get"),
     )
     return (Runtime, ClientState, ThreadState) if all(needed) else None
@@ -199,21 +206,38 @@ class Pusher:
             if page.pushed == now and time.monotonic() - page.pushed_at < RETRY_SECONDS:
                 continue  # asked already; asked again if the page has not drawn it by then (a run that was busy)
             session = runtime.get_app_session(sid)
-            last = getattr(session, "_client_state", None)  # what the browser last sent: its page, query, widgets
-            gone = session is None or last is None or last.page_script_hash != page.page
-            if gone or (page.fragment and not session.has_fragment(page.fragment)):
-                with self._lock:  # a closed tab, or a page that no longer shows the class
-                    self._classes[code][1].pop(sid, None)
+            if session is None:  # a closed tab
+                self._drop(code, sid)
                 continue
-            state = _PARTS[1]()
-            state.CopyFrom(last)
-            state.fragment_id = page.fragment or ""
-            state.is_auto_rerun = bool(page.fragment)
             page.pushed, page.pushed_at = now, time.monotonic()
-            session.request_rerun(state)
-            if now == "gone":  # told once: the page says the class has gone, and follows nothing
-                with self._lock:
-                    self._classes[code][1].pop(sid, None)
+            session._call_soon_on_event_loop(lambda s=session, sid=sid, p=page, v=now: self._push(code, sid, s, p, v))
+
+    def _push(self, code, sid, session, page, now):
+        """Ask ``session`` to run the page's fragment (or the whole page) again. On Streamlit's event loop, as a
+        browser's request would be (see the module's docstring)."""
+        last = getattr(session, "_client_state", None)  # what the browser last sent: its page, query, widgets
+        if (
+            last is None
+            or last.page_script_hash != page.page
+            or (page.fragment and not session.has_fragment(page.fragment))
+        ):
+            self._drop(code, sid, page)  # a page that no longer shows the class
+            return
+        state = _PARTS[1]()
+        state.CopyFrom(last)
+        state.fragment_id = page.fragment or ""
+        state.is_auto_rerun = bool(page.fragment)
+        session.request_rerun(state)
+        if now == "gone":  # told once: the page says the class has gone, and follows nothing
+            self._drop(code, sid)
+
+    def _drop(self, code, sid, page=None):
+        """Stop pushing to session ``sid`` (only if it still stands for ``page``, when given: the page may have
+        drawn again meanwhile)."""
+        with self._lock:
+            pages = self._classes.get(code, (None, {}))[1]
+            if page is None or pages.get(sid) is page:
+                pages.pop(sid, None)
 
 
 #: the process's pusher (the Classroom page uses this one)
