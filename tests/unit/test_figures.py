@@ -18,6 +18,31 @@ def pg():
     return p
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _svg_edges(svg):
+    """The picture's edges as ``[(x1, y1, x2, y2, colour)]``: each path of the edge group is one colour, a move and
+    a line per edge."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    group = next(g for g in ET.fromstring(svg).findall(f"{SVG}g") if g.get("stroke-width") == "1.6")
+    return [
+        (*map(float, seg), path.get("stroke"))
+        for path in group.findall(f"{SVG}path")
+        for seg in re.findall(r"M(-?[\d.]+) (-?[\d.]+)L(-?[\d.]+) (-?[\d.]+)", path.get("d"))
+    ]
+
+
+def _svg_nodes(svg):
+    """The picture's nodes as ``[(cx, cy, r, colour)]``, in the order drawn."""
+    import xml.etree.ElementTree as ET
+
+    group = next(g for g in ET.fromstring(svg).findall(f"{SVG}g") if g.get("stroke") == "white")
+    return [(*(float(c.get(k)) for k in ("cx", "cy", "r")), g.get("fill")) for g in group for c in g]
+
+
 def _named(fig, name):
     return [t for t in fig.data if t.name == name]
 
@@ -134,25 +159,42 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     X = home_stream().X
     svg = viz.network_svg(model, seen=X, bounds=((0, 1), (0, 1)), max_points=2000, title="a <home> picture")
     root = ET.fromstring(svg)  # well-formed, the title escaped
-    ns = "{http://www.w3.org/2000/svg}"
-    assert root.find(f"{ns}title").text == "a <home> picture"
-    groups = root.findall(f"{ns}g")
-    edges, nodes = (g.findall(f"{ns}circle") or g.findall(f"{ns}line") for g in groups)
-    data = root.find(f"{ns}path").get("d").split("h0")[:-1]  # one dot per zero-length stroke, round-capped
+    assert root.find(f"{SVG}title").text == "a <home> picture"
+    edges, nodes = _svg_edges(svg), _svg_nodes(svg)
+    data = root.find(f"{SVG}path").get("d").split("h0")[:-1]  # one dot per zero-length stroke, round-capped
     assert len(data) == 2000 and len(edges) == len(model.edges_) and len(nodes) == len(model.nodes_)
-    assert root.find(f"{ns}path").get("stroke-linecap") == "round"
-    assert [c.get("fill") for c in nodes] == viz.cluster_colors(model.node_labels_)
-    # equal aspect in the unit square: a node at (x, y) is drawn at ox + x*s, top - y*s
-    xs = np.array([float(c.get("cx")) for c in nodes])
-    ys = np.array([float(c.get("cy")) for c in nodes])
-    sx = np.polyfit(model.nodes_[:, 0], xs, 1)[0]
-    sy = np.polyfit(model.nodes_[:, 1], ys, 1)[0]
-    assert sx > 0 and sy == pytest.approx(-sx, rel=1e-3)
-    # the oldest edge gets the last colour of the age scale, the youngest the first
-    oldest, youngest = int(np.argmax(model.edge_ages_)), int(np.argmin(model.edge_ages_))
-    stops = [s.get("stop-color") for s in root.iter(f"{ns}stop")]
-    assert edges[youngest].get("stroke") == stops[0]
-    assert edges[oldest].get("stroke") != stops[0]
+    assert root.find(f"{SVG}path").get("stroke-linecap") == "round"
+    # equal aspect: the frame is the unit square with a 3 % margin, drawn square
+    frame = root.findall(f"{SVG}rect")[1]
+    fx, fy, fw, fh = (float(frame.get(k)) for k in ("x", "y", "width", "height"))
+    assert fw == pytest.approx(fh, abs=0.1)
+
+    def on_screen(p):
+        return fx + (p[0] + 0.03) / 1.06 * fw, fy + fh - (p[1] + 0.03) / 1.06 * fh
+
+    # every node where the model puts it, in its cluster's colour
+    at = np.array([(x, y) for x, y, _, _ in nodes])
+    colours = viz.cluster_colors(model.node_labels_)
+    for k, p in enumerate(model.nodes_):
+        gap = np.abs(at - on_screen(p)).max(axis=1)
+        assert gap.min() < 0.25 and nodes[int(np.argmin(gap))][3] == colours[k], k
+    # every edge between its nodes (whole pixels); the youngest in the age scale's first colour, the oldest not
+    stops = [s.get("stop-color") for s in root.iter(f"{SVG}stop")]
+    colour_at = {}
+    for x1, y1, x2, y2, c in edges:
+        colour_at[(x1, y1, x2, y2)] = colour_at[(x2, y2, x1, y1)] = c
+
+    def colour_of(e):
+        (x1, y1), (x2, y2) = (on_screen(model.nodes_[k]) for k in e)
+        near = [
+            c for (a, b, u, v), c in colour_at.items() if max(abs(a - x1), abs(b - y1), abs(u - x2), abs(v - y2)) <= 1
+        ]
+        assert near, e
+        return near[0]
+
+    assert all(colour_of(e) for e in model.edges_)
+    assert colour_of(model.edges_[int(np.argmin(model.edge_ages_))]) == stops[0]
+    assert colour_of(model.edges_[int(np.argmax(model.edge_ages_))]) != stops[0]
     assert f"{len(model.nodes_):,} nodes · {len(model.edges_):,} edges · {model.n_clusters_:,} clusters" in svg
 
 
@@ -197,7 +239,7 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
                 plotly_colour[int(float(piece.split(",")[0]))] = shape.line.color
     assert sorted(plotly_colour) == list(range(6))  # every edge drawn, the age-0 one too
     svg = viz.network_svg(net)
-    strokes = [chunk.split('stroke="')[1].split('"')[0] for chunk in svg.split("<line ")[1:]]
+    strokes = [c for *_, c in sorted(_svg_edges(svg))]  # edge k starts at node k: the k-th from the left
     assert strokes == [plotly_colour[k] for k in range(6)]
     assert strokes[0] == strokes[1] != strokes[-1]  # ages 0 and 1 share the first band; 50 is in the last
 
@@ -366,8 +408,7 @@ def test_the_svg_picture_and_the_slides_draw_nodes_last():
 
     net = _two_nodes_one_edge()
     svg = viz.network_svg(net, seen=np.array([[0.5, 0.5]]))
-    last_group = svg[svg.rindex("<g ") :]
-    assert svg.rindex("<line ") < svg.rindex("<g ") and last_group.count("<circle ") == 2  # the nodes, after the edge
+    assert svg.rindex("L") < svg.index("<circle ") and len(_svg_nodes(svg)) == 2  # the nodes, after the edge
     X = make_paper2d(100, seed=0).X[:300]
     spec = animation_spec(record_frames(X, t_start=0, t_end=300, n_frames=3), X)
     assert spec["data"][-1]["mode"] == "markers" and "customdata" in spec["data"][-1]  # the nodes, last
@@ -591,4 +632,4 @@ def test_network_svg_marks_the_current_sample_on_top_of_the_nodes():
     svg = viz.network_svg(net, bounds=((0, 1), (0, 1)), current=np.array([0.5, 0.5]))
     assert svg.count("<polygon") == 1 and svg.rindex("<polygon") > svg.rindex("<circle")
     xs = [float(p.split(",")[0]) for p in svg.split('points="')[1].split('"')[0].split()]
-    assert min(xs) < np.mean([float(c.split('cx="')[1].split('"')[0]) for c in svg.split("<circle ")[1:]]) < max(xs)
+    assert min(xs) < np.mean([n[0] for n in _svg_nodes(svg)]) < max(xs)
