@@ -44,6 +44,11 @@ def test_a_step_reaches_pages_that_never_ask(classroom_server):
                 sorted(s.seen_at) for s in sessions
             ]
             took += [s.seen_at[t] - sent for s in sessions]
+        # a page that has drawn the class as it is is left alone (not pushed again and again)
+        await asyncio.sleep(1.0)
+        runs = [s.runs_finished for s in sessions]
+        await asyncio.sleep(2.0)
+        assert [s.runs_finished for s in sessions] == runs
         # a question and its reveal reach them the same way
         q = store.ask(code, token, 21, dict(STATE, t="20"))
         assert await _until(lambda: all(f"w_room_case_{q.qid}" in s.widget_ids for s in sessions), 10)
