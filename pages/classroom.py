@@ -140,33 +140,41 @@ def step_numbers(view, toggles, last_step=True):
 
 
 def follow_view(view, toggles):
-    """A following student's step: "Samples seen", the picture, and the numbers as one piece of HTML, the picture
-    and the HTML written once per step for the whole class (a class of 500 draws them at every step: few
-    elements, nothing built twice)."""
+    """A following student's step: "Samples seen", then the picture and the numbers beside it as one piece of HTML,
+    written once per step for the whole class (a class of 500 draws it at every step: few elements, nothing built
+    twice). Side by side, the picture and its numbers fit a 1280×720 screen under the page's header."""
     m = view.live_metrics(score_noise=toggles["sn"])
     st.metric("Samples seen", f"{m['samples seen']:,} / {len(view.stream):,}")
     # no columns or containers: each is a block more for every student at every step (measured: +0.5 ms each page)
     st.html(view.cached(("follow-html", bool(toggles["sn"])), lambda: _follow_html(view, m)))
-    url, alt = view.picture()
-    st.image(url, alt=alt, width="content")  # a data URL: Streamlit passes it on as it is
 
 
 def _follow_html(view, m):
     from html import escape
 
+    url, alt = view.picture()
     lam = _fmt(view.model.deletion_interval_ if view.t else None)
     v = _fmt(view.model.threshold_ if view.t else float("nan"))
     rows = [("Current stream", m["stage"]), ("#nodes", _fmt(m["nodes"])), ("#clusters", _fmt(m["clusters"]))]
     rows += [("NMI", _fmt(m["NMI"])), ("ARI", _fmt(m["ARI"])), ("λ", lam), ("V", v)]
-    head = "".join(f'<th scope="col" style="padding:0 1.2em 0 0;text-align:left">{escape(k)}</th>' for k, _ in rows)
-    cells = "".join(f'<td style="padding:0 1.2em 0 0"><b>{escape(str(w))}</b></td>' for _, w in rows)
+    cells = "".join(
+        f'<tr><th scope="row" style="padding:0 1.2em 0.15em 0;text-align:left;font-weight:normal">{escape(k)}</th>'
+        f'<td style="padding:0 0 0.15em 0"><b>{escape(str(w))}</b></td></tr>'
+        for k, w in rows
+    )
     notes = []
     if view.record is not None:
         notes.append(f"<b>Last step</b> · {escape(headline(view.record))}")
     if m["single class"]:
         notes.append('<span style="font-size:0.85em">NMI/ARI: ' + escape(SINGLE_CLASS_NOTE) + ".</span>")
-    return f'<table aria-label="The network now"><tr>{head}</tr><tr>{cells}</tr></table>' + "".join(
-        f'<p style="margin:0.3em 0">{n}</p>' for n in notes
+    w, h = view.PICTURE_SIZE
+    return (
+        '<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.25rem;align-items:flex-start">'
+        f'<img src="{url}" alt="{escape(alt)}" width="{w}" height="{h}" style="max-width:100%;height:auto">'
+        '<div style="flex:1 1 11rem;min-width:11rem">'
+        f'<table aria-label="The network now" style="border-collapse:collapse">{cells}</table>'
+        + "".join(f'<p style="margin:0.5em 0 0 0">{n}</p>' for n in notes)
+        + "</div></div>"
     )
 
 
@@ -863,7 +871,7 @@ def _student_class(code, sid):
         head[0].markdown(f"## Class {code} · you are **{nick}**")
         with head[1]:
             _student_score(code, sid)
-        explore_button(p)
+        explore_button(p, head[2])
     if not p.state:
         st.info("Waiting for the teacher to start…")
         watch(code, _drawn(p))

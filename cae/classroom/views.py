@@ -76,7 +76,10 @@ class StepView:
                 self._cache[key] = make()
             return self._cache[key]
 
-    def picture(self, width=600, height=370, max_points=2000):
+    #: the picture's size in pixels (width, height)
+    PICTURE_SIZE = (600, 370)
+
+    def picture(self, width=PICTURE_SIZE[0], height=PICTURE_SIZE[1], max_points=2000):
         """The network at this step as a static SVG picture, ``(data URL, alternative text)``, built once.
 
         What a following student's page shows by default (the interactive chart on demand): a page sends a

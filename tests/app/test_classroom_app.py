@@ -35,12 +35,14 @@ def test_classroom_teacher_and_three_students(classroom):
     assert _follow_number(students[0], "NMI") == "1.000"
     assert "NMI/ARI: one class so far, scored 1" in students[0].get("html")[-1].proto.body
     # the picture, the same for the whole class, with its words; the interactive chart on demand
-    picture = students[0].image[0].proto.imgs[0]
-    assert picture.url.startswith("data:image/svg+xml;base64,") and picture.caption == ""
-    assert "CAE after 300 samples" in str(students[0].image[0].proto)
+    # the picture beside its numbers, in the same piece of HTML
+    follow = next(h.proto.body for h in students[0].get("html") if "The network now" in h.proto.body)
+    assert '<img src="data:image/svg+xml;base64,' in follow and 'alt="CAE after 300 samples' in follow
+    assert follow.index("<img ") < follow.index("<table ")
     assert not students[0].get("plotly_chart")
     students[0].toggle(key="w_room_interactive").set_value(True).run()
-    assert len(students[0].get("plotly_chart")) == 1 and not students[0].image
+    assert len(students[0].get("plotly_chart")) == 1
+    assert not any("<img " in h.proto.body for h in students[0].get("html"))
     assert _metric(students[0], "#nodes") == str(len(pg.model.nodes_))  # the Playground's numbers beside it
     students[0].toggle(key="w_room_interactive").set_value(False).run()
 

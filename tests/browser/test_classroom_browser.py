@@ -93,6 +93,20 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         _shot(teacher, "42_classroom_teacher_playground")
         _wait_idle(students[1])
         _shot(students[1], "43_classroom_student_follows")
+        # on a 1280×720 laptop the picture and its numbers, side by side, fit under the header
+        students[1].set_viewport_size({"width": 1280, "height": 720})
+        _wait_idle(students[1])
+        picture = students[1].locator('img[alt^="CAE after 200 samples"]')
+        picture.wait_for()
+        students[1].wait_for_function(
+            "el => el.complete && el.naturalWidth > 0", arg=picture.element_handle()
+        )  # the data URL kept by the page's HTML sanitiser, and drawn
+        box, table = picture.bounding_box(), students[1].locator('table[aria-label="The network now"]').bounding_box()
+        assert box["y"] + box["height"] <= 720 and box["height"] > 300, box
+        width = students[1].evaluate("el => el.parentElement.parentElement.clientWidth", picture.element_handle())
+        assert table["x"] >= box["x"] + box["width"] and table["y"] < box["y"] + box["height"], (box, table, width)
+        _shot(students[1], "43b_classroom_student_follows_1280x720")
+        students[1].set_viewport_size({"width": 1400, "height": 900})
 
         # the teacher plays (the browser animates) and pauses: the class shows the step the teacher's browser
         # stopped on
