@@ -445,7 +445,9 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     rss_all = server.rss_mb()
     out(f"  {real} real session(s) following at t = {t0:,}; {len(pollers)} student(s) polling the store")
     # the server's CPU while nothing happens: every page's poll, and nothing else
-    quiet = 5.0
+    # over 15 s: each page's slowest timer (the pushed pages' own check, FALLBACK_SECONDS) fires once in any such
+    # window; a shorter one left those runs out of the polling and counted them in the steps
+    quiet = 15.0
     cpu0 = server.cpu_seconds()
     await asyncio.sleep(quiet)
     cpu1 = server.cpu_seconds()
