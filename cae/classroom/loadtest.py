@@ -416,7 +416,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     # the app's own memory first: one session opens the Classroom page (no class) and leaves
     lobby = StudentSession(server.url, "", sticky=proxied)
     await lobby.start()
-    await _wait_until(lambda: lobby.runs_finished > 0, 300)
+    await wait_until(lambda: lobby.runs_finished > 0, 300)
     await lobby.close()
     await asyncio.sleep(1.0)
     rss_before = server.rss_mb()
@@ -431,13 +431,13 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
 
     first = await open_session(students[0])
     sessions.append(first)
-    await _wait_until(lambda: t0 in first.seen_at, 300)
+    await wait_until(lambda: t0 in first.seen_at, 300)
     rss_one = server.rss_mb()
     batch = 20
     for k in range(1, real, batch):
         sessions += await asyncio.gather(*(open_session(s) for s in students[k : min(real, k + batch)]))
         await asyncio.sleep(0.2)
-    await _wait_until(lambda: all(t0 in s.seen_at for s in sessions), 600)
+    await wait_until(lambda: all(t0 in s.seen_at for s in sessions), 600)
     pollers = [StorePoller(store, code) for _ in students[real:]]
     for p in pollers:
         p.start()
@@ -462,7 +462,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
         sent = time.time()
         store.publish(code, token, dict(state, t=str(t)))
         everyone = sessions + pollers
-        await _wait_until(lambda t=t: all(t in s.seen_at for s in everyone), 60)
+        await wait_until(lambda t=t: all(t in s.seen_at for s in everyone), 60)
         for s in everyone:
             if t in s.seen_at:
                 (delays_real if s in sessions else delays_store).append(s.seen_at[t] - sent)
@@ -482,7 +482,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     # a question: every student answers once (the real sessions through the page's form)
     q = store.ask(code, token, t + 1, dict(state, t=str(t)))
     truth = quiz_truth(SharedRuns(1).for_state(dict(state, t=str(t)))[0].view(t).probe)
-    await _wait_until(
+    await wait_until(
         lambda: all("submit" in s.widget_ids and f"w_room_case_{q.qid}" in s.widget_ids for s in sessions), 120
     )
     submitted = 0
@@ -500,13 +500,13 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
             choices[st_.sid] = choice
         except Exception:  # noqa: BLE001 - an answer the store refused counts as not submitted
             pass
-    await _wait_until(lambda: len(store.answers(code, q.qid)) >= submitted, 120)
+    await wait_until(lambda: len(store.answers(code, q.qid)) >= submitted, 120)
     got = store.answers(code, q.qid)
     counted = sum(1 for a in got if choices.get(a.sid) == a.choice)
     store.reveal(code, token, q.qid, truth)
     store.publish(code, token, dict(state, t=str(t + 1)))
     verdicts = ("Right!", "Not quite.")
-    await _wait_until(lambda: all(any(b in verdicts for _, b in s.alerts) for s in sessions), 120)
+    await wait_until(lambda: all(any(b in verdicts for _, b in s.alerts) for s in sessions), 120)
     shown = sum(1 for s in sessions if any(b in verdicts for _, b in s.alerts))
     killed = None
     if kill_one:
@@ -544,7 +544,7 @@ async def _kill_one(deployment, store, code, token, state, t, sessions, students
     deployment.kill(victim)
     t += 1
     store.publish(code, token, dict(state, t=str(t)))
-    await _wait_until(lambda: all(t in s.seen_at for s in sessions), 90)
+    await wait_until(lambda: all(t in s.seen_at for s in sessions), 90)
     back = [s.reconnected_at[-1] - killed_at for s in moved if s.reconnected_at]
     follow = [s.seen_at[t] - killed_at for s in moved if t in s.seen_at]
     elsewhere = sum(
@@ -555,14 +555,14 @@ async def _kill_one(deployment, store, code, token, state, t, sessions, students
     before = len(store.answers(code, q.qid))
     q2 = store.ask(code, token, t + 1, dict(state, t=str(t)))
     truth = quiz_truth(SharedRuns(1).for_state(dict(state, t=str(t)))[0].view(t).probe)
-    await _wait_until(lambda: all(f"w_room_case_{q2.qid}" in s.widget_ids for s in sessions), 120)
+    await wait_until(lambda: all(f"w_room_case_{q2.qid}" in s.widget_ids for s in sessions), 120)
     choices, submitted2 = {}, 0
     for k, s in enumerate(sessions):
         choice = (truth[0] if k % 2 == 0 else (truth[0] + 1) % 4, truth[1], truth[2])
         if await s.answer(q2.qid, choice, QUIZ_CHOICES):
             submitted2 += 1
             choices[students[k].sid] = choice
-    await _wait_until(lambda: len(store.answers(code, q2.qid)) >= submitted2, 120)
+    await wait_until(lambda: len(store.answers(code, q2.qid)) >= submitted2, 120)
     counted2 = sum(1 for a in store.answers(code, q2.qid) if choices.get(a.sid) == a.choice)
     return dict(
         moved=len(moved),
@@ -578,13 +578,14 @@ async def _kill_one(deployment, store, code, token, state, t, sessions, students
     )
 
 
-async def _wait_until(cond, timeout):
+async def wait_until(cond, timeout):
+    """Wait (asynchronously) until ``cond()`` holds or ``timeout`` seconds pass; the last ``cond()``."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if cond():
             return True
         await asyncio.sleep(0.05)
-    return False
+    return cond()
 
 
 def _print(*args):
