@@ -113,16 +113,14 @@ def sidebar_config():
 def view_toggles():
     """The sidebar's geometry toggles, the same on every page that draws the main view:
     returns ``(focus, all_regions)``."""
-    focus = st.sidebar.toggle(
+    focus = st.sidebar.toggle(  # (values from the session state: PlaygroundSession.carry_widgets)
         "Focus on s1",
-        value=False,
         key=W.FOCUS,
         help="Zoom to s1, s2, the sample and the vigilance region of s1 (the view's width is written on it), "
         "so that one can tell whether the sample lies inside V.",
     )
     all_regions = st.sidebar.toggle(
         "Every node's vigilance region",
-        value=False,
         key=W.REGIONS,
         help="Around each node, the closed curve where CIM(x, y_k, σ̄) = V: a sample inside it would resonate "
         "with that node.",
@@ -145,6 +143,7 @@ def start(page):
     """A page that draws the Playground's run starts here: a lesson link's settings first, the sidebar's
     configuration, the run, then the link's step (its progress bar in a slot made on every run, so that the
     page's later elements keep their places). Returns ``(cfg, pg, notices)``."""
+    session().carry_widgets(page)  # the widgets show what this session keeps, whatever page came before
     notices = lesson_in(page)
     cfg = sidebar_config()
     pg = get_playground(cfg)

@@ -128,6 +128,8 @@ class PlaygroundSession:
     LESSON_PENDING: ClassVar[str] = "lesson_pending"
     LESSON_APPLIED: ClassVar[str] = "lesson_applied"
     QUIZ: ClassVar[str] = "quiz_state"
+    PAGE: ClassVar[str] = "pg_page"
+    VIEW: ClassVar[str] = "pg_view"
 
     # ------------------------------------------------------------ the configuration
     @property
@@ -158,10 +160,43 @@ class PlaygroundSession:
         for k in [k for k in self.state if str(k).startswith("w_")]:
             del self.state[k]
         self.state.pop(self.RUN_KEY, None)
+        self.state[self.VIEW] = dict(VIEW_DEFAULTS)
+        self.state.pop(self.PAGE, None)
+
+    @property
+    def view(self) -> dict:
+        """The view toggles this session keeps (query names), whatever page is shown: the widgets' values as last
+        seen on a page that drew them (the defaults at first)."""
+        return self.state.setdefault(self.VIEW, dict(VIEW_DEFAULTS))
+
+    def carry_widgets(self, page):
+        """Before ``page`` draws the Playground's widgets: give them the values this session keeps.
+
+        Streamlit names a widget by its page as well as its key, so the Playground's sidebar drawn on *Explain a
+        step* is a new widget there, which would start at its default (and the Playground's own, not drawn on the
+        other page, loses its value). On a page change every configuration and view widget is given the value kept
+        here; on the same page the widgets keep their own (a change the user just made among them), and the view is
+        noted from them.
+        """
+        view = self.view
+        if self.state.get(self.PAGE) != page:
+            for name, key in CFG_WIDGETS.items():
+                self.state[key] = self.cfg[name]
+            for name, key in VIEW_KEYS.items():
+                self.state[key] = view[name]
+            self.state[self.PAGE] = page
+            return
+        self.restore_widgets()
+        for name, key in VIEW_KEYS.items():
+            if key in self.state:
+                view[name] = self.state[key]
+            else:  # not drawn in the last run (the quiz hides some): as it was
+                self.state[key] = view[name]
 
     def view_state(self):
-        """The current view toggles (query names) from their widgets, defaults where not shown yet."""
-        return {name: self.state.get(key, VIEW_DEFAULTS[name]) for name, key in VIEW_KEYS.items()}
+        """The current view toggles (query names) from their widgets, as kept where a widget is not drawn."""
+        view = self.view
+        return {name: self.state.get(key, view[name]) for name, key in VIEW_KEYS.items()}
 
     # ------------------------------------------------------------ the run
     @property
@@ -291,7 +326,7 @@ class PlaygroundSession:
         self.set_config(**state["cfg"])
         for name, key in VIEW_KEYS.items():
             if name in state["view"]:
-                self.state[key] = state["view"][name]
+                self.state[key] = self.view[name] = state["view"][name]
         self.state[self.LESSON_PENDING] = {"t": state["t"], "place": state["place"], "draw": state["draw"]}
         self.state[self.LESSON_APPLIED] = True
 

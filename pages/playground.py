@@ -60,13 +60,13 @@ VIGILANCE_HELP = {
     "Fuzzy ART": "Where category s1's box may grow and still pass the vigilance test |I ∧ w|/|I| ≥ ρ.",
 }
 _vig_help = VIGILANCE_HELP.get("cae" if ALGO.is_cae else ALGO.name)
-vigilance = bool(_vig_help) and st.sidebar.toggle("Vigilance region of s1", value=True, key=W.VIGILANCE, help=_vig_help)
+# the view widgets take their values from the session state (PlaygroundSession.carry_widgets), not value=
+vigilance = bool(_vig_help) and st.sidebar.toggle("Vigilance region of s1", key=W.VIGILANCE, help=_vig_help)
 focus, all_regions = view_toggles()
-bandwidth = ALGO.is_cae and st.sidebar.toggle("Node bandwidths σ", value=False, key=W.BANDWIDTH)
-window = st.sidebar.slider("Recent window (samples)", 50, 2000, 300, 50, key=W.WINDOW)
+bandwidth = ALGO.is_cae and st.sidebar.toggle("Node bandwidths σ", key=W.BANDWIDTH)
+window = st.sidebar.slider("Recent window (samples)", 50, 2000, step=50, key=W.WINDOW)
 score_noise = st.sidebar.toggle(
     "Score the noise as a class",
-    value=False,
     key=W.SCORE_NOISE,
     help="The paper learns the uniform noise but does not score it. Scored, the noise "
     "is a class no clustering can form: a perfect result then shows NMI ≈ 0.88.",
@@ -74,7 +74,6 @@ score_noise = st.sidebar.toggle(
 st.sidebar.header("Teaching")
 quiz = st.sidebar.toggle(
     "Quiz: predict, then reveal",
-    value=False,
     key=W.QUIZ,
     help=f"Before each step, predict what {ALGO.name} will do with the next sample; then reveal it. "
     "The view starts focused on s1.",
@@ -82,7 +81,6 @@ quiz = st.sidebar.toggle(
 )
 teacher = st.sidebar.toggle(
     "Teacher view",
-    value=False,
     key=W.TEACH,
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )

@@ -37,6 +37,36 @@ def test_start_over_drops_the_widgets_and_rebuilds_at_t0():
     assert {key: ss.state[key] for key in CFG_WIDGETS.values()} == {k: SMALL[n] for n, k in CFG_WIDGETS.items()}
 
 
+def test_a_page_change_gives_the_widgets_the_values_the_session_keeps():
+    """Streamlit names widgets by page: on another page the same keys are new widgets (at their defaults) and the
+    last page's lose their values. A page change re-seeds every configuration and view widget from the session;
+    on the same page a change the user just made wins and is noted."""
+    ss = _session()
+    ss.carry_widgets("playground")
+    ss.open_lesson(
+        {
+            "cfg": {"seed": 9, "n_per_class": 1500},
+            "view": {"focus": True, "win": 500},
+            "t": 3703,
+            "place": [],
+            "draw": [],
+        }
+    )
+    ss.carry_widgets("playground")  # the lesson's own run: its values stay in the widgets
+    assert ss.state[W.SEED] == 9 and ss.state[W.FOCUS] is True and ss.state[W.WINDOW] == 500
+    for key in [k for k in ss.state if str(k).startswith("w_")]:  # Explain's run: the Playground's widgets are gone
+        del ss.state[key]
+    ss.carry_widgets("explain")
+    assert ss.state[W.SEED] == 9 and ss.state[W.N] == 1500 and ss.state[W.FOCUS] is True
+    ss.state[W.FOCUS] = False  # the user turns focus off on Explain
+    ss.carry_widgets("explain")
+    assert ss.view["focus"] is False and ss.state[W.FOCUS] is False
+    ss.state[W.SEED] = 0  # a widget left at a stale default by a page change must not win over the session
+    ss.carry_widgets("playground")
+    assert ss.state[W.SEED] == 9 and ss.state[W.FOCUS] is False and ss.state[W.WINDOW] == 500
+    assert ss.view_state()["win"] == 500
+
+
 def test_switching_algorithm_keeps_the_step_and_says_so_once():
     ss = _session()
     pg = ss.run_for(SMALL)
