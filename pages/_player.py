@@ -96,11 +96,12 @@ _HANDOVER_CSS = (
 )
 
 
-def player(pg, draw, describe, samples_per_frame, height):
+def player(pg, draw, describe, samples_per_frame, present=False):
     """Show the player while Play is on (inside the live fragment); answers the browser's request.
 
     ``draw(pg)`` is the page's still view (a Plotly figure), ``describe(pg)`` its panel
-    (:func:`cae.app.player.panel`). Returns the step the browser last reported.
+    (:func:`cae.app.player.panel`). The player's frame takes the stage's size (the page's style: pages/_stage.py);
+    ``present``: the projector's larger text. Returns the step the browser last reported.
     """
     ss = st.session_state
     play = ss.get("play_session")
@@ -134,7 +135,7 @@ def player(pg, draw, describe, samples_per_frame, height):
         else -1,  # a JSON argument that changes: only then does the browser get new arguments
         playing=True,
         fps=int(ss.get("play_fps", DEFAULT_FPS)),
-        height=int(height),
+        present=bool(present),
         config={"displaylogo": False},
         on_change=_on_request,
         default=None,

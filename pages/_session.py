@@ -46,6 +46,7 @@ class W:
     SCORE_NOISE = "w_score_noise"
     QUIZ = "w_quiz"
     TEACH = "w_teach"
+    PRESENT = "w_present"
     PLAY = "w_play"
     SPEED = "w_speed"
     SCRUB = "w_scrub"
@@ -76,6 +77,7 @@ VIEW_KEYS = {
     "sn": W.SCORE_NOISE,
     "quiz": W.QUIZ,
     "teach": W.TEACH,
+    "present": W.PRESENT,
 }
 
 

@@ -9,12 +9,12 @@ import streamlit as st
 
 from cae.app import explainable, figures
 from cae.app import noise_note as noise_study
-from cae.app.panel import PAIRS, PARAMETERS, named_rows, panel
+from cae.app.panel import COUNTS, PARAMETERS, SCORES, named_rows, panel
 from cae.app.quiz import peek
 from cae.app.stepper import drawn_sample
 from cae.app.view_options import ViewOptions
 from pages import _how_often as how_often
-from pages import _player
+from pages import _player, _stage
 from pages._classroom_session import classroom_bar, publish_step
 from pages._common import (
     data_table,
@@ -85,42 +85,30 @@ teacher = st.sidebar.toggle(
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )
 
-#: the main view's height (px): the whole figure, its legend and x-axis above the fold at 1280×720 (a common
-#: projector) and at 1400×900, under the compact title and controls below (tests/browser/test_browser.py measures it)
-MAIN_HEIGHT = 430
-#: the player's frames a little lower: its bar (Pause, speed, slider) sits above them
-PLAY_HEIGHT = MAIN_HEIGHT - 24
-#: how the main view is drawn, from the toggles above (the still view, Play's frames and the quiz)
+present = bool(st.session_state.get(W.PRESENT))  # a projector: the picture takes the screen (pages/_stage.py)
+#: how the main view is drawn, from the toggles above (the still view, Play's frames and the quiz): a picture as
+#: large as the stage's square (its height from the page's style), its key beside it
 VIEW = ViewOptions(
     show_vigilance=vigilance,
     show_bandwidth=bandwidth,
     window=window,
     focus=focus,
     show_all_regions=all_regions,
-    height=MAIN_HEIGHT,
+    height=None,
+    legend=False,
+    font_size=_stage.PRESENT_FONT if present else 14,
 )
-# the page's own style, on every run (a style that came and went would shift the page's later elements): less
-# empty space above the title and a smaller title, so that the controls and the main view fit one screen
-st.html(
-    "<style>[data-testid='stMainBlockContainer'] { padding-top: 3rem; }"
-    " [data-testid='stMainBlockContainer'] h1 { font-size: 2rem; padding: 0.5rem 0 0; }</style>"
-)
-st.title("Playground")
-# messages that come and go, in one container made on every run: the elements after it keep their places
-# (Streamlit knows an element by its position: an open expander below would close when a message went)
-with st.container():
-    classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
-    show_notices(notices)
-    _switched = switch_note()
-    if _switched:
-        st.info(_switched, icon=":material/swap_horiz:")
-s = pg.stream
-_algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else explainable.algo_text(cfg)
-st.caption(
-    f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
-    + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
-    + (f" · {sum(d.count for d in pg.drawn):,} drawn from your regions" if pg.drawn else "")
-)
+# the page's own style, on every run (a style that came and went would shift the page's later elements)
+_stage.write_style(present)
+with st.container(key="page_head"):
+    st.title("Playground")
+    s = pg.stream
+    _algo_text = "CAE (parameter-free)" if cfg["algo"] == "CAE" else explainable.algo_text(cfg)
+    st.caption(
+        f"{len(s):,} samples · stages: {', '.join(s.stage_names)} · seed {s.seed} · {_algo_text}"
+        + (f" · {len(pg.placed)} sample(s) placed by hand" if pg.placed else "")
+        + (f" · {sum(d.count for d in pg.drawn):,} drawn from your regions" if pg.drawn else "")
+    )
 
 
 # the noise study's results (python -m cae.experiments noise); CAE_EXPLORER_RESULTS points elsewhere (tests)
@@ -143,32 +131,47 @@ def _noise_study_sentence():
 
 
 # ------------------------------------------------------------------ controls
-if not quiz:
-    # labels above the two value boxes (a bare "100" or "20" said nothing); the buttons line up with the boxes
-    c = st.columns([1, 1.2, 1, 1.15, 1.5, 1.2, 1, 1.1], vertical_alignment="bottom")
+#: the controls row's columns: Step 1, N, Step N, Play, samples per frame, Run to end, Reset, New seed, Present
+CONTROLS = [0.8, 0.75, 0.8, 0.7, 1.35, 1.05, 0.75, 0.95, 0.9]
+#: Play's samples per frame
+SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+
+def controls():
+    """One row of controls over the stage (labels kept for a screen reader, unseen: the row stays one line)."""
+    c = st.columns(CONTROLS, vertical_alignment="center")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
     # no help button: its name, "Help for N for Step N", would be a second "Step N" button to a screen reader
-    n_step = int(c[1].number_input("N for Step N", 1, 100000, 100, key="w_stepn"))
-    if c[2].button("Step N", key="b_stepn", width="stretch"):
+    n_step = int(c[1].number_input("N for Step N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
+    if c[2].button(
+        "Step N", key="b_stepn", width="stretch", help="Learn the next N samples (N in the box at the left)"
+    ):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
-    c[3].toggle(
-        "Play",
-        key=W.PLAY,
-        help="The browser animates the run; ❚❚ Pause beside the plot stops on the frame shown.",
-    )
-    c[4].select_slider(
+    # (no help icons in this row: each took a toggle's room and cut its label; the player says what Pause does)
+    c[3].toggle("Play", key=W.PLAY)
+    c[4].selectbox(
         "Samples per frame",
-        [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-        value=20,
+        SPEEDS,
+        index=SPEEDS.index(20),
         key=W.SPEED,
-        help="Samples learned between two frames of Play (the frames per second are set beside the plot).",
+        format_func=lambda n: f"{n:,} per frame",
+        label_visibility="collapsed",
+        help="Samples learned between two frames of Play (the frames per second are set in the player).",
     )
     run_end = c[5].button("Run to end", key="b_end", width="stretch")
     if c[6].button("Reset", key="b_reset", width="stretch", help="Back to t = 0 with the same seed"):
         ss.reset()
     c[7].button("New seed", key="b_seed", width="stretch", on_click=new_seed)
+    # Present (for a projector: the sidebar hidden, the picture the screen's height, every text 20 px or more;
+    # present=1 in a lesson link)
+    c[8].toggle("Present", key=W.PRESENT)
+    return run_end
+
+
+if not quiz:
+    run_end = controls()
     end_slot = st.empty()  # on every run, for the same reason as the lesson link's slot
     if run_end:
         bar = end_slot.progress(0.0, text="learning the rest of the stream…" + slow_hint())
@@ -182,19 +185,21 @@ playing = bool(st.session_state.get(W.PLAY)) and not pg.finished and not quiz
 
 
 def history_row():
-    """The history slider, under the main view (a scrubber below its picture, like a video's): above it, it
-    pushed the figure's x-axis below the fold of a projector. While playing, the player's own slider
-    follows the frame shown. In a container made on every run: the elements after it keep their places."""
-    with st.container():
+    """The history slider, under the picture (a scrubber below it, like a video's; beside it in the present mode).
+    While playing, the player's own slider follows the frame shown. In a container made on every run: the elements
+    after it keep their places."""
+    with st.container(key="history"):
         if pg.t_max > 0 and not quiz and not playing:
             _history()
 
 
 def _history():
-    """The slider over the recorded steps, and the way to learn on from a past one."""
+    """The slider over the recorded steps, and the way to learn on from a past one. It is drawn in the stage's
+    fragment: a move reruns the whole page (the explanation below follows the step), as Pause does."""
 
     def _scrub():
         ss.go_to(st.session_state[W.SCRUB])
+        st.session_state.pg_rerun_app = True
 
     st.session_state[W.SCRUB] = pg.t
     h = st.columns([6, 1.4])
@@ -222,21 +227,23 @@ def quiz_panel():
     if pg.finished:
         st.success(f"End of the stream. Score: {score.right} of {score.asked}.")
         return
-    left, right = st.columns([3, 1.3])
-    revealed = score.showing(pg.t)
-    if revealed is not None:
-        _quiz_revealed(left, right, score, revealed)
-    else:
-        _quiz_asked(left, right, score, peek(pg))
+    with _stage.stage():
+        left, right = _stage.columns()
+        revealed = score.showing(pg.t)
+        if revealed is not None:
+            _quiz_revealed(left, right, score, revealed)
+        else:
+            _quiz_asked(left, right, score, peek(pg))
 
 
 def _quiz_revealed(left, right, score, revealed):
     """After the reveal: the step CAE took, the prediction marked, the score, and the step explained."""
-    with left:
+    with left, _stage.net_box():
         fig = network_view(pg, VIEW, deleted=pg.deleted_in_frame)
-        st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False})
+        st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False}, height="stretch")
         _view_summary()
     with right:
+        _key(fig)
         (st.success if revealed.right else st.error)("Right!" if revealed.right else "Not quite.")
         st.markdown("  \n".join(revealed.lines()))
         st.metric("Score", score.text)
@@ -250,9 +257,9 @@ def _quiz_revealed(left, right, score, revealed):
 def _quiz_asked(left, right, score, ahead):
     """Before the reveal: the next sample where CAE will see it (``ahead``, a :class:`cae.app.quiz.Peek`), and the
     prediction's widgets."""
-    with left:
+    with left, _stage.net_box():
         fig = network_view(pg, VIEW.with_(current_name="next sample"), record=ahead.record, current=ahead.x)
-        st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False})
+        st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False}, height="stretch")
         _view_summary()
         if not ALGO.is_cae:
             st.caption(f"The star is the next sample: what will {ALGO.name} do with it?")
@@ -265,6 +272,7 @@ def _quiz_asked(left, right, score, ahead):
             st.caption("The star is the next sample. No threshold V is set yet.")
     with right:
         _quiz_prediction(score)
+        _key(fig)
 
 
 def _quiz_prediction(score):
@@ -301,9 +309,9 @@ def _view_summary():
 
 
 # ------------------------------------------------------------------ live view
-def _draw(p, height=MAIN_HEIGHT):
+def _draw(p):
     """The main view at the Stepper's step: the still view and every frame of Play."""
-    return network_view(p, VIEW.with_(height=height, note=FIRST_HINT), deleted=p.deleted_in_frame)
+    return network_view(p, VIEW.with_(note=FIRST_HINT), deleted=p.deleted_in_frame)
 
 
 #: written in the main view before the first step, where the eye is (the page's own hint was three screens below)
@@ -314,6 +322,13 @@ def _describe(p):
     return panel(p, score_noise=score_noise)
 
 
+def _key(fig):
+    """The picture's key beside it (its marks, the clusters' colours, the edges' ages: the figure's own)."""
+    meta = fig.layout.meta
+    if meta and "key" in meta:
+        st.html(meta["key"])
+
+
 _EMPTY_NETWORK = SimpleNamespace(
     nodes_=np.zeros((0, 2)), edges_=np.zeros((0, 2), int), node_labels_=np.zeros(0, int), win_counts_=np.zeros(0)
 )
@@ -322,10 +337,10 @@ _EMPTY_NETWORK = SimpleNamespace(
 def _first_picture_style():
     """Lays the first picture over the chart until the chart is drawn (hidden from then on)."""
     st.html(
-        "<style>[data-testid='stVerticalBlock']:has(> div > .st-key-first_picture) { position: relative; }"
-        " .st-key-first_picture { position: absolute; top: 0; left: 0; z-index: 2; background: white; }"
-        " [data-testid='stVerticalBlock']:has(.st-key-main_fig .main-svg) .st-key-first_picture"
-        " { display: none; }</style>"
+        "<style>.st-key-net { position: relative; }"
+        " .st-key-first_picture { position: absolute; inset: 0; z-index: 2; background: white; }"
+        " .st-key-first_picture img { width: 100%; height: 100%; object-fit: contain; }"
+        " .st-key-net:has(.st-key-main_fig .main-svg) .st-key-first_picture { display: none; }</style>"
     )
 
 
@@ -336,16 +351,15 @@ def _first_picture():
     X = pg.stream.X
     model = pg.model if pg.t else _EMPTY_NETWORK
     seen = X[pg.seen(3000)] if pg.t else X[drawn_sample(len(X), max_points=3000)]  # at t = 0: the stream to come
-    svg = figures.network_svg(
-        model, seen=seen, bounds=stream_bounds(pg), width=660, height=MAIN_HEIGHT, title="the network"
-    )
+    svg = figures.network_svg(model, seen=seen, bounds=stream_bounds(pg), width=640, height=640, title="the network")
     with st.container(key="first_picture"):
         st.image(svg, width="stretch", alt=f"Picture of the network at step t = {pg.t:,} (the chart follows)")
 
 
 @st.fragment
 def live():
-    if _player.stopped():  # Pause in the player: the whole page follows (Play off, history, explanation)
+    # Pause in the player, or the scrubber moved: the whole page follows (Play off, history, explanation)
+    if _player.stopped() or st.session_state.pop("pg_rerun_app", False):
         st.rerun(scope="app")
     # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
     # came and went would shift the page's later elements (an open expander below would close)
@@ -354,62 +368,87 @@ def live():
     # The still view, in one container on every run (its chart then stays the same element, drawn, when Play
     # starts): while Play starts it stays, with a line saying what it waits for, and the browser hides it the
     # moment the player has drawn its first frame (an empty box for 10-36 s on a busy machine, before)
-    with st.container(key="still_view"):
-        waiting = st.empty()
-        if not play_on or _player.starting(pg):
-            if play_on:
-                waiting.caption(
-                    ":material/hourglass_top: **Play is starting**: computing the first frames and loading the "
-                    "player in this browser. The view below stays until the first frame is drawn." + slow_hint()
-                )
-            _still_view()
-    if play_on:
-        shown = _player.player(
-            pg,
-            lambda p: _draw(p, height=PLAY_HEIGHT),
-            _describe,
-            int(st.session_state.get(W.SPEED, 20)),
-            height=PLAY_HEIGHT,
-        )
-        lesson_out("playground", cfg, pg, t=shown)
-        publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
+    with _stage.stage():
+        with st.container(key="still_view"):
+            if not play_on or _player.starting(pg):
+                _still_view(waiting=play_on)
+        if play_on:
+            shown = _player.player(pg, _draw, _describe, int(st.session_state.get(W.SPEED, 20)), present=present)
+            lesson_out("playground", cfg, pg, t=shown)
+            publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
 
 
-def _still_view():
-    """The network at the Playground's step and its numbers beside it."""
-    left, right = st.columns([3, 1.1])
-    with left:
-        if ss.first_picture_due():
-            _first_picture()
-        st.plotly_chart(_draw(pg), key="main_fig", config={"displaylogo": False})
-        _view_summary()
-    with right:
-        p = _describe(pg)
-        rows = named_rows(p)
-        label, value, of = rows["samples seen"]  # "of N" under the count: "135,000 / 135,000" was cut at the edge
-        st.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
-        st.metric(*rows["stream"][:2])
-        a, b = st.columns(2)
-        for pair in PAIRS:
-            if pair == PARAMETERS:
-                how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's scores, when known
-            for column, name in zip((a, b), pair):
-                column.metric(*rows[name][:2])
-        st.caption(p["note"])
-        study = _noise_study_sentence()
-        if study:
+def _still_view(waiting=False):
+    """The network at the Playground's step, as large as the screen allows, and beside it its numbers, its key and
+    the traces that decide the next step."""
+    net, side = _stage.columns()
+    with net:
+        with _stage.net_box():
+            if ss.first_picture_due():
+                _first_picture()
+            fig = _draw(pg)
+            st.plotly_chart(fig, key="main_fig", config={"displaylogo": False}, height="stretch")
+            _view_summary()
+        if not present:
+            history_row()
+    with side:
+        if waiting:
             st.caption(
-                study,
-                help="The noise-robustness study (Experiments page, tab Noise robustness; results/noise.md): the "
-                "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
-                + noise_study.FAULT_DEFINITION,
+                ":material/hourglass_top: **Play is starting**: computing the first frames and loading the "
+                "player in this browser. The view stays until the first frame is drawn." + slow_hint()
             )
-        if p["network"]:
-            st.caption(p["network"])
-        if p["last"]:
-            st.markdown(f"**Last step** · {p['last']}")
-        if p["finished"]:
-            st.success("End of the stream.")
+        _numbers()
+        _key(fig)
+        _side_traces()
+        if present:
+            history_row()
+
+
+def _numbers():
+    """The panel's numbers, compact: samples seen (of N) and the stream; the counts and the scores; the algorithm's
+    two numbers."""
+    p = _describe(pg)
+    rows = named_rows(p)
+    label, value, of = rows["samples seen"]
+    first = [(f"{label} ({of})", value), tuple(rows["stream"][:2])]
+    second = [tuple(rows[n][:2]) for n in (*COUNTS, *SCORES)]
+    third = [tuple(rows[n][:2]) for n in PARAMETERS]
+    for row in (first, second, third):
+        for column, (name, v) in zip(st.columns(len(row)), row):
+            column.metric(name, v)
+    if p["last"]:
+        st.markdown(f"**Last step** · {p['last']}")
+    if p["finished"]:
+        st.success("End of the stream.")
+
+
+def _side_traces():
+    """λ, V and a_max over the samples seen (the network's size for an algorithm without them), the step shown
+    marked: the traces move with the picture."""
+    if pg.t_max == 0:
+        return
+    fig = figures.side_traces_figure(
+        pg.trace_so_far, pg.columns, t_now=pg.t, height=300 if present else 230, font_size=VIEW.font_size
+    )
+    st.plotly_chart(fig, key="side_traces", config={"displaylogo": False, "displayModeBar": False})
+
+
+def _notes():
+    """What the numbers were computed on, the spread over seeds, the noise study's sentence and the network's
+    count (under the stage)."""
+    p = _describe(pg)
+    st.caption(p["note"])
+    how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's scores, when known
+    study = _noise_study_sentence()
+    if study:
+        st.caption(
+            study,
+            help="The noise-robustness study (Experiments page, tab Noise robustness; results/noise.md): the "
+            "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
+            + noise_study.FAULT_DEFINITION,
+        )
+    if p["network"]:
+        st.caption(p["network"])
 
 
 def traces_panel():
@@ -446,7 +485,15 @@ if quiz:
     quiz_panel()
 else:
     live()
-    history_row()
+    # messages that come and go, in one container made on every run, under the stage (they pushed the picture off
+    # the screen above it): the elements after it keep their places (an open expander below would close)
+    with st.container():
+        classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
+        show_notices(notices)
+        _switched = switch_note()
+        if _switched:
+            st.info(_switched, icon=":material/swap_horiz:")
+    _notes()
     traces_panel()
     how_often.section(cfg, score_noise)
 

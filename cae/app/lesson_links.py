@@ -93,6 +93,7 @@ VIEW_DEFAULTS = {
     "sn": False,
     "quiz": False,
     "teach": False,
+    "present": False,
 }
 _PLAYGROUND_KEYS = {"stream", "n", "noise", "seed", "algo", *param_keys(), "t", "place", "draw", *VIEW_DEFAULTS}
 _LONG_VALUES = {"draw": MAX_DRAW_LENGTH}
@@ -216,7 +217,7 @@ def parse_playground(query, streams):
     if algo is not None:
         cfg["algo"] = algo
     view = {}
-    for key in ("vig", "focus", "regions", "bw", "sn", "quiz", "teach"):
+    for key in ("vig", "focus", "regions", "bw", "sn", "quiz", "teach", "present"):
         v = r.flag(key)
         if v is not None:
             view[key] = v

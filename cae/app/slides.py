@@ -52,6 +52,7 @@ import plotly.io as pio
 
 from ..data.csvio import to_safe_csv
 from .figures import PALETTE
+from .figures.palette import OTHER_CLUSTERS, colour_index
 
 __all__ = [
     "Frame",
@@ -295,11 +296,18 @@ def _edge_polyline(P, edges):
 
 
 def _discrete_colorscale():
-    n = len(PALETTE)
+    """The palette, then the grey of the other clusters (index len(PALETTE)), as steps of a colour scale."""
+    colours = [*PALETTE, OTHER_CLUSTERS]
+    n = len(colours)
     scale = []
-    for k, c in enumerate(PALETTE):
+    for k, c in enumerate(colours):
         scale += [[k / n, c], [(k + 1) / n, c]]
     return scale
+
+
+def _colour_codes(labels, win_counts):
+    k = colour_index(labels, win_counts)
+    return np.where(k < 0, len(PALETTE), k).astype(np.uint8)
 
 
 def _small_ints(a):
@@ -319,7 +327,9 @@ def _network_data(frame, dims):
         x=P[:, 0],
         y=P[:, 1],
         customdata=_small_ints(frame.node_labels),
-        marker=dict(color=(frame.node_labels % len(PALETTE)).astype(np.uint8), size=size.astype(np.uint8)),
+        # the views' rule (cae.app.figures.palette.colour_index): the ten largest clusters in the palette, the
+        # others in grey (index len(PALETTE))
+        marker=dict(color=_colour_codes(frame.node_labels, M), size=size.astype(np.uint8)),
     )
     return edges, nodes
 
@@ -404,7 +414,7 @@ def _first_traces(chunk, first, dims):
     nodes["marker"].update(
         colorscale=_discrete_colorscale(),
         cmin=0,
-        cmax=len(PALETTE),
+        cmax=len(PALETTE) + 1,
         showscale=False,
         line=dict(color="white", width=0.7),
     )

@@ -29,8 +29,9 @@ class ViewOptions:
         Draw every node's vigilance region, in its cluster's colour.
     window : int
         The recent window: the last ``window`` samples drawn brighter.
-    height : int
-        The figure's height in pixels.
+    height : int or None
+        The figure's height in pixels; None: as tall as the box the page gives it (the Playground's stage, sized by
+        the page's style to the screen).
     dims : (int, int)
         The two features drawn.
     title : str or None
@@ -39,6 +40,12 @@ class ViewOptions:
         The legend's name of the sample marked with a star ("current sample", "next sample", …).
     note : str or None
         A line written in the plot's top left corner before the first step (what to press first).
+    legend : bool
+        The legend and the edge-age colour bar in the figure (Plotly's); False: neither, the figure is all picture,
+        and its key (:func:`cae.app.figures.key.figure_key_html`) is shown beside it by the page.
+    font_size : int
+        The size of every text in the figure (px): 14 at least for a class reading from the back (the present mode
+        of a projector: 20).
 
     Examples
     --------
@@ -52,11 +59,13 @@ class ViewOptions:
     focus: bool = False
     show_all_regions: bool = False
     window: int = 300
-    height: int = 560
+    height: int | None = 560
     dims: tuple[int, int] = (0, 1)
     title: str | None = None
     current_name: str = "current sample"
     note: str | None = None
+    legend: bool = True
+    font_size: int = 14
 
     def with_(self, **changes: object) -> ViewOptions:
         """A copy with ``changes`` (field names of this class)."""

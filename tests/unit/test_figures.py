@@ -27,7 +27,9 @@ def _svg_edges(svg):
     import re
     import xml.etree.ElementTree as ET
 
-    group = next(g for g in ET.fromstring(svg).findall(f"{SVG}g") if g.get("stroke-width") == "1.6")
+    from cae.app.figures._draw import EDGE_WIDTH
+
+    group = next(g for g in ET.fromstring(svg).findall(f"{SVG}g") if g.get("stroke-width") == str(EDGE_WIDTH))
     return [
         (*map(float, seg), path.get("stroke"))
         for path in group.findall(f"{SVG}path")
@@ -63,7 +65,8 @@ def test_network_figure_layers(pg):
     nodes = _named(fig, "nodes")[0]
     K = len(pg.model.nodes_)
     assert len(nodes.x) == K and np.asarray(nodes.x).dtype == np.float32
-    assert list(nodes.marker.color) == viz.cluster_colors(pg.model.node_labels_)
+    # the views' rule: the ten largest clusters by their win counts M in the palette, every other in grey
+    assert list(nodes.marker.color) == viz.cluster_colors(pg.model.node_labels_, pg.model.win_counts_)
     sizes = np.asarray(nodes.marker.size)
     M = np.asarray(pg.model.win_counts_)
     assert sizes[np.argmax(M)] == sizes.max()  # sized by win count
@@ -174,7 +177,7 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
 
     # every node where the model puts it, in its cluster's colour
     at = np.array([(x, y) for x, y, _, _ in nodes])
-    colours = viz.cluster_colors(model.node_labels_)
+    colours = viz.cluster_colors(model.node_labels_, model.win_counts_)
     for k, p in enumerate(model.nodes_):
         gap = np.abs(at - on_screen(p)).max(axis=1)
         assert gap.min() < 0.25 and nodes[int(np.argmin(gap))][3] == colours[k], k
@@ -573,6 +576,7 @@ def test_the_main_view_draws_its_layers_in_order(pg):
         "s2",
         "s1 (halo)",
         "s1",
+        "removed this frame (halo)",
         "removed this frame",
         "placed by hand (halo)",
         "placed by hand",
@@ -633,3 +637,76 @@ def test_network_svg_marks_the_current_sample_on_top_of_the_nodes():
     assert svg.count("<polygon") == 1 and svg.rindex("<polygon") > svg.rindex("<circle")
     xs = [float(p.split(",")[0]) for p in svg.split('points="')[1].split('"')[0].split()]
     assert min(xs) < np.mean([n[0] for n in _svg_nodes(svg)]) < max(xs)
+
+
+# ------------------------------------------------------------------ every mark the key names is visible
+def _contrast_on_white(colour):
+    from cae.app.colour_vision import simulate
+
+    y = float(simulate(colour) @ np.array([0.2126, 0.7152, 0.0722]))
+    return 1.05 / (y + 0.05)
+
+
+def test_every_edge_is_drawn_in_a_legible_age_colour_wider_than_the_node_outlines(pg):
+    """Each age band's colour keeps 3:1 on the white plot (Viridis' yellow end, 1.3:1, is never used), the edges are
+    wider than the white rim that separates a node from them, and the nodes are small enough to leave them seen."""
+    from plotly.colors import unlabel_rgb
+
+    from cae.app.figures._draw import EDGE_WIDTH, _node_sizes
+
+    fig = _full_view(pg)
+    edges = [s for s in fig.layout.shapes if s.name.startswith("edges age")]
+    assert edges and {s.line.width for s in edges} == {EDGE_WIDTH} and EDGE_WIDTH >= 2.5
+    for s in edges:
+        colour = s.line.color if s.line.color.startswith("#") else "#%02x%02x%02x" % tuple(
+            int(round(v)) for v in unlabel_rgb(s.line.color)
+        )
+        assert _contrast_on_white(colour) >= 3.0, (s.name, colour)
+    nodes = _named(fig, "nodes")[0]
+    assert nodes.marker.line.width < EDGE_WIDTH and max(_node_sizes(pg.model.win_counts_)) <= 12
+
+
+def test_removed_marks_are_seen_and_named_with_their_symbol(pg):
+    """"Removed this frame": a filled mark in a colour no cluster has, on a white halo, with its entry in the key."""
+    fig = viz.network_figure(pg.model, deleted=np.array([[0.5, 0.5]]), legend=False)
+    mark, halo = _named(fig, "removed this frame")[0], _named(fig, "removed this frame (halo)")[0]
+    assert mark.marker.symbol == "x" and mark.marker.color in viz.MARK_COLORS and mark.marker.color != "white"
+    assert mark.marker.line.color == mark.marker.color and halo.marker.color == "white"
+    assert halo.marker.line.width > mark.marker.line.width
+    key = fig.layout.meta["key"]
+    entry = key[key.index("removed this frame") - 400 : key.index("removed this frame")]
+    assert "✖" in entry and f"color:{viz.MARK_REMOVED}" in entry and "text-shadow" in entry  # the mark, its halo
+
+
+def test_the_key_names_every_mark_and_line_of_the_picture(pg):
+    """With the legend off, nothing is lost: every named trace has its entry in the key (halos apart), the edges'
+    age bands too, and no legend or colour bar takes the picture's room."""
+    fig = _full_view(pg, legend=False, height=None)
+    key = fig.layout.meta["key"]
+    assert fig.layout.showlegend is False and fig.layout.height is None
+    assert not [t for t in fig.data if t.marker and t.marker.showscale]  # no colour bar
+    for name in {t.name for t in fig.data if t.name and not t.name.endswith("(halo)") and t.showlegend is not False}:
+        assert name.split(" (")[0] in key, name
+    assert "edge age:" in key and all(f"{s.name.split()[-1]}" in key for s in fig.layout.shapes)
+
+
+def test_more_clusters_than_colours_stay_apart_for_colour_blind_students():
+    """24 clusters at once: the ten largest take the palette, the rest one grey, and every pair of colours shown —
+    with the marks' black and magenta — is at least 10 CIEDE2000 apart under protan-, deutan- and tritanopia (and
+    normal vision); the key says how many are grey."""
+    from cae.app import colour_vision as cv
+    from cae.app.figures.palette import OTHER_CLUSTERS, others_note
+
+    rng = np.random.default_rng(3)
+    labels = rng.permutation(np.repeat(np.arange(24), rng.integers(1, 30, 24)))
+    weights = rng.random(len(labels))
+    colours = viz.cluster_colors(labels, weights)
+    shown = sorted(set(colours)) + ["#000000", viz.MARK_S2]
+    assert len(set(colours)) == 11 and OTHER_CLUSTERS in colours
+    for deficiency in (None, "protanopia", "deuteranopia", "tritanopia"):
+        assert cv.smallest_difference(shown, deficiency) >= 10, deficiency
+    # the largest clusters (by weight) are the coloured ones
+    size = {k: weights[labels == k].sum() for k in range(24)}
+    largest = sorted(size, key=lambda k: (-size[k], k))[:10]
+    assert {colours[list(labels).index(k)] for k in largest} == set(viz.PALETTE)
+    assert others_note(labels) == "14 smaller clusters in grey"

@@ -53,13 +53,14 @@ from .palette import (
     readable,
 )
 from .picture import network_svg, saved_network
-from .traces import figure_table, thin, traces_figure
+from .traces import figure_table, side_traces_figure, thin, traces_figure
 
 __all__ = [
     "cluster_colors",
     "network_figure",
     "network_svg",
     "traces_figure",
+    "side_traces_figure",
     "topology_figure",
     "diversity_heatmap",
     "vigilance_boundary",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from plotly.colors import sample_colorscale
 
-from .palette import AGE_COLORSCALE, MIN_FONT, N_AGE_BANDS
+from .palette import AGE_COLORSCALE, LEGIBLE_AGE_END, MIN_FONT, N_AGE_BANDS
 
 
 def _f32(a):
@@ -68,41 +68,43 @@ def _circles(P, radii, n=24):
     return _f32(x), _f32(y)
 
 
+#: the drawn width (px) of an edge: wide enough to read its age colour from the back of a room, under the nodes
+EDGE_WIDTH = 2.6
+
+
 def _node_sizes(win_counts):
-    """Marker diameter (px) of each node: 6 to 16 by the square root of its win count M."""
+    """Marker diameter (px) of each node: 5 to 12 by the square root of its win count M (small enough that the
+    edges between the nodes of a dense cluster show: they were hidden under nodes of 8.5–16 px)."""
     M = np.asarray(win_counts, dtype=float)
-    return 6 + 10 * np.sqrt(M / max(M.max(), 1))
+    return 5 + 7 * np.sqrt(M / max(M.max(), 1))
 
 
 def _age_bands(ages):
     """Edge ages in (at most) N_AGE_BANDS geometric bands: (band index per edge, band starts, colour per band,
-    largest age). Band k holds ages from starts[k] up to the next start; the last one everything above."""
+    largest age). Band k holds ages from starts[k] up to the next start; the last one everything above. The colours
+    are the legible part of the age scale (at least 3:1 on white, :data:`~.palette.LEGIBLE_AGE_END`)."""
     amax = max(int(ages.max()) if len(ages) else 1, 2)
     bands = np.unique(np.geomspace(1, amax + 1, N_AGE_BANDS + 1).astype(int))
-    colors = sample_colorscale(AGE_COLORSCALE, [(b - 1) / max(amax - 1, 1) for b in bands[:-1]])
+    colors = sample_colorscale(AGE_COLORSCALE, [LEGIBLE_AGE_END * (b - 1) / max(amax - 1, 1) for b in bands[:-1]])
     band = np.clip(np.searchsorted(bands, ages, side="right") - 1, 0, len(colors) - 1)
     return band, bands[:-1], colors, amax
 
 
-def _mark(x, y, name, symbol, color, size, width=3, halo=True, hover=None):
+def _mark(x, y, name, symbol, color, size, width=3, hover=None):
     """A mark drawn over the nodes: WebGL like them (Plotly draws its WebGL layer over the SVG one, and the
     WebGL traces in order), with a white halo under it so that it stands out on any cluster colour."""
     x, y = _f32(np.atleast_1d(x)), _f32(np.atleast_1d(y))
-    out = []
-    if halo:
-        out.append(
-            dict(
-                type="scattergl",
-                x=x,
-                y=y,
-                mode="markers",
-                name=f"{name} (halo)",
-                legendgroup=name,
-                showlegend=False,
-                hoverinfo="skip",
-                marker=dict(symbol=symbol, size=size, color="white", line=dict(color="white", width=width + 3)),
-            )
-        )
+    halo = dict(
+        type="scattergl",
+        x=x,
+        y=y,
+        mode="markers",
+        name=f"{name} (halo)",
+        legendgroup=name,
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(symbol=symbol, size=size, color="white", line=dict(color="white", width=width + 3)),
+    )
     mark = dict(
         type="scattergl",
         x=x,
@@ -110,12 +112,11 @@ def _mark(x, y, name, symbol, color, size, width=3, halo=True, hover=None):
         mode="markers",
         name=name,
         legendgroup=name,
-        marker=dict(symbol=symbol, size=size, color=color, line=dict(color=color if halo else "white", width=width)),
+        marker=dict(symbol=symbol, size=size, color=color, line=dict(color=color, width=width)),
         hovertext=hover if hover is not None else [name] * len(x),
         hoverinfo="text",
     )
-    out.append(mark)
-    return out
+    return [halo, mark]
 
 
 def _label(x, y, text, color, where="top right", offset=12):
@@ -138,7 +139,7 @@ def _label(x, y, text, color, where="top right", offset=12):
     )
 
 
-def _corner_note(text):
+def _corner_note(text, size=MIN_FONT):
     """A note in the plot's own top-left corner (its domain, which shrinks to keep the aspect ratio)."""
     return dict(
         text=text,
@@ -152,5 +153,5 @@ def _corner_note(text):
         bgcolor="rgba(255,255,255,0.85)",
         bordercolor="#999",
         borderwidth=1,
-        font=dict(size=MIN_FONT, color="#222"),
+        font=dict(size=size, color="#222"),
     )

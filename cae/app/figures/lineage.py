@@ -22,7 +22,16 @@ from plotly.colors import sample_colorscale
 
 from ._draw import _edge_shape, _f32, _label, _mark
 from .network import MODEL_LAYERS, nodes_layer
-from .palette import AGE_COLORSCALE, MARK_S1, MARK_S2, MIN_FONT, N_AGE_BANDS, PALETTE
+from .palette import (
+    AGE_COLORSCALE,
+    LEGIBLE_AGE_END,
+    MARK_S1,
+    MARK_S2,
+    MIN_FONT,
+    N_AGE_BANDS,
+    colour_of_index,
+    node_colour_index,
+)
 
 __all__ = [
     "box_outlines",
@@ -65,7 +74,7 @@ def boxes_layer(scene, view, canvas):
     i, j = scene.dims
     lower = np.asarray(model.box_lower_)[:, [i, j]]
     upper = np.asarray(model.box_upper_)[:, [i, j]]
-    colour_of = np.asarray(model.node_labels_, dtype=int) % len(PALETTE)
+    colour_of = node_colour_index(model)  # the ten largest clusters in the palette, the others in grey
     ids = np.asarray(model.node_ids_)
     for n, k in enumerate(np.unique(colour_of)):
         sel = colour_of == k
@@ -80,8 +89,8 @@ def boxes_layer(scene, view, canvas):
                 legendgroup="boxes",
                 showlegend=n == 0,
                 fill="toself",
-                fillcolor=_rgba(PALETTE[k], 0.10),
-                line=dict(color=PALETTE[k], width=2),
+                fillcolor=_rgba(colour_of_index(k), 0.10),
+                line=dict(color=colour_of_index(k), width=2),
                 text=[f"category {c}" for c in ids[sel] for _ in range(6)],
                 hoverinfo="text",
             )
@@ -175,10 +184,6 @@ def acceptance_layer(scene, view, canvas):
 
 
 # ------------------------------------------------------------------ GNG: edges by age, insertions
-#: The part of the edge-age colour scale (:data:`~cae.app.figures.palette.AGE_COLORSCALE`, 0 … 1) GNG's edges
-#: use: every colour up to here has at least 3:1 contrast on white (WCAG 2.1's bar for graphics, as the
-#: cluster colours and the marks); the scale's light yellow end (1.3:1) would vanish on the plot.
-LEGIBLE_AGE_END = 0.58
 
 
 def age_colours(ages, amax):

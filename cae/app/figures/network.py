@@ -32,10 +32,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..view_options import ViewOptions
-from ._draw import _age_bands, _circles, _corner_note, _edge_shape, _f32, _label, _mark, _node_sizes
+from ._draw import EDGE_WIDTH, _age_bands, _circles, _corner_note, _edge_shape, _f32, _label, _mark, _node_sizes
 from .geometry import focus_window, region_outlines, vigilance_boundary
 from .palette import (
-    AGE_COLORSCALE,
+    AGE_LEGIBLE_SCALE,
     MARK_DRAWN,
     MARK_PLACED,
     MARK_REMOVED,
@@ -45,9 +45,10 @@ from .palette import (
     MARK_SAMPLE,
     MARKS_NOTE,
     MIN_FONT,
-    PALETTE,
     UPCOMING_NAME,
-    cluster_colors,
+    colour_of_index,
+    node_colour_index,
+    others_note,
 )
 
 __all__ = [
@@ -123,6 +124,10 @@ class Canvas:
     labels: list = field(default_factory=list)
     shapes: list = field(default_factory=list)
     focus_points: list = field(default_factory=list)
+    #: what the key says beyond the traces' names: the edge ages' bands (starts, colours, largest age) and the
+    #: clusters drawn in grey (:func:`~.palette.others_note`)
+    ages: tuple | None = None
+    others: str = ""
 
 
 Layer = Callable[[Scene, ViewOptions, Canvas], None]
@@ -174,7 +179,8 @@ def data_layer(scene, view, canvas):
 
 # ------------------------------------------------------------------ the model
 def vigilance_regions_layer(scene, view, canvas):
-    """Every node's vigilance region (:func:`region_outlines`), one trace per cluster colour (when asked)."""
+    """Every node's vigilance region (:func:`region_outlines`), one trace per cluster colour (when asked; the
+    colours of the nodes, :func:`~.palette.node_colour_index`)."""
     model, P = scene.model, scene.P
     if not (view.show_all_regions and scene.has_regions):
         return
@@ -185,7 +191,7 @@ def vigilance_regions_layer(scene, view, canvas):
         return
     per = len(outline[0]) // len(P)  # points per node's curve (its closing gap included)
     ox, oy = outline[0].reshape(len(P), per), outline[1].reshape(len(P), per)
-    colour_of = np.asarray(model.node_labels_, dtype=int) % len(PALETTE)
+    colour_of = node_colour_index(model)
     for n, k in enumerate(np.unique(colour_of)):
         sel = colour_of == k
         canvas.traces.append(
@@ -197,17 +203,17 @@ def vigilance_regions_layer(scene, view, canvas):
                 name="every node's vigilance region",
                 legendgroup="regions",
                 showlegend=n == 0,
-                line=dict(color=PALETTE[k], width=1),
+                line=dict(color=colour_of_index(k), width=1),
                 opacity=0.6,
                 hoverinfo="skip",
             )
         )
 
 
-def _age_colour_bar(amax):
-    """An invisible trace that shows the edge-age colour bar."""
+def _age_colour_bar(amax, font_size=MIN_FONT):
+    """An invisible trace that shows the edge-age colour bar (the legible part of the scale, as the edges)."""
     bar = dict(
-        title=dict(text="edge age", font=dict(size=MIN_FONT)), tickfont=dict(size=MIN_FONT), thickness=12, len=0.6
+        title=dict(text="edge age", font=dict(size=font_size)), tickfont=dict(size=font_size), thickness=12, len=0.6
     )
     return dict(
         type="scatter",
@@ -217,28 +223,30 @@ def _age_colour_bar(amax):
         showlegend=False,
         hoverinfo="skip",
         marker=dict(
-            color=[1, amax], colorscale=AGE_COLORSCALE, cmin=1, cmax=amax, showscale=True, size=0, colorbar=bar
+            color=[1, amax], colorscale=AGE_LEGIBLE_SCALE, cmin=1, cmax=amax, showscale=True, size=0, colorbar=bar
         ),
     )
 
 
 def edges_layer(scene, view, canvas):
-    """The edges as SVG paths, one per age band with the edge-age colour bar (one grey path where edges have
-    no age: TCA)."""
+    """The edges as SVG paths under the nodes, one per age band (the edge-age colour bar in the legend, or the
+    bands in the key; one grey path where edges have no age: TCA)."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
     ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
     if ages is None:
         if len(edges):
-            canvas.shapes.append(_edge_shape(P, edges, "#555", 1.4, "edges"))
+            canvas.shapes.append(_edge_shape(P, edges, "#555", EDGE_WIDTH, "edges"))
         return
     band, starts, colors, amax = _age_bands(ages)
     for k in range(len(colors)):
         sel = band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colors[k], 1.6, f"edges age {starts[k]}+"))
+            canvas.shapes.append(_edge_shape(P, edges[sel], colors[k], EDGE_WIDTH, f"edges age {starts[k]}+"))
     if len(ages):
-        canvas.traces.append(_age_colour_bar(amax))
+        canvas.ages = (starts, colors, amax)
+        if view.legend:
+            canvas.traces.append(_age_colour_bar(amax, view.font_size))
 
 
 def cloud_spread_layer(scene, view, canvas):
@@ -277,8 +285,9 @@ def bandwidth_layer(scene, view, canvas):
 
 
 def nodes_layer(scene, view, canvas, clouds=False):
-    """The nodes coloured by cluster and sized by win count M (``clouds``: cloud centres, diamonds of one size),
-    each with its id, cluster, M (n) and σ on hover."""
+    """The nodes coloured by cluster (the ten largest clusters in the palette, the others in grey:
+    :func:`~.palette.node_colour_index`) and sized by win count M (``clouds``: cloud centres, diamonds of one
+    size), outlined in white over the edges, each with its id, cluster, M (n) and σ on hover."""
     model, P = scene.model, scene.P
     labels = np.asarray(model.node_labels_)
     M = np.asarray(model.win_counts_, dtype=float)
@@ -295,15 +304,16 @@ def nodes_layer(scene, view, canvas, clouds=False):
             mode="markers",
             name="cloud centres" if clouds else "nodes",
             marker=dict(
-                size=_node_sizes(M) if not clouds else 12,
-                color=cluster_colors(labels),
+                size=_node_sizes(M) if not clouds else 11,
+                color=[colour_of_index(k) for k in node_colour_index(model).tolist()],
                 symbol="diamond" if clouds else "circle",
-                line=dict(color="white", width=0.8),
+                line=dict(color="white", width=1),
             ),
             text=hover,
             hoverinfo="text",
         )
     )
+    canvas.others = others_note(labels)
 
 
 #: The layers that draw a model, by the registry entry's ``kind`` (:attr:`cae.registry.Algorithm.kind`), in
@@ -439,7 +449,7 @@ def marks_layer(scene, view, canvas):
         marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20)
     if scene.deleted is not None and len(scene.deleted):
         d = scene.deleted
-        marks += _mark(d[:, i], d[:, j], "removed this frame", "x-thin", MARK_REMOVED, 14, halo=False)
+        marks += _mark(d[:, i], d[:, j], "removed this frame", "x", MARK_REMOVED, 13, width=1)
     if scene.drawn_regions:
         marks += _drawing(scene.drawn_regions)
     if scene.placed is not None and len(scene.placed):
@@ -459,19 +469,22 @@ def _window(scene, view, canvas):
 
 def _annotations(scene, view, canvas, window):
     """The names beside the marks, after the corner note (what to press first, or the focused view's width)."""
+    labels = canvas.labels
+    if view.font_size > MIN_FONT:  # the present mode's larger text: the marks' names too
+        labels = [{**a, "font": {**a["font"], "size": max(a["font"]["size"], view.font_size)}} for a in labels]
     if window:
         width = window[0][1] - window[0][0]
         full = f" (the full view: {scene.span:.2g})" if scene.span else ""
-        return [_corner_note(f"focused on s1 · view {width:.2g} wide{full}"), *canvas.labels]
+        return [_corner_note(f"focused on s1 · view {width:.2g} wide{full}", view.font_size), *labels]
     if view.note:
-        return [_corner_note(view.note), *canvas.labels]
-    return canvas.labels
+        return [_corner_note(view.note, view.font_size), *labels]
+    return labels
 
 
-def _axes(scene, window):
+def _axes(scene, window, font_size=MIN_FONT):
     """The axes: fixed to the bounds (with a margin) or the focused window, equal aspect, a light grid."""
-    xaxis = dict(automargin=True, tickfont=dict(size=MIN_FONT))
-    yaxis = dict(automargin=True, tickfont=dict(size=MIN_FONT))
+    xaxis = dict(automargin=True, tickfont=dict(size=font_size))
+    yaxis = dict(automargin=True, tickfont=dict(size=font_size))
     if window is not None or scene.bounds is not None:
         if window is not None:
             (x0, x1), (y0, y1) = window
@@ -485,22 +498,54 @@ def _axes(scene, window):
     return xaxis, yaxis
 
 
+def _legend(canvas, view):
+    """Plotly's legend above the plot (clear of the axis numbers; it makes its own room), titled when marks are
+    drawn."""
+    title = dict(text=MARKS_NOTE, side="top", font=dict(size=view.font_size, color="#555")) if canvas.marks else None
+    return dict(
+        orientation="h",
+        yanchor="bottom",
+        y=1.01,
+        xanchor="left",
+        x=0,
+        title=title,
+        font=dict(size=view.font_size),
+    )
+
+
+def _key(canvas, view):
+    """The key beside the picture (``view.legend`` False): HTML, in the figure's ``layout.meta``."""
+    from .key import key_html
+
+    return key_html(
+        canvas.traces + canvas.marks,
+        ages=canvas.ages,
+        others=canvas.others,
+        note=MARKS_NOTE.rstrip(":") if canvas.marks else "",
+        font_size=view.font_size,
+    )
+
+
 def _layout(scene, view, canvas):
-    """The figure's layout: the legend above the plot (clear of the axis numbers; it makes its own room),
-    the edges as shapes, the notes, the axes (zoomed to s1 when focused)."""
+    """The figure's layout: the legend above the plot, or no legend and the key in ``meta`` (a picture that fills
+    its box: no margins beyond the axis numbers), the edges as shapes, the notes, the axes (zoomed to s1 when
+    focused)."""
     window = _window(scene, view, canvas)
-    legend_title = dict(text=MARKS_NOTE, side="top", font=dict(size=MIN_FONT, color="#555")) if canvas.marks else None
+    pad = 10 if view.legend else 2
     layout = dict(
-        height=view.height,
-        margin=dict(l=10, r=10, t=40 if view.title else 10, b=10),
+        margin=dict(l=pad, r=pad, t=40 if view.title else pad, b=pad),
         uirevision="network-focus" if window else "network",
-        legend=dict(
-            orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title=legend_title, font=dict(size=MIN_FONT)
-        ),
-        font=dict(size=MIN_FONT),
+        font=dict(size=view.font_size),
         plot_bgcolor="white",
         hoverlabel=dict(namelength=-1),
+        showlegend=view.legend,
     )
+    if view.height is not None:
+        layout["height"] = view.height
+    if view.legend:
+        layout["legend"] = _legend(canvas, view)
+    else:
+        layout["meta"] = {"key": _key(canvas, view)}
     if view.title:
         layout["title"] = dict(text=view.title)
     if canvas.shapes:
@@ -509,7 +554,7 @@ def _layout(scene, view, canvas):
     if annotations:
         layout["annotations"] = annotations
     # the axes in the layout itself (update_xaxes/update_yaxes validate: a third of a Play frame's figure time)
-    layout["xaxis"], layout["yaxis"] = _axes(scene, window)
+    layout["xaxis"], layout["yaxis"] = _axes(scene, window, view.font_size)
     return layout
 
 

@@ -7,45 +7,47 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The cluster colours. The first ten stay apart for colour-blind students: their smallest CIEDE2000 difference
-#: is 13.1 or more with normal vision (13.9) and under simulated protanopia (13.3), deuteranopia (13.2) and
-#: tritanopia (13.1) (Machado et al. 2009 at full severity; :mod:`cae.app.colour_vision`; Plotly's D3 colours had
-#: 16.2, 1.3, 3.3 and 9.5). Every colour has at least 3:1 contrast against the white plot (WCAG 2.1's bar for
-#: graphics) and is far from the marks' black and magenta. They were chosen by a max-min search over a grid of
-#: sRGB colours with those constraints, in farthest-first order; the other fourteen, for more clusters, by the
-#: same search for normal vision only.
+#: The cluster colours: one for each of the ten largest clusters shown (:func:`cluster_colors`), every other cluster
+#: in :data:`OTHER_CLUSTERS`. Any two colours shown at once — these ten, the grey of the others and the marks' black
+#: and magenta (:data:`MARK_COLORS`) — are at least 12.1 CIEDE2000 apart with normal vision and under simulated
+#: protanopia, deuteranopia and tritanopia (Machado et al. 2009 at full severity; :mod:`cae.app.colour_vision`;
+#: the palette before this rule had 1.1 under deuteranopia once its eleventh colour was used, and the marks'
+#: magenta 3.8 from its first colour). Every colour has at least 3:1 contrast against the white plot (WCAG 2.1's bar
+#: for graphics), a CIELAB chroma of 30 or more, and is more than 40 CIELAB units from black and magenta. They were
+#: chosen by a farthest-first search over the sRGB colours in steps of 17 with those constraints (restarted from 150
+#: seeds, the largest set kept), then ordered by hand: bright and distinct first, for the largest clusters.
 PALETTE = [
-    "#5577ff",
-    "#aa0000",
-    "#ff5577",
-    "#664488",
-    "#2222ff",
-    "#aa77aa",
-    "#006644",
-    "#ff2200",
-    "#558855",
-    "#aa5577",
-    "#bb8800",
-    "#0099aa",
-    "#665511",
-    "#005599",
-    "#996644",
-    "#889900",
-    "#0099ee",
-    "#00aa00",
-    "#446600",
-    "#dd7722",
-    "#cc2244",
-    "#cc7766",
-    "#007799",
-    "#008877",
+    "#0000ee",
+    "#dd3366",
+    "#2299aa",
+    "#999922",
+    "#661188",
+    "#337755",
+    "#772244",
+    "#556600",
+    "#775588",
+    "#224411",
 ]
+
+#: the one neutral tone of every cluster beyond the ten largest (the legend says how many): 3.9:1 on white
+OTHER_CLUSTERS = "#808080"
 
 #: the smallest text a class must read from the back of a room (px): legends, axis numbers, colour bars, notes.
 #: 14 px at 1280×720, a common projector (Plotly's and Streamlit's defaults are 10-12 px)
 MIN_FONT = 14
 
+#: The edge-age colour scale (Viridis, young edges dark) and the part of it the views use: every colour up to
+#: :data:`LEGIBLE_AGE_END` has at least 3:1 contrast on the white plot (WCAG 2.1's bar for graphics, as the cluster
+#: colours and the marks); the scale's light yellow end (1.3:1) would vanish on the plot.
 AGE_COLORSCALE = "Viridis"
+LEGIBLE_AGE_END = 0.58
+#: the legible part as a colour scale of its own (the colour bar's), sampled in nine stops
+AGE_LEGIBLE_SCALE = [
+    [k / 8, c]
+    for k, c in enumerate(
+        ["#440154", "#471a6b", "#45327d", "#3e4888", "#365c8c", "#2e6f8e", "#27808e", "#22928b", "#24a385"]
+    )
+]
 
 N_AGE_BANDS = 6
 
@@ -69,9 +71,59 @@ UPCOMING_NAME = "the stream to come"
 MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
 
 
-def cluster_colors(labels):
-    """A colour per cluster number (cycling a qualitative palette)."""
-    return [PALETTE[int(c) % len(PALETTE)] for c in np.asarray(labels, dtype=int)]
+def colour_index(labels, weights=None):
+    """Each element's colour in :data:`PALETTE` by the rule of the views (``-1``: :data:`OTHER_CLUSTERS`).
+
+    The clusters are ranked by their weight — the sum of ``weights`` over their elements (a network's win counts M),
+    or their number of elements — largest first, ties by cluster number; the ten largest take the palette's colours
+    in order, every other cluster the one grey. So every pair of colours shown at once stays distinguishable, for
+    colour-blind students too, however many clusters there are.
+
+    >>> colour_index([5, 5, 7, 9, 9, 9]).tolist()  # cluster 9 is the largest, then 5, then 7
+    [1, 1, 2, 0, 0, 0]
+    >>> from collections import Counter
+    >>> Counter(colour_index(range(24)).tolist())[-1]  # 24 clusters of one node: the last 14 in grey
+    14
+    """
+    labels = np.asarray(labels, dtype=np.int64).reshape(-1)
+    if not len(labels):
+        return np.zeros(0, dtype=np.int64)
+    ids, inverse = np.unique(labels, return_inverse=True)
+    w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=float).reshape(-1)
+    size = np.bincount(inverse, weights=w, minlength=len(ids))
+    order = np.lexsort((ids, -size))  # largest first; ties: the smaller cluster number first
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[order] = np.arange(len(ids))
+    return np.where(rank < len(PALETTE), rank, -1)[inverse]
+
+
+def node_colour_index(model):
+    """The :func:`colour_index` of each node of a fitted model: its clusters weighted by their win counts M (their
+    node counts for a model without them), so the views that draw one model agree on its colours."""
+    weights = getattr(model, "win_counts_", None)
+    return colour_index(model.node_labels_, weights)
+
+
+def colour_of_index(index):
+    """The colour of a :func:`colour_index` value."""
+    return PALETTE[index] if index >= 0 else OTHER_CLUSTERS
+
+
+def cluster_colors(labels, weights=None):
+    """A colour per element of ``labels`` by the views' rule (:func:`colour_index`): the ten largest clusters in the
+    palette, the others in :data:`OTHER_CLUSTERS`."""
+    colours = np.array([*PALETTE, OTHER_CLUSTERS])
+    return colours[colour_index(labels, weights)].tolist()
+
+
+def others_note(labels):
+    """The legend's words for the clusters drawn in grey ("" when every cluster has its colour).
+
+    >>> others_note(range(12))
+    '2 smaller clusters in grey'
+    """
+    n = len(np.unique(np.asarray(labels, dtype=np.int64))) - len(PALETTE)
+    return "" if n <= 0 else f"{n} smaller cluster{'s' if n > 1 else ''} in grey"
 
 
 def readable(fig, size=MIN_FONT):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from plotly.colors import sample_colorscale
 
-from ._draw import _age_bands, _node_sizes
-from .palette import AGE_COLORSCALE, cluster_colors
+from ._draw import EDGE_WIDTH, _age_bands, _node_sizes
+from .palette import AGE_COLORSCALE, LEGIBLE_AGE_END, cluster_colors
 
 
 def saved_network(path):
@@ -88,7 +88,9 @@ def _svg_age_scale(amax, width, height):
     """The edge-age scale under the plot, as the Plotly view's colour bar."""
     stops = "".join(
         f'<stop offset="{f:.2f}" stop-color="{c}"/>'
-        for f, c in zip(np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, 1, 6))))
+        for f, c in zip(
+            np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, LEGIBLE_AGE_END, 6)))
+        )
     )
     ly = height - _LEGEND_H + 8
     return (
@@ -113,7 +115,7 @@ def _svg_edges(model, edges, NX, NY, width, height):
     for (a, b), c in zip(edges, colors):
         by_colour.setdefault(c, []).append(f"M{NX[a]:.0f} {NY[a]:.0f}L{NX[b]:.0f} {NY[b]:.0f}")
     paths = "".join(f'<path d="{"".join(d)}" stroke="{c}"/>' for c, d in by_colour.items())
-    out = f'<g fill="none" stroke-width="1.6" stroke-linecap="round">{paths}</g>'
+    out = f'<g fill="none" stroke-width="{EDGE_WIDTH}" stroke-linecap="round">{paths}</g>'
     return out + (_svg_age_scale(amax, width, height) if amax is not None else "")
 
 
@@ -121,12 +123,12 @@ def _svg_nodes(model, NX, NY, n_edges, height):
     """The nodes coloured by cluster and sized by win count, and the counts under the plot."""
     radius = _node_sizes(model.win_counts_) / 2
     by_colour = {}  # a group per cluster colour: the fill said once
-    for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_)):
+    for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_, model.win_counts_)):
         by_colour.setdefault(c, []).append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}"/>')
     circles = "".join(f'<g fill="{c}">{"".join(cs)}</g>' for c, cs in by_colour.items())
     n_clusters = int(getattr(model, "n_clusters_", len(np.unique(model.node_labels_))))
     return (
-        f'<g stroke="white" stroke-width="0.8">{circles}</g>'
+        f'<g stroke="white" stroke-width="1">{circles}</g>'
         f'<text x="10" y="{height - _LEGEND_H + 17}" fill="#444">{len(NX):,} nodes · {n_edges:,} edges · '
         f"{n_clusters:,} clusters</text>"
     )

@@ -225,3 +225,83 @@ def traces_figure(
     fig.update_yaxes(automargin=True)
     fig.update_xaxes(title_text="samples seen", row=5, col=1)
     return readable(fig)
+
+
+#: The stage's traces beside the picture, by the kind of run: (title, trace column, drawn as) per row. CAE's own
+#: quantities — its deletion interval λ, its similarity threshold V and its edge-deletion threshold a_max (estimated
+#: at each step that deletes around s1: points) — and, for an algorithm without them, the network's size.
+SIDE_TRACES = {
+    "cae": (
+        ("λ (deletion interval)", "deletion_interval", "lines"),
+        ("V (similarity threshold)", "threshold", "lines"),
+        ("a_max (edge-deletion threshold)", "a_max", "markers"),
+    ),
+    "size": (("#nodes", "n_nodes", "lines"), ("#clusters", "n_clusters", "lines")),
+}
+
+
+def side_traces_figure(trace, columns, t_now, t_end=None, height=230, font_size=14, max_points=600):
+    """The quantities that decide the next step, over samples seen, beside the picture: λ, V and a_max for CAE (and
+    CAEA), the network's size for the others (:data:`SIDE_TRACES`), one small row each on a shared axis up to
+    ``t_end`` (default the last recorded step), with the step shown (``t_now``) as a vertical line and a dot on
+    each row — so that scrubbing back moves them with the picture.
+
+    >>> import numpy as np
+    >>> cols = ("t", "n_nodes", "n_clusters")
+    >>> trace = np.array([[1, 1, 1], [2, 2, 1], [3, 2, 2]], dtype=float)
+    >>> fig = side_traces_figure(trace, cols, t_now=2)
+    >>> [t.name for t in fig.data], fig.layout.shapes[0].x0
+    (['#nodes', '#nodes at t', '#clusters', '#clusters at t'], 2.0)
+    """
+    col = {c: k for k, c in enumerate(columns)}
+    rows = SIDE_TRACES["cae" if "threshold" in col else "size"]
+    trace = np.asarray(trace, dtype=float).reshape(-1, len(columns))
+    fig = make_subplots(
+        rows=len(rows),
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.16 if len(rows) > 2 else 0.22,
+        subplot_titles=[r[0] for r in rows],
+    )
+    t = trace[:, col["t"]]
+    now = int(np.searchsorted(t, t_now, side="right")) - 1 if len(t) else -1
+    for k, (name, key, mode) in enumerate(rows, start=1):
+        v = trace[:, col[key]]
+        ok = np.isfinite(v)
+        tt, vv = thin(t[ok], v[ok], max_points=max_points)
+        line = dict(color="#1f4e79", width=2)
+        marker = dict(size=3, color="#1f4e79")
+        fig.add_trace(
+            go.Scatter(
+                x=_f32(tt), y=_f32(vv), mode=mode, name=name.split(" (")[0], line=line, marker=marker, hoverinfo="x+y"
+            ),
+            row=k,
+            col=1,
+        )
+        at = v[now] if now >= 0 and np.isfinite(v[now]) else None
+        fig.add_trace(
+            go.Scatter(
+                x=[float(t_now)] if at is not None else [],
+                y=[float(at)] if at is not None else [],
+                mode="markers",
+                name=f"{name.split(' (')[0]} at t",
+                marker=dict(size=9, color="black"),
+                hoverinfo="x+y",
+            ),
+            row=k,
+            col=1,
+        )
+    x_max = float(max(t_end if t_end is not None else (t[-1] if len(t) else 1.0), 1.0))
+    fig.update_layout(
+        shapes=[_vertical(t_now, "black")],
+        height=height,
+        margin=dict(l=4, r=8, t=26, b=4),
+        showlegend=False,
+        plot_bgcolor="white",
+        uirevision="side-traces",
+        hovermode="x",
+    )
+    fig.update_xaxes(range=[0, x_max * 1.02], automargin=True, showgrid=False, tickfont=dict(size=font_size))
+    fig.update_yaxes(automargin=True, gridcolor="#eee", nticks=3, tickfont=dict(size=font_size))
+    fig.update_annotations(font=dict(size=font_size), x=0, xanchor="left")
+    return fig

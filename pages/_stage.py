@@ -1,0 +1,97 @@
+"""The stage: the network as the page. A square picture as large as the screen allows, its numbers, key and traces
+beside it, the scrubber under it — the Playground's still view, its player and its quiz, in one layout.
+
+The square's side is set by the page's style, not by Python (the server does not know the screen): the smaller
+of the screen's height less what sits above and below the stage (:data:`CHROME`) and the stage's width less the
+side panel (:data:`SIDE`). The chart stretches into the square (``st.plotly_chart(height="stretch")``), the
+player's frame takes the same size. ``present`` (a projector) hides the sidebar and the page's header, writes every
+text at 20 px or more and gives the square the whole height of the screen.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import streamlit as st
+
+#: px above and below the stage: the page's top padding, the title and its caption, the controls row, the scrubber
+#: and the gaps between them (normal); the controls row and paddings alone (present: the scrubber is beside)
+CHROME = {False: 192, True: 86}
+#: the side panel's least width (px): the numbers two by two, the key, the traces
+SIDE = {False: 400, True: 560}
+#: the text size of the present mode (px): every text of the page at least this
+PRESENT_FONT = 20
+
+
+def _size(present):
+    return f"min(calc(100vh - {CHROME[present]}px), calc(100cqw - {SIDE[present]}px))"
+
+
+def stage_css(present=False):
+    """The style of a page with a stage (written on every run: a style that came and went would move elements)."""
+    net = _size(present)
+    row = (
+        ":is(.st-key-stage_row > [data-testid='stHorizontalBlock'],"
+        " .st-key-stage_row > [data-testid='stLayoutWrapper'] > [data-testid='stHorizontalBlock'])"
+    )
+    css = [
+        # the header's bar (the main menu) over the page's top, not a white band above it
+        "header[data-testid='stHeader'] { background: transparent; pointer-events: none; }",
+        "header[data-testid='stHeader'] * { pointer-events: auto; }",
+        "[data-testid='stMainBlockContainer'] { padding: 0.75rem 1.5rem 4rem; max-width: none; }",
+        "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] { gap: 0.5rem; }",
+        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0; }",
+        f".st-key-stage {{ container-type: inline-size; --net: {net}; }}",
+        f"{row} {{ flex-wrap: nowrap; gap: 1rem; }}",
+        f"{row} > [data-testid='stColumn']:first-child"
+        " { flex: 0 0 var(--net) !important; width: var(--net) !important; min-width: 0; }",
+        f"{row} > [data-testid='stColumn']:last-child {{ flex: 1 1 0 !important; min-width: 0; }}",
+        ".st-key-net { flex: none !important; width: var(--net) !important; height: var(--net) !important; position: relative; }",
+        ".st-key-net > [data-testid='stElementContainer']:has(.stPlotlyChart)"
+        " { flex: 1 1 auto !important; height: auto !important; min-height: 0; }",
+        ".st-key-stage iframe[title*='cae_player'] { height: calc(var(--net) + 4px) !important; }",
+        # the numbers beside the picture: compact, two by two
+        ".st-key-side [data-testid='stMetric'] { padding: 0; }",
+        ".st-key-side [data-testid='stMetricValue'] { font-size: 1.35rem; line-height: 1.2; }",
+        ".st-key-side [data-testid='stMetricLabel'] { min-height: 0; }",
+        ".st-key-side [data-testid='stMetricLabel'] p { font-size: 0.8rem; white-space: nowrap; }",
+        ".st-key-side [data-testid='stHorizontalBlock'] { gap: 0.6rem; }",
+    ]
+    if present:
+        css += [
+            "[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader']"
+            " { display: none !important; }",
+            "[data-testid='stMainBlockContainer'] { padding: 0.5rem 0.75rem 2rem; }",
+            f"html {{ font-size: {PRESENT_FONT}px; }}",
+            # captions, labels, help texts and metric deltas are 0.875rem or less in Streamlit: 20 px at least
+            "[data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'] p, [data-testid='stMetricLabel'] p,"
+            " [data-testid='stMetricDelta'], [data-testid='stMarkdownContainer'] p, [data-testid='stSliderTickBar'],"
+            " [data-testid='stSliderThumbValue'] { font-size: 1rem !important; }",
+            # the title stays for a screen reader (the page's h1), unseen; so does the caption's line
+            ".st-key-page_head { position: absolute !important; width: 1px; height: 1px; overflow: hidden;"
+            " clip-path: inset(50%); }",
+        ]
+    return "<style>" + "".join(css) + "</style>"
+
+
+def write_style(present=False):
+    st.html(stage_css(present))
+
+
+@contextmanager
+def stage():
+    """The stage's container (its style sizes the square: :func:`stage_css`)."""
+    with st.container(key="stage"):
+        yield
+
+
+def columns():
+    """The picture's column and the side panel's, side by side: ``(net, side)``."""
+    with st.container(key="stage_row"):
+        net, side = st.columns([1, 1], gap="small")
+    return net, side.container(key="side")
+
+
+def net_box():
+    """The square the chart stretches into (``st.plotly_chart(..., height="stretch")``)."""
+    return st.container(key="net")
