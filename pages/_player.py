@@ -2,16 +2,14 @@
 
 While Play is on, the main view is a custom component (``components.v1``, plain JavaScript in
 ``cae/app/player_frontend/``, no build step) that draws the frames the server computed with the
-page's own view (:class:`cae.app.player.PlaySession`) and asks for the next ones before it runs
-out; each request reruns only the Playground's live fragment. Pause in the player stops on the
-frame shown and sends its step; the run goes back to exactly that step and the whole page reruns
-with the still view there. plotly.js is served by this Streamlit server from the plotly package
-(a second component declared on its folder serves the file): nothing comes from the internet.
+page's own view (:class:`cae.app.player.PlaySession`) on a canvas, and asks for the next ones before
+it runs out; each request reruns only the Playground's live fragment. Pause in the player stops on
+the frame shown and sends its step; the run goes back to exactly that step and the whole page reruns
+with the still view there. Nothing comes from the internet: the frames are drawn by the player's
+own script, without plotly.js.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import streamlit as st
 
@@ -19,20 +17,14 @@ from cae.app.player import FRONTEND, PlaySession, frames_wanted
 from pages._session import W
 
 KEY = "player"  # the component's widget key: its value is the browser's last request
-DEFAULT_FPS = 20  # frames per second: smooth in front of a class (this machine draws 16-18 of them, see the README)
+DEFAULT_FPS = 30  # frames per second: smooth in front of a class (python -m cae.bench --playground measures it)
 
 
-def _components():
-    """The player and the component that serves plotly.min.js (declared in every run: cheap, and it
-    registers them with whichever server runs this script)."""
-    import plotly
+def _component():
+    """The player (declared in every run: cheap, and it registers it with whichever server runs this script)."""
     import streamlit.components.v1 as components
 
-    plotly_dir = Path(plotly.__file__).resolve().parent / "package_data"
-    return (
-        components.declare_component("cae_player", path=str(FRONTEND)),
-        components.declare_component("cae_plotlyjs", path=str(plotly_dir)),
-    )
+    return components.declare_component("cae_player", path=str(FRONTEND))
 
 
 def _on_request():
@@ -124,10 +116,10 @@ def player(pg, draw, describe, samples_per_frame, present=False):
         ", div[data-stale='true']:has(iframe[title*='cae_player']) {opacity: 1 !important; transition: none !important}"
         "</style>" + _HANDOVER_CSS
     )
-    component, plotlyjs = _components()
-    component(
+    from pages._stage import SIDE
+
+    _component()(
         key=KEY,
-        plotly=plotlyjs.name,
         epoch=play.epoch,
         chunk=chunk,
         chunk_seq=play.served
@@ -136,6 +128,7 @@ def player(pg, draw, describe, samples_per_frame, present=False):
         playing=True,
         fps=int(ss.get("play_fps", DEFAULT_FPS)),
         present=bool(present),
+        side=SIDE[bool(present)],
         config={"displaylogo": False},
         on_change=_on_request,
         default=None,

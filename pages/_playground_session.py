@@ -165,14 +165,17 @@ def stream_bounds(pg):
     return cached[1]
 
 
-def network_view(pg, view=None, *, model=None, record=None, t=None, deleted=None, current=None, highlight=None):
+def network_view(
+    pg, view=None, *, model=None, record=None, t=None, deleted=None, current=None, highlight=None, spec=False
+):
     """The main view of a Playground at step t: data seen (thinned), the recent window, the sample, the network.
 
     ``view`` (a :class:`cae.app.view_options.ViewOptions`) says how it is drawn: the page builds it once from its
     toggles. ``record`` None draws the Playground's last record (its s1 and s2 ringed); False draws none. The
     samples placed by hand so far are marked, and the regions of a drawing that gives the next samples
     outlined. Before the first step the whole stream to come is drawn faintly, with the view's note (what to
-    press); after it the note is left out.
+    press); after it the note is left out. ``spec``: the figure as plain data (:func:`cae.app.figures.network_spec`:
+    Play's frames), not a Plotly figure.
     """
     from cae.app import figures
     from cae.app.view_options import ViewOptions
@@ -186,7 +189,8 @@ def network_view(pg, view=None, *, model=None, record=None, t=None, deleted=None
         current = X[t - 1]
     drawing = pg.drawing_at(t) if hasattr(pg, "drawing_at") and X.shape[1] == 2 else None
     placed = [x for pos, x in getattr(pg, "placed", []) if pos < t]
-    return figures.network_figure(
+    build = figures.network_spec if spec else figures.network_figure
+    return build(
         model,
         X[idx],
         X[max(0, t - view.window) : t],

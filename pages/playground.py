@@ -309,9 +309,13 @@ def _view_summary():
 
 
 # ------------------------------------------------------------------ live view
-def _draw(p):
-    """The main view at the Stepper's step: the still view and every frame of Play."""
-    return network_view(p, VIEW.with_(note=FIRST_HINT), deleted=p.deleted_in_frame)
+def _draw(p, spec=False):
+    """The main view at the Stepper's step: the still view, and every frame of Play (``spec``: as plain data)."""
+    return network_view(p, VIEW.with_(note=FIRST_HINT), deleted=p.deleted_in_frame, spec=spec)
+
+
+def _frame(p):
+    return _draw(p, spec=True)
 
 
 #: written in the main view before the first step, where the eye is (the page's own hint was three screens below)
@@ -373,7 +377,7 @@ def live():
             if not play_on or _player.starting(pg):
                 _still_view(waiting=play_on)
         if play_on:
-            shown = _player.player(pg, _draw, _describe, int(st.session_state.get(W.SPEED, 20)), present=present)
+            shown = _player.player(pg, _frame, _describe, int(st.session_state.get(W.SPEED, 20)), present=present)
             lesson_out("playground", cfg, pg, t=shown)
             publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
 

@@ -64,6 +64,7 @@ __all__ = [
     "encode_chunk",
     "decode_chunk",
     "frames_wanted",
+    "side_series",
 ]
 
 #: the browser half: index.html and player.js (package data)
@@ -86,8 +87,34 @@ def figure_json(fig):
 
 
 def figure_dict(fig):
-    """A Plotly figure as the plain objects of :func:`figure_json`'s text (arrays as plotly.js typed-array specs)."""
+    """A Plotly figure as the plain objects of :func:`figure_json`'s text (arrays as plotly.js typed-array specs).
+
+    A figure given as plain data (:func:`cae.app.figures.network_spec`: Play's frames) is encoded directly — its
+    NumPy arrays as typed-array specs, its ``None`` values left out, as Plotly writes them — without building a
+    Plotly figure or its template (a third of a frame's time).
+
+    >>> import numpy as np
+    >>> figure_dict({"data": [{"x": np.array([0.5], np.float32), "name": None}], "layout": {"height": None}})
+    {'data': [{'x': {'dtype': 'f4', 'bdata': 'AAAAPw=='}}], 'layout': {}}
+    """
+    if isinstance(fig, dict):
+        return _plain(fig)
     return json.loads(figure_json(fig))
+
+
+def _plain(v):
+    """Plain JSON objects of a figure's data: NumPy arrays as typed-array specs, None left out of objects."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items() if x is not None}
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "iu" and v.dtype.itemsize == 8:  # plotly.js has no 64-bit integer arrays
+            v = v.astype(np.int32)
+        return _typed(v) if v.dtype.kind in "fiu" and v.ndim == 1 else _plain(v.tolist())
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
 
 
 def _to_json(obj):
@@ -322,6 +349,45 @@ def apply_patch(old, patch):
     }
 
 
+def side_series(pg, since=None, max_points=600):
+    """The traces beside the picture (:data:`cae.app.figures.traces.SIDE_TRACES`: λ, V and a_max for CAE, the
+    network's size for the others) as Play sends them with a frame: the recorded steps after ``since`` (None: from
+    the start, at most ``max_points`` of them, evenly), as ``{"names", "modes", "t", "v"}`` with one list of values
+    per name (None where a value is not defined yet).
+
+    >>> from cae.app.stepper import Stepper
+    >>> from cae.data import make_paper2d, nonstationary_stream
+    >>> pg = Stepper(nonstationary_stream(make_paper2d(100, seed=0), seed=0))
+    >>> _ = pg.step(30)
+    >>> s = side_series(pg, since=28)
+    >>> s["names"], s["t"]
+    (['λ', 'V', 'a_max'], [29, 30])
+    """
+    from .figures.traces import SIDE_TRACES, thin
+
+    columns = {c: k for k, c in enumerate(pg.columns)}
+    rows = SIDE_TRACES["cae" if "threshold" in columns else "size"]
+    trace = pg.trace_so_far
+    t = trace[:, columns["t"]] if len(trace) else np.zeros(0)
+    keep = t > since if since is not None else np.ones(len(t), bool)
+    idx = np.flatnonzero(keep)
+    if since is None and len(idx) > max_points:
+        idx = thin(idx, max_points=max_points)[0]
+    elif len(idx) > 8:  # a frame of many samples: its last few steps are enough for a line
+        idx = idx[np.linspace(0, len(idx) - 1, 8).astype(int)]
+
+    def values(key):
+        v = trace[idx, columns[key]]
+        return [float(x) if np.isfinite(x) else None for x in v]
+
+    return {
+        "names": [r[0].split(" (")[0] for r in rows],
+        "modes": [r[2] for r in rows],
+        "t": [int(x) for x in t[idx]],
+        "v": [values(r[1]) for r in rows],
+    }
+
+
 def frames_wanted(fps, first=False):
     """How many frames one answer holds: ``LEAD_SECONDS`` of play at ``fps`` (the first answer: a few, at once).
 
@@ -409,6 +475,7 @@ class PlaySession:
         self.shown = int(pg.t)
         self.t_sent = int(pg.t)
         self._deleted = {}
+        self._series_to = None  # the last step whose traces were sent (None: none yet)
 
     def frames(self, n, samples_per_frame, draw, describe):
         """Step the run ``n`` times by ``samples_per_frame`` (fewer at the end of the stream) and draw each step.
@@ -424,7 +491,11 @@ class PlaySession:
             self.pg.step(spf)
             t = int(self.pg.t)
             self._deleted[t] = np.array(self.pg.deleted_in_frame, copy=True)
-            out.append((t, figure_dict(draw(self.pg)), describe(self.pg)))
+            p = describe(self.pg)
+            # the traces beside the picture: their history with the play's first frame, then each frame's new steps
+            p["series"] = side_series(self.pg, since=self._series_to)
+            self._series_to = t
+            out.append((t, figure_dict(draw(self.pg)), p))
         for old in sorted(self._deleted)[:-KEEP_DELETED]:
             del self._deleted[old]
         return out

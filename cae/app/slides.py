@@ -91,6 +91,8 @@ class Frame:
         Cluster of each node.
     win_counts : ndarray of shape (n_nodes,)
     n_clusters : int
+    node_ids : ndarray of shape (n_nodes,) or None
+        Each node's id (the oldest cluster keeps the first colour: :func:`cae.app.figures.palette.colour_index`).
     """
 
     t: int
@@ -99,6 +101,7 @@ class Frame:
     node_labels: np.ndarray
     win_counts: np.ndarray
     n_clusters: int
+    node_ids: np.ndarray | None = None
 
     @property
     def n_nodes(self):
@@ -206,7 +209,8 @@ def _frame(model, t):
     n_clusters = getattr(model, "n_clusters_", None)
     if n_clusters is None:
         n_clusters = len(np.unique(labels))
-    return Frame(int(t), nodes, edges, labels, wins, int(n_clusters))
+    ids = getattr(model, "node_ids_", None)
+    return Frame(int(t), nodes, edges, labels, wins, int(n_clusters), None if ids is None else np.array(ids))
 
 
 def record_frames(X, model_factory=None, t_start=0, t_end=None, n_frames=60, progress=None):
@@ -305,8 +309,8 @@ def _discrete_colorscale():
     return scale
 
 
-def _colour_codes(labels, win_counts):
-    k = colour_index(labels, win_counts)
+def _colour_codes(labels, win_counts, node_ids=None):
+    k = colour_index(labels, win_counts, node_ids)
     return np.where(k < 0, len(PALETTE), k).astype(np.uint8)
 
 
@@ -329,7 +333,7 @@ def _network_data(frame, dims):
         customdata=_small_ints(frame.node_labels),
         # the views' rule (cae.app.figures.palette.colour_index): the ten largest clusters in the palette, the
         # others in grey (index len(PALETTE))
-        marker=dict(color=_colour_codes(frame.node_labels, M), size=size.astype(np.uint8)),
+        marker=dict(color=_colour_codes(frame.node_labels, M, frame.node_ids), size=size.astype(np.uint8)),
     )
     return edges, nodes
 

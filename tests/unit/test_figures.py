@@ -66,7 +66,9 @@ def test_network_figure_layers(pg):
     K = len(pg.model.nodes_)
     assert len(nodes.x) == K and np.asarray(nodes.x).dtype == np.float32
     # the views' rule: the ten largest clusters by their win counts M in the palette, every other in grey
-    assert list(nodes.marker.color) == viz.cluster_colors(pg.model.node_labels_, pg.model.win_counts_)
+    assert list(nodes.marker.color) == viz.cluster_colors(
+        pg.model.node_labels_, pg.model.win_counts_, pg.model.node_ids_
+    )
     sizes = np.asarray(nodes.marker.size)
     M = np.asarray(pg.model.win_counts_)
     assert sizes[np.argmax(M)] == sizes.max()  # sized by win count
@@ -177,7 +179,7 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
 
     # every node where the model puts it, in its cluster's colour
     at = np.array([(x, y) for x, y, _, _ in nodes])
-    colours = viz.cluster_colors(model.node_labels_, model.win_counts_)
+    colours = viz.cluster_colors(model.node_labels_, model.win_counts_, getattr(model, "node_ids_", None))
     for k, p in enumerate(model.nodes_):
         gap = np.abs(at - on_screen(p)).max(axis=1)
         assert gap.min() < 0.25 and nodes[int(np.argmin(gap))][3] == colours[k], k
@@ -658,8 +660,10 @@ def test_every_edge_is_drawn_in_a_legible_age_colour_wider_than_the_node_outline
     edges = [s for s in fig.layout.shapes if s.name.startswith("edges age")]
     assert edges and {s.line.width for s in edges} == {EDGE_WIDTH} and EDGE_WIDTH >= 2.5
     for s in edges:
-        colour = s.line.color if s.line.color.startswith("#") else "#%02x%02x%02x" % tuple(
-            int(round(v)) for v in unlabel_rgb(s.line.color)
+        colour = (
+            s.line.color
+            if s.line.color.startswith("#")
+            else "#" + "".join(f"{int(round(v)):02x}" for v in unlabel_rgb(s.line.color))
         )
         assert _contrast_on_white(colour) >= 3.0, (s.name, colour)
     nodes = _named(fig, "nodes")[0]
@@ -667,7 +671,7 @@ def test_every_edge_is_drawn_in_a_legible_age_colour_wider_than_the_node_outline
 
 
 def test_removed_marks_are_seen_and_named_with_their_symbol(pg):
-    """"Removed this frame": a filled mark in a colour no cluster has, on a white halo, with its entry in the key."""
+    """ "Removed this frame": a filled mark in a colour no cluster has, on a white halo, with its entry in the key."""
     fig = viz.network_figure(pg.model, deleted=np.array([[0.5, 0.5]]), legend=False)
     mark, halo = _named(fig, "removed this frame")[0], _named(fig, "removed this frame (halo)")[0]
     assert mark.marker.symbol == "x" and mark.marker.color in viz.MARK_COLORS and mark.marker.color != "white"

@@ -1,7 +1,6 @@
 """The player's server half (cae.app.player) and the stepper's rewind: frames, chunks, requests, Pause."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from cae.app.player import (
     fmt,
     frames_wanted,
     panel,
+    side_series,
 )
 from cae.app.stepper import Stepper, drawn_sample
 from cae.data import make_paper2d, nonstationary_stream
@@ -64,6 +64,7 @@ def test_each_frame_is_the_still_view_at_its_step():
     assert [f["t"] for f in chunk["frames"]] == [225, 250, 275, 300, 325, 350]
     assert play.served == 5 and play.t_sent == 350 == pg.t
     assert chunk["n_samples"] == len(pg.stream)
+    prev = None
     for f in chunk["frames"]:
         ref = Stepper(pg.stream)
         ref.step(f["t"])
@@ -71,6 +72,9 @@ def test_each_frame_is_the_still_view_at_its_step():
         x, y = _nodes_xy(f["figure"])
         np.testing.assert_array_equal(x, model.nodes_[:, 0].astype(np.float32))
         np.testing.assert_array_equal(y, model.nodes_[:, 1].astype(np.float32))
+        series = f["panel"].pop("series")  # the traces beside the picture: the history, then each frame's new steps
+        assert series == side_series(ref, since=prev) and series["t"][-1] == f["t"]
+        prev = f["t"]
         assert f["panel"] == json.loads(json.dumps(panel(ref)))  # the numbers of that step
         assert f["panel"]["metrics"][0] == ["Samples seen", f"{f['t']:,}", f"of {len(pg.stream):,}"]
 
@@ -359,10 +363,8 @@ def test_the_frontend_is_plain_files_with_no_network():
     assert {k.split(":")[0].strip() for k in typed.split(",")} == _PATCHED_DTYPES  # the player decodes each
     for op in ("$set", "$splice", "$text", "$items", "$from", "$del"):  # and applies every patch the server makes
         assert f"p.{op}" in js or f"patch.data.{op}" in js or f'"{op}"' in js, op
-    assert 'plotly.min.js"' in js  # served by the Streamlit server from the plotly package
-    import plotly
-
-    assert (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").is_file()
+    # drawn on a canvas by the player itself: no plotly.js to load (3.5 MB), nothing from anywhere
+    assert "plotly.min.js" not in js and 'getContext("2d")' in js
 
 
 def test_run_to_in_chunks_is_the_same_run_as_one_step():

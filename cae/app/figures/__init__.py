@@ -33,7 +33,7 @@ from .charts import (
     topology_figure,
 )
 from .geometry import focus_window, region_outlines, vigilance_boundary
-from .network import MODEL_LAYERS, model_kind, network_figure
+from .network import MODEL_LAYERS, model_kind, network_figure, network_spec
 from .palette import (
     AGE_COLORSCALE,
     MARK_COLORS,
@@ -58,6 +58,7 @@ from .traces import figure_table, side_traces_figure, thin, traces_figure
 __all__ = [
     "cluster_colors",
     "network_figure",
+    "network_spec",
     "network_svg",
     "traces_figure",
     "side_traces_figure",

@@ -58,6 +58,7 @@ __all__ = [
     "model_kind",
     "model_layers",
     "network_figure",
+    "network_spec",
     "data_layer",
     "vigilance_regions_layer",
     "edges_layer",
@@ -493,9 +494,28 @@ def _axes(scene, window, font_size=MIN_FONT):
             (x0, x1), (y0, y1) = scene.bounds
             px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
         grid = dict(showgrid=True, gridcolor="#eee", zeroline=False)
-        xaxis.update(range=[x0 - px, x1 + px], constrain="domain", **grid)
-        yaxis.update(range=[y0 - py, y1 + py], scaleanchor="x", scaleratio=1, **grid)
+        xaxis.update(range=[x0 - px, x1 + px], constrain="domain", tickvals=nice_ticks(x0 - px, x1 + px), **grid)
+        yaxis.update(
+            range=[y0 - py, y1 + py], scaleanchor="x", scaleratio=1, tickvals=nice_ticks(y0 - py, y1 + py), **grid
+        )
     return xaxis, yaxis
+
+
+def nice_ticks(lo, hi, n=6):
+    """About ``n`` round axis numbers in [lo, hi] (steps of 1, 2 or 5 times a power of ten): the still view's
+    and Play's (the player computes the same where a figure gives none).
+
+    >>> nice_ticks(-0.03, 1.03)
+    [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    """
+    span = hi - lo
+    if not span > 0:
+        return [float(lo)]
+    raw = span / max(n, 1)
+    p = 10.0 ** np.floor(np.log10(raw))
+    step = next((m * p for m in (1, 2, 5, 10) if m * p >= raw), 10 * p)
+    k = np.arange(np.ceil(lo / step - 1e-9), np.floor(hi / step + 1e-9) + 1)
+    return [float(v) + 0.0 for v in np.round(k * step, 12)]
 
 
 def _legend(canvas, view):
@@ -620,6 +640,45 @@ def network_figure(
     >>> fig.layout.xaxis.range[1] - fig.layout.xaxis.range[0] < 0.5  # zoomed in
     True
     """
+    spec = network_spec(
+        model,
+        seen,
+        recent,
+        current,
+        record,
+        bounds,
+        view=view,
+        deleted=deleted,
+        highlight=highlight,
+        drawn_regions=drawn_regions,
+        placed=placed,
+        upcoming=upcoming,
+        **options,
+    )
+    # plain dicts and no validation: plotly's per-element checks of 5,000 points and
+    # hundreds of node colours would cost more than the learning itself
+    return go.Figure(data=spec["data"], layout=spec["layout"], _validate=False)
+
+
+def network_spec(
+    model=None,
+    seen=None,
+    recent=None,
+    current=None,
+    record=None,
+    bounds=None,
+    *,
+    view=None,
+    deleted=None,
+    highlight=None,
+    drawn_regions=None,
+    placed=None,
+    upcoming=None,
+    **options,
+):
+    """:func:`network_figure`'s figure as plain data, ``{"data": [trace dicts], "layout": dict}`` with NumPy arrays
+    — what Play's frames are made of (:func:`cae.app.player.figure_dict` encodes it without building a Plotly
+    figure: a third of a frame's time on the server)."""
     unknown = set(options) - _VIEW_FIELDS
     if unknown:
         raise TypeError(f"network_figure() got unexpected keyword arguments {sorted(unknown)}")
@@ -633,6 +692,4 @@ def network_figure(
         layer(scene, view, canvas)
     focus_layer(scene, view, canvas)
     marks_layer(scene, view, canvas)
-    # plain dicts and no validation: plotly's per-element checks of 5,000 points and
-    # hundreds of node colours would cost more than the learning itself
-    return go.Figure(data=canvas.traces + canvas.marks, layout=_layout(scene, view, canvas), _validate=False)
+    return {"data": canvas.traces + canvas.marks, "layout": _layout(scene, view, canvas)}

@@ -71,16 +71,20 @@ UPCOMING_NAME = "the stream to come"
 MARKS_NOTE = "marks in black and magenta (no cluster has these colours):"
 
 
-def colour_index(labels, weights=None):
+def colour_index(labels, weights=None, order=None):
     """Each element's colour in :data:`PALETTE` by the rule of the views (``-1``: :data:`OTHER_CLUSTERS`).
 
-    The clusters are ranked by their weight — the sum of ``weights`` over their elements (a network's win counts M),
-    or their number of elements — largest first, ties by cluster number; the ten largest take the palette's colours
-    in order, every other cluster the one grey. So every pair of colours shown at once stays distinguishable, for
-    colour-blind students too, however many clusters there are.
+    The ten largest clusters — by their weight, the sum of ``weights`` over their elements (a network's win counts
+    M), or their number of elements; ties by cluster number — take the palette's colours, every other cluster the
+    one grey. So every pair of colours shown at once stays distinguishable, for colour-blind students too, however
+    many clusters there are. Among the ten, the colours go by ``order`` (the smallest of each cluster's elements:
+    a network's node ids, so the oldest cluster first), else by cluster number: a cluster keeps its colour while it
+    grows past another, frame after frame.
 
-    >>> colour_index([5, 5, 7, 9, 9, 9]).tolist()  # cluster 9 is the largest, then 5, then 7
-    [1, 1, 2, 0, 0, 0]
+    >>> colour_index([5, 5, 7, 9, 9, 9]).tolist()  # three clusters: the palette's first three, by cluster number
+    [0, 0, 1, 2, 2, 2]
+    >>> colour_index([5, 5, 7, 9, 9, 9], order=[4, 6, 0, 1, 2, 3]).tolist()  # cluster 7 holds the oldest node
+    [2, 2, 0, 1, 1, 1]
     >>> from collections import Counter
     >>> Counter(colour_index(range(24)).tolist())[-1]  # 24 clusters of one node: the last 14 in grey
     14
@@ -91,17 +95,23 @@ def colour_index(labels, weights=None):
     ids, inverse = np.unique(labels, return_inverse=True)
     w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=float).reshape(-1)
     size = np.bincount(inverse, weights=w, minlength=len(ids))
-    order = np.lexsort((ids, -size))  # largest first; ties: the smaller cluster number first
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[order] = np.arange(len(ids))
-    return np.where(rank < len(PALETTE), rank, -1)[inverse]
+    chosen = np.lexsort((ids, -size))[: len(PALETTE)]  # the largest first; ties: the smaller cluster number first
+    if order is None:
+        first = ids.astype(float)
+    else:
+        first = np.full(len(ids), np.inf)
+        np.minimum.at(first, inverse, np.asarray(order, dtype=float).reshape(-1))
+    chosen = chosen[np.lexsort((ids[chosen], first[chosen]))]
+    colour = np.full(len(ids), -1, dtype=np.int64)
+    colour[chosen] = np.arange(len(chosen))
+    return colour[inverse]
 
 
 def node_colour_index(model):
     """The :func:`colour_index` of each node of a fitted model: its clusters weighted by their win counts M (their
-    node counts for a model without them), so the views that draw one model agree on its colours."""
-    weights = getattr(model, "win_counts_", None)
-    return colour_index(model.node_labels_, weights)
+    node counts for a model without them), ordered by their oldest node (its id), so the views that draw one model
+    agree on its colours and a cluster keeps its colour from step to step."""
+    return colour_index(model.node_labels_, getattr(model, "win_counts_", None), getattr(model, "node_ids_", None))
 
 
 def colour_of_index(index):
@@ -109,11 +119,11 @@ def colour_of_index(index):
     return PALETTE[index] if index >= 0 else OTHER_CLUSTERS
 
 
-def cluster_colors(labels, weights=None):
+def cluster_colors(labels, weights=None, order=None):
     """A colour per element of ``labels`` by the views' rule (:func:`colour_index`): the ten largest clusters in the
     palette, the others in :data:`OTHER_CLUSTERS`."""
     colours = np.array([*PALETTE, OTHER_CLUSTERS])
-    return colours[colour_index(labels, weights)].tolist()
+    return colours[colour_index(labels, weights, order)].tolist()
 
 
 def others_note(labels):

@@ -6,7 +6,7 @@ import numpy as np
 from plotly.colors import sample_colorscale
 
 from ._draw import EDGE_WIDTH, _age_bands, _node_sizes
-from .palette import AGE_COLORSCALE, LEGIBLE_AGE_END, cluster_colors
+from .palette import AGE_COLORSCALE, LEGIBLE_AGE_END, colour_of_index, node_colour_index
 
 
 def saved_network(path):
@@ -123,7 +123,7 @@ def _svg_nodes(model, NX, NY, n_edges, height):
     """The nodes coloured by cluster and sized by win count, and the counts under the plot."""
     radius = _node_sizes(model.win_counts_) / 2
     by_colour = {}  # a group per cluster colour: the fill said once
-    for a, b, r, c in zip(NX, NY, radius, cluster_colors(model.node_labels_, model.win_counts_)):
+    for a, b, r, c in zip(NX, NY, radius, [colour_of_index(k) for k in node_colour_index(model).tolist()]):
         by_colour.setdefault(c, []).append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{r:.1f}"/>')
     circles = "".join(f'<g fill="{c}">{"".join(cs)}</g>' for c, cs in by_colour.items())
     n_clusters = int(getattr(model, "n_clusters_", len(np.unique(model.node_labels_))))

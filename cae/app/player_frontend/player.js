@@ -1,15 +1,18 @@
 // The browser half of the Playground's player (cae/app/player.py is the server half).
 //
-// A Streamlit custom component (components.v1, plain JavaScript, no build step). It keeps a queue
-// of frames the server computed, draws one after another on a single plotly.js plot with
-// Plotly.react (the plot stays on the page, so no frame is ever an empty plot), shows the numbers
-// of the frame drawn beside it, and asks the server for more frames before the queue runs dry.
-// Pause stops on the frame shown and tells the server its step. plotly.js comes from the plotly
-// Python package, served by the Streamlit server itself: no network beyond it.
+// A Streamlit custom component (components.v1, plain JavaScript, no build step). It keeps a queue of frames the
+// server computed and draws one after another on a canvas, as the page's stage lays the still view out
+// (pages/_stage.py): the picture a square as high as the frame, beside it the numbers, the key and the traces that
+// decide the next step. Each frame is the page's own figure (cae/app/figures/network.py, as plain data); this file
+// draws the part of Plotly's figure format those figures use — markers of a few symbols, lines with gaps and fills,
+// the edges as SVG paths, notes — on a 2-D canvas: a frame costs a few milliseconds to draw where plotly.js's
+// WebGL took 40 without a graphics processor, so Play keeps the display's rate. It asks for more frames before the
+// queue runs dry; Pause stops on the frame shown and tells the server its step. Nothing is loaded from anywhere.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
   const plot = $("plot");
+  const FONT = '"Source Sans", "Source Sans Pro", sans-serif';
 
   // --------------------------------------------------------------- Streamlit's component protocol
   function post(type, extra) {
@@ -31,10 +34,10 @@
   const st = {
     epoch: null,
     queue: [], // frames received, not drawn yet
-    shown: null, // the frame on the plot
+    shown: null, // the frame on the canvas
     playing: false,
     final: false, // the server has sent the stream's last frame
-    fps: 20, // the speed chosen
+    fps: 30, // the speed chosen
     drawAvg: 0, // ms a frame takes to draw here (a running average)
     reqSeq: 0, // the last request sent
     pending: false, // a request is on its way
@@ -42,35 +45,21 @@
     seen: new Set(), // chunks taken (a rerun may send one again)
     nSamples: 0,
     tStart: 0,
-    drawing: false,
     cycle: 1000, // ms from asking for frames to having them (a running average)
     handedOver: false, // the page's still view has given way to this player
     serverMs: 0, // ms the server takes to compute a frame (a running average of the answers' own timing)
-    lastDraw: 0,
-    fitAt: 0, // when the frame's height was last measured
     nextDue: 0, // when the next frame is due (a grid of 1000/fps ms, so that the speed is kept on average)
-    ready: false, // plotly.js loaded
     ended: false,
-    config: { displaylogo: false },
-    stats: { shown: 0, times: [], drawMs: [], waits: 0, asked: {}, answers: [] }, // for the browser test
+    side: 400, // the side panel's least width (px), as the page's stage
+    series: null, // the traces beside the picture: {names, modes, t: [], v: [[]...]}
+    saidAt: 0, // when the summary sentence was last written
+    stats: { shown: 0, times: [], drawMs: [], waits: 0, asked: {}, answers: [], firstDrawnAt: null }, // for the tests
   };
-  window.playerState = st; // read by the browser test
+  window.playerState = st; // read by the browser tests and the benchmark
 
   function status(text) {
     const el = $("status");
     if (el.textContent !== text) el.textContent = text;
-  }
-
-  // ------------------------------------------------------------------------- plotly.js and fonts
-  function loadPlotly(componentName) {
-    return new Promise(function (resolve, reject) {
-      if (window.Plotly) return resolve();
-      const s = document.createElement("script");
-      s.src = new URL("../" + componentName + "/plotly.min.js", window.location.href).href;
-      s.onload = function () { resolve(); };
-      s.onerror = function () { reject(new Error("plotly.js did not load")); };
-      document.head.appendChild(s);
-    });
   }
 
   // The page's own fonts (Streamlit's Source Sans), so that the frames read like the still view.
@@ -98,173 +87,431 @@
     } catch (e) { /* the page is elsewhere: the fallback font */ }
   }
 
-  // ------------------------------------------------------------------- the chart theme (as Streamlit)
-  // Streamlit's Python side puts a template with placeholder colours into every figure; its chart
-  // element swaps them for the theme's colours and adds its fonts as template defaults. The same here.
-  const CATEGORICAL = ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0", "#d5dae5"];
-  const SEQUENTIAL = ["#e4f5ff", "#c7ebff", "#a6dcff", "#83c9ff", "#60b4ff", "#3d9df3", "#1c83e1", "#0068c9", "#0054a3", "#004280"];
-  const DIVERGING = ["#7d353b", "#bd4043", "#ff4b4b", "#ff8c8c", "#ffc7c7", "#a6dcff", "#60b4ff", "#1c83e1", "#0054a3", "#004280"];
-  function placeholderColours(text) {
-    // only Streamlit's placeholders #000001 ... #000040 (black, #000000, stays black)
-    return text.replace(/#0000([0-4][0-9])(?![0-9a-fA-F])/g, function (m, d) {
-      const k = parseInt(d, 10);
-      if (k < 1 || k > 40) return m;
-      if (k >= 1 && k <= 10) return CATEGORICAL[k - 1];
-      if (k >= 11 && k <= 20) return SEQUENTIAL[k - 11];
-      if (k >= 21 && k <= 30) return DIVERGING[k - 21];
-      if (k === 32) return "#29b09d";
-      if (k === 33) return "#ff2b2b";
-      if (k === 34) return "#0068c9";
-      if (k === 38) return "#ffffff";
-      if (k === 40) return "#f0f2f6";
-      return "#808495";
-    });
-  }
-  let themeLayout = null;
-  function makeTheme(theme) {
-    const family = (theme && theme.font) || '"Source Sans", sans-serif';
-    const text = "#808495";
-    const grid = "#e6eaf1";
-    const bg = (theme && theme.backgroundColor) || "#ffffff";
-    document.body.style.fontFamily = family;
-    if (theme && theme.textColor) document.body.style.color = theme.textColor;
-    themeLayout = {
-      font: { color: text, family: family, size: 12 },
-      title: { font: { family: family, size: 16, color: (theme && theme.textColor) || "#31333F" }, xanchor: "left", x: 0 },
-      legend: { title: { font: { size: 12, color: text }, side: "top" }, valign: "top", borderwidth: 0, font: { size: 12, color: "#31333F" } },
-      paper_bgcolor: bg,
-      plot_bgcolor: bg,
-      yaxis: { ticklabelposition: "outside", zerolinecolor: grid, tickcolor: grid, gridcolor: grid, tickfont: { color: text, size: 12 }, automargin: true },
-      xaxis: { zerolinecolor: grid, gridcolor: grid, showgrid: false, tickcolor: grid, tickfont: { color: text, size: 12 }, zeroline: false, automargin: true },
-      margin: { pad: 8, r: 0, l: 0 },
-      hoverlabel: { bgcolor: bg, bordercolor: grid, font: { color: text, family: family, size: 12 } },
-      coloraxis: { colorbar: { thickness: 16, xpad: 24, ticklabelposition: "outside", outlinewidth: 8, len: 0.75, y: 0.5745 } },
-    };
-  }
-  function isObj(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
-  function mergeDefaults(target, defaults) { // fill what target leaves unset
-    for (const k of Object.keys(defaults)) {
-      if (isObj(defaults[k])) {
-        if (!isObj(target[k])) target[k] = {};
-        mergeDefaults(target[k], defaults[k]);
-      } else if (!(k in target)) {
-        target[k] = defaults[k];
-      }
+  // ------------------------------------------------------------------- typed arrays (plotly.js's specs)
+  const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Array, i1: Int8Array,
+    u4: Uint32Array, u2: Uint16Array, u1: Uint8Array };
+  function isSpec(v) { return v !== null && typeof v === "object" && typeof v.bdata === "string" && typeof v.dtype === "string"; }
+  function isPlain(v) { return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v) && !isSpec(v); }
+  const decodedSpecs = new WeakMap();
+  function decoded(v) {
+    if (!isSpec(v)) return v;
+    let out = decodedSpecs.get(v);
+    if (out === undefined) {
+      const bin = atob(v.bdata);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      out = new TYPED[v.dtype](bytes.buffer);
+      decodedSpecs.set(v, out);
     }
-    return target;
+    return out;
   }
-  // Plotly.react redraws only what changed, unless the number of traces changes (s1, s2, the nodes
-  // removed in a frame come and go): then it tears the WebGL canvases down and builds them again,
-  // which is most of a frame's time. So every frame gets the same traces in the same order: each
-  // trace has a slot (its type and name), a trace missing from a frame is drawn empty and left out
-  // of the legend, and a trace seen for the first time takes its place after the trace before it.
-  const slots = []; // keys in drawing order
-  const uids = {}; // key -> a stable id plotly.js can use in CSS selectors
-  function keyOf(d, seen) {
-    const base = (d.type || "scatter") + "|" + (d.name || "");
-    const k = (seen[base] = (seen[base] || 0) + 1);
-    return base + "|" + k;
-  }
-  function slotted(data) {
-    const seen = {};
-    const byKey = {};
-    let prev = -1;
-    for (const d of data) {
-      const k = keyOf(d, seen);
-      byKey[k] = d;
-      let at = slots.indexOf(k);
-      if (at < 0) { at = prev + 1; slots.splice(at, 0, k); }
-      prev = Math.max(prev, at);
-    }
-    return slots.map(function (k) {
-      const uid = uids[k] || (uids[k] = "slot" + Object.keys(uids).length);
-      const d = byKey[k];
-      if (d) return Object.assign({}, d, { uid: uid });
-      return { type: k.split("|")[0], x: [], y: [], showlegend: false, hoverinfo: "skip", uid: uid };
-    });
-  }
-  function themed(figure) {
-    // a copy of the layout and of each trace's top level: plotly.js writes into what it is given (the
-    // axes' ranges, uids), and the next frame's patch applies to the frame as the server sent it
-    const layout = JSON.parse(JSON.stringify(figure.layout || {}));
-    const tpl = isObj(layout.template) ? layout.template : {};
-    tpl.layout = mergeDefaults(isObj(tpl.layout) ? tpl.layout : {}, themeLayout || {});
-    layout.template = tpl;
-    layout.autosize = true;
-    return { data: slotted(figure.data || []), layout: layout };
+  function values(v) { // an array of numbers, whatever it came as (null for none)
+    if (v === undefined || v === null) return null;
+    v = decoded(v);
+    return (Array.isArray(v) || ArrayBuffer.isView(v)) ? v : [v];
   }
 
-  // --------------------------------------------------------------------------------- the panel
+  // ------------------------------------------------------------------------------ the canvas: size
+  let S = 300; // the square's side (css px)
+  let dpr = 1;
+  function sizeStage() {
+    // the frame is as high as the page's stage square (the page's style sets it); the square takes that height
+    // unless the frame is too narrow to leave the side panel its room
+    const w = window.innerWidth || 800;
+    const h = window.innerHeight || 600;
+    const side = Math.max(st.side, 160);
+    const s = Math.floor(Math.max(160, Math.min(h - 4, w - side - 16)));
+    dpr = Math.min(2, Math.max(1, window.devicePixelRatio || 1));
+    if (s !== S || plot.width !== Math.round(s * dpr)) {
+      S = s;
+      plot.style.width = S + "px";
+      plot.style.height = S + "px";
+      plot.width = Math.round(S * dpr);
+      plot.height = Math.round(S * dpr);
+      $("main").style.width = S + "px";
+    }
+  }
+
+  // ------------------------------------------------------------------------------ the canvas: drawing
+  function niceTicks(lo, hi, n) {
+    const span = hi - lo;
+    if (!(span > 0)) return [lo];
+    const raw = span / Math.max(n, 1);
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || 10 * p;
+    const out = [];
+    for (let k = Math.ceil(lo / step - 1e-9); k <= Math.floor(hi / step + 1e-9); k++) out.push(k * step + 0);
+    return out;
+  }
+  function tickText(v) {
+    const a = Math.abs(v);
+    if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(1);
+    return String(Number(v.toPrecision(6)));
+  }
+  function plainText(html) { return String(html).replace(/<[^>]*>/g, ""); }
+
+  // a marker's outline at (x, y) of radius r, as Plotly's symbols look (filled or open alike)
+  function symbolPath(ctx, symbol, x, y, r) {
+    const base = symbol.replace("-open", "");
+    if (base === "diamond") {
+      const d = r * 1.3;
+      ctx.moveTo(x, y - d); ctx.lineTo(x + d, y); ctx.lineTo(x, y + d); ctx.lineTo(x - d, y); ctx.closePath();
+    } else if (base === "square") {
+      const d = r * 0.9;
+      ctx.rect(x - d, y - d, 2 * d, 2 * d);
+    } else if (base === "star") {
+      for (let k = 0; k < 10; k++) {
+        const rr = k % 2 ? r * 0.55 : r * 1.3;
+        const a = -Math.PI / 2 + k * Math.PI / 5;
+        if (k) ctx.lineTo(x + rr * Math.cos(a), y + rr * Math.sin(a)); else ctx.moveTo(x + rr * Math.cos(a), y + rr * Math.sin(a));
+      }
+      ctx.closePath();
+    } else {
+      ctx.moveTo(x + r, y);
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
+    }
+  }
+  function strokeSymbol(ctx, symbol, x, y, r, colour, width) { // x and cross are drawn as strokes
+    const base = symbol.replace("-open", "");
+    ctx.beginPath();
+    if (base === "x") {
+      const d = r * 0.85;
+      ctx.moveTo(x - d, y - d); ctx.lineTo(x + d, y + d); ctx.moveTo(x - d, y + d); ctx.lineTo(x + d, y - d);
+    } else {
+      ctx.moveTo(x - r, y); ctx.lineTo(x + r, y); ctx.moveTo(x, y - r); ctx.lineTo(x, y + r);
+    }
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = width;
+    ctx.lineCap = "round";
+    ctx.stroke();
+  }
+
+  function drawMarkers(ctx, t, X, Y, x, y) {
+    const m = t.marker || {};
+    const symbol = String(m.symbol || "circle");
+    const sizes = values(m.size);
+    const colours = Array.isArray(m.color) ? m.color : null;
+    const one = colours ? null : (m.color || "#1f77b4");
+    const line = m.line || {};
+    const lw = Number(line.width || 0);
+    const open = symbol.endsWith("-open");
+    const n = x.length;
+    if (!colours && !open && lw === 0 && symbol === "circle" && (!sizes || sizes.length === 1) && (sizes ? sizes[0] : 6) <= 4.5) {
+      // the data: a few thousand dots, one path
+      const r = (sizes ? sizes[0] : 6) / 2;
+      ctx.fillStyle = one;
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) {
+        const px = X(x[i]), py = Y(y[i]);
+        if (px === px && py === py) ctx.rect(px - r, py - r, 2 * r, 2 * r);
+      }
+      ctx.fill();
+      return;
+    }
+    const base = symbol.replace("-open", "");
+    for (let i = 0; i < n; i++) {
+      const px = X(x[i]), py = Y(y[i]);
+      if (!(px === px && py === py)) continue;
+      const r = (sizes ? (sizes.length > 1 ? sizes[i] : sizes[0]) : 6) / 2;
+      const c = colours ? colours[i] : one;
+      if (base === "x" || base === "cross") {
+        if (lw > 0) strokeSymbol(ctx, symbol, px, py, r, line.color || c, Math.max(r * 0.55, 1) + lw);
+        strokeSymbol(ctx, symbol, px, py, r, c, Math.max(r * 0.55, 1));
+        continue;
+      }
+      ctx.beginPath();
+      symbolPath(ctx, symbol, px, py, r);
+      if (open) {
+        ctx.strokeStyle = c;
+        ctx.lineWidth = Math.max(lw, 1);
+        ctx.stroke();
+      } else {
+        ctx.fillStyle = c;
+        ctx.fill();
+        if (lw > 0) { ctx.strokeStyle = line.color || c; ctx.lineWidth = lw; ctx.stroke(); }
+      }
+    }
+  }
+
+  const DASHES = { dot: [2, 3], dash: [6, 4], dashdot: [6, 3, 2, 3] };
+  function drawLines(ctx, t, X, Y, x, y) {
+    const line = t.line || {};
+    ctx.beginPath();
+    let open = false;
+    const n = x.length;
+    for (let i = 0; i < n; i++) {
+      const px = X(x[i]), py = Y(y[i]);
+      if (!(px === px && py === py) || x[i] === null || y[i] === null) {
+        if (open && t.fill === "toself") ctx.closePath();
+        open = false;
+        continue;
+      }
+      if (open) ctx.lineTo(px, py); else { ctx.moveTo(px, py); open = true; }
+    }
+    if (open && t.fill === "toself") ctx.closePath();
+    if (t.fill === "toself" && t.fillcolor) { ctx.fillStyle = t.fillcolor; ctx.fill(); }
+    ctx.setLineDash(DASHES[line.dash] || []);
+    ctx.strokeStyle = line.color || "#444";
+    ctx.lineWidth = line.width === undefined ? 2 : Number(line.width);
+    ctx.lineJoin = "round";
+    if (ctx.lineWidth > 0) ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  function drawPath(ctx, shape, X, Y) { // a layout shape of type path ("M x,y L x,y ..."): the edges
+    const d = String(shape.path || "");
+    const nums = d.match(/-?[\d.]+(?:e-?\d+)?/g) || [];
+    const cmds = d.match(/[ML]/g) || [];
+    ctx.beginPath();
+    for (let k = 0, j = 0; k < cmds.length; k++, j += 2) {
+      const px = X(parseFloat(nums[j])), py = Y(parseFloat(nums[j + 1]));
+      if (cmds[k] === "M") ctx.moveTo(px, py); else ctx.lineTo(px, py);
+    }
+    const line = shape.line || {};
+    ctx.strokeStyle = line.color || "#444";
+    ctx.lineWidth = Number(line.width || 1);
+    ctx.lineCap = "round";
+    ctx.setLineDash(DASHES[line.dash] || []);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  function drawNote(ctx, a, X, Y, box, fs) {
+    const font = a.font || {};
+    const size = Number(font.size || fs);
+    const text = plainText(a.text || "");
+    const bold = /<b>/.test(a.text || "");
+    ctx.font = (bold ? "600 " : "") + size + "px " + FONT;
+    let px, py;
+    if (String(a.xref || "").includes("domain")) px = box.x + a.x * box.w; else px = X(a.x);
+    if (String(a.yref || "").includes("domain")) py = box.y + (1 - a.y) * box.h; else py = Y(a.y);
+    px += Number(a.xshift || 0);
+    py -= Number(a.yshift || 0);
+    const w = ctx.measureText(text).width, h = size * 1.2;
+    const left = a.xanchor === "right" ? px - w : a.xanchor === "center" ? px - w / 2 : px;
+    const top = a.yanchor === "top" ? py : a.yanchor === "middle" ? py - h / 2 : py - h;
+    if (a.bgcolor || a.bordercolor) {
+      const pad = 3;
+      ctx.fillStyle = a.bgcolor || "rgba(255,255,255,0.85)";
+      ctx.fillRect(left - pad, top - pad, w + 2 * pad, h + 2 * pad);
+      if (a.bordercolor) {
+        ctx.strokeStyle = a.bordercolor; ctx.lineWidth = Number(a.borderwidth || 1);
+        ctx.strokeRect(left - pad, top - pad, w + 2 * pad, h + 2 * pad);
+      }
+    }
+    ctx.fillStyle = font.color || "#222";
+    ctx.textBaseline = "top";
+    ctx.fillText(text, left, top + size * 0.1);
+  }
+
+  // The figure on the canvas: the axes' ranges with equal aspect, centred (Plotly's constrain="domain"), the grid
+  // and the axis numbers, the edges (layout shapes), the traces in order (data, model, marks), the notes.
+  function render(fig) {
+    const ctx = plot.getContext("2d");
+    const L = fig.layout || {};
+    const fs = Number((L.font && L.font.size) || 14);
+    const xa = L.xaxis || {}, ya = L.yaxis || {};
+    const xr = xa.range || [0, 1], yr = ya.range || [0, 1];
+    const xt = xa.tickvals ? values(xa.tickvals) : niceTicks(xr[0], xr[1], 6);
+    const yt = ya.tickvals ? values(ya.tickvals) : niceTicks(yr[0], yr[1], 6);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = L.plot_bgcolor || "white";
+    ctx.fillRect(0, 0, S, S);
+    ctx.font = fs + "px " + FONT;
+    let yw = 0;
+    for (const v of yt) yw = Math.max(yw, ctx.measureText(tickText(v)).width);
+    const ml = Math.ceil(yw) + 10, mb = Math.ceil(fs * 1.2) + 10, mt = 6, mr = 8;
+    const aw = S - ml - mr, ah = S - mt - mb;
+    const k = Math.min(aw / ((xr[1] - xr[0]) || 1), ah / ((yr[1] - yr[0]) || 1));
+    const pw = k * (xr[1] - xr[0]), ph = k * (yr[1] - yr[0]);
+    const box = { x: ml + (aw - pw) / 2, y: mt + (ah - ph) / 2, w: pw, h: ph };
+    const X = (v) => box.x + (v - xr[0]) * k;
+    const Y = (v) => box.y + ph - (v - yr[0]) * k;
+    // grid and numbers
+    ctx.strokeStyle = xa.gridcolor || "#eee";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const v of xt) { const p = Math.round(X(v)) + 0.5; if (p >= box.x - 1 && p <= box.x + pw + 1) { ctx.moveTo(p, box.y); ctx.lineTo(p, box.y + ph); } }
+    for (const v of yt) { const p = Math.round(Y(v)) + 0.5; if (p >= box.y - 1 && p <= box.y + ph + 1) { ctx.moveTo(box.x, p); ctx.lineTo(box.x + pw, p); } }
+    ctx.stroke();
+    ctx.fillStyle = "#5f5e5d";
+    ctx.textBaseline = "top";
+    ctx.textAlign = "center";
+    for (const v of xt) { const p = X(v); if (p >= box.x - 1 && p <= box.x + pw + 1) ctx.fillText(tickText(v), p, box.y + ph + 6); }
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    for (const v of yt) { const p = Y(v); if (p >= box.y - 1 && p <= box.y + ph + 1) ctx.fillText(tickText(v), box.x - 6, p); }
+    ctx.textAlign = "left";
+    // the picture, clipped to the plot
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(box.x, box.y, pw, ph);
+    ctx.clip();
+    for (const s of L.shapes || []) if (s.type === "path") drawPath(ctx, s, X, Y);
+    for (const t of fig.data || []) {
+      if (t.visible === false) continue;
+      const x = values(t.x), y = values(t.y);
+      if (!x || !y || !x.length) continue;
+      ctx.globalAlpha = t.opacity === undefined ? 1 : Number(t.opacity);
+      const mode = String(t.mode || "markers");
+      if (mode.includes("lines") || t.fill === "toself") drawLines(ctx, t, X, Y, x, y);
+      if (mode.includes("markers")) drawMarkers(ctx, t, X, Y, x, y);
+      ctx.globalAlpha = 1;
+    }
+    ctx.restore();
+    for (const a of L.annotations || []) drawNote(ctx, a, X, Y, box, fs);
+    st.box = box; // for the tests: where the plot is on the canvas
+  }
+
+  // ------------------------------------------------------------------ the side: numbers, key, traces
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
     });
   }
-  function metric(row) {
-    const sub = row.length > 2 ? '<div class="d">' + esc(row[2]) + "</div>" : "";
-    return '<div class="m" data-label="' + esc(row[0]) + '"><div class="l">' + esc(row[0]) + '</div><div class="v">' + esc(row[1]) + "</div>" + sub + "</div>";
+  function metric(label, value) {
+    return '<div class="m" data-label="' + esc(label) + '"><div class="l">' + esc(label) + '</div><div class="v">' + esc(value) + "</div></div>";
   }
-  // the layout of cae/app/panel.py: the first two rows alone, then its PAIRS side by side
+  // the still view's layout (pages/playground.py _numbers): samples seen (of N) and the stream; the counts and the
+  // scores; the algorithm's two numbers (cae/app/panel.py's rows, in its order)
   function showPanel(frame) {
     const p = frame.panel || {};
-    const rows = p.metrics || [];
+    const r = p.metrics || [];
     let html = "";
-    for (let k = 0; k < rows.length; k++) {
-      if (k < 2) html += metric(rows[k]);
-      else if (k % 2 === 0) html += '<div class="pair">' + metric(rows[k]) + (rows[k + 1] ? metric(rows[k + 1]) : "") + "</div>";
+    if (r.length >= 8) {
+      html += '<div class="row">' + metric(r[0][0] + " (" + (r[0][2] || "") + ")", r[0][1]) + metric(r[1][0], r[1][1]) + "</div>";
+      html += '<div class="row">' + [2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1])).join("") + "</div>";
+      html += '<div class="row">' + metric(r[6][0], r[6][1]) + metric(r[7][0], r[7][1]) + "</div>";
     }
-    if (p.note) html += '<p class="cap">' + esc(p.note) + "</p>";
-    if (p.network) html += '<p class="cap">' + esc(p.network) + "</p>";
     if (p.last) html += '<p class="last"><b>Last step</b> · ' + esc(p.last) + "</p>";
     if (p.finished) html += '<div class="end">End of the stream.</div>';
     $("panel").innerHTML = html;
+    const key = frame.figure && frame.figure.layout && frame.figure.layout.meta && frame.figure.layout.meta.key;
+    if (key && key !== st.keyShown) { $("key").innerHTML = key; st.keyShown = key; } // HTML the server wrote
     const slider = $("slider");
     slider.max = String(Math.max(1, st.nSamples));
     slider.value = String(frame.t);
     $("step").textContent = "step " + frame.t.toLocaleString("en-US") + " of " + st.nSamples.toLocaleString("en-US");
     document.body.dataset.t = String(frame.t);
     document.body.dataset.shown = String(st.stats.shown);
+    summary(frame, r);
+  }
+
+  // One sentence for a screen reader (and the canvas's name): what is shown, at most every 4 s while playing.
+  function summary(frame, rows, force) {
+    const now = performance.now();
+    if (!force && now - st.saidAt < 4000) return;
+    st.saidAt = now;
+    const p = frame.panel || {};
+    const get = (k) => (rows[k] ? rows[k][1] : "—");
+    const text = (st.playing ? "Playing: " : "Paused: ") + "step " + frame.t.toLocaleString("en-US") + " of " +
+      st.nSamples.toLocaleString("en-US") + ", " + get(2) + " nodes, " + get(3) + " clusters" +
+      (p.last ? "; last step " + p.last : "") + ".";
+    $("summary").textContent = text;
+    plot.setAttribute("aria-label", text);
+  }
+
+  function takeSeries(s) {
+    if (!s || !s.names) return;
+    if (!st.series || st.series.names.join() !== s.names.join()) { // a play's first frame brings the history
+      st.series = { names: s.names, modes: s.modes, t: [], v: s.names.map(() => []) };
+    }
+    for (let i = 0; i < s.t.length; i++) {
+      st.series.t.push(s.t[i]);
+      for (let k = 0; k < s.names.length; k++) st.series.v[k].push(s.v[k][i]);
+    }
+  }
+
+  function drawSeries(tNow) {
+    const c = $("traces");
+    const s = st.series;
+    if (!s) return;
+    const fs = document.body.classList.contains("present") ? 20 : 14;
+    const w = Math.max(120, $("side").clientWidth);
+    const rowH = fs * 1.3 + (document.body.classList.contains("present") ? 56 : 40);
+    const h = Math.round(rowH * s.names.length + fs * 1.4);
+    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+      c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
+      c.style.width = w + "px"; c.style.height = h + "px";
+    }
+    const ctx = c.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    const x0 = fs * 2.6, x1 = w - 8;
+    const tMax = Math.max(1, tNow * 1.02);
+    const X = (t) => x0 + (t / tMax) * (x1 - x0);
+    ctx.font = fs + "px " + FONT;
+    for (let k = 0; k < s.names.length; k++) {
+      const top = k * rowH, plotTop = top + fs * 1.3, plotH = rowH - fs * 1.3 - 8;
+      ctx.fillStyle = "#5f5e5d";
+      ctx.textBaseline = "top";
+      ctx.textAlign = "left";
+      ctx.fillText(s.names[k], x0, top);
+      const vs = s.v[k].filter((v) => v !== null && v === v);
+      if (!vs.length) continue;
+      let lo = Math.min.apply(null, vs), hi = Math.max.apply(null, vs);
+      if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+      const Y = (v) => plotTop + plotH - ((v - lo) / (hi - lo)) * plotH;
+      ctx.textAlign = "right";
+      ctx.textBaseline = "middle";
+      ctx.fillText(tickText(Number(hi.toPrecision(2))), x0 - 4, plotTop + 4);
+      ctx.fillText(tickText(Number(lo.toPrecision(2))), x0 - 4, plotTop + plotH - 2);
+      ctx.strokeStyle = "#1f4e79";
+      ctx.fillStyle = "#1f4e79";
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      let on = false, last = null;
+      for (let i = 0; i < s.t.length; i++) {
+        const v = s.v[k][i];
+        if (v === null || v !== v) { on = false; continue; }
+        const px = X(s.t[i]), py = Y(v);
+        last = [px, py];
+        if (s.modes[k] === "markers") { ctx.rect(px - 1.2, py - 1.2, 2.4, 2.4); continue; }
+        if (on) ctx.lineTo(px, py); else { ctx.moveTo(px, py); on = true; }
+      }
+      if (s.modes[k] === "markers") ctx.fill(); else ctx.stroke();
+      if (last) { ctx.fillStyle = "black"; ctx.beginPath(); ctx.arc(X(tNow), last[1], 4.5, 0, 2 * Math.PI); ctx.fill(); }
+    }
+    ctx.strokeStyle = "black";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(Math.round(X(tNow)) + 0.5, 0);
+    ctx.lineTo(Math.round(X(tNow)) + 0.5, h - fs * 1.4);
+    ctx.stroke();
+    ctx.fillStyle = "#5f5e5d";
+    ctx.textAlign = "right";
+    ctx.textBaseline = "top";
+    ctx.fillText("samples seen: " + tNow.toLocaleString("en-US"), x1, h - fs * 1.3);
   }
 
   // ------------------------------------------------------------------------------------ drawing
-  function draw(frame, now) {
-    st.drawing = true;
-    st.lastDraw = now;
+  function draw(frame) {
     const t0 = performance.now();
-    const fig = themed(frame.figure);
-    // plotly.js draws synchronously: the frame, its numbers and the slider reach the screen together
-    const done = Plotly.react(plot, fig.data, fig.layout, st.config);
+    sizeStage();
+    render(frame.figure);
     st.shown = frame;
     st.stats.shown += 1;
+    takeSeries((frame.panel || {}).series);
     showPanel(frame);
-    Promise.resolve(done).then(function () {
-      st.drawing = false;
-      if (!st.handedOver) { st.handedOver = true; handOver(); }
-      const t1 = performance.now();
-      // (the first frame also builds the plot and its WebGL canvases: seconds, once; not a frame's cost)
-      if (st.stats.shown > 1) st.drawAvg = st.drawAvg ? 0.8 * st.drawAvg + 0.2 * (t1 - t0) : t1 - t0;
-      st.stats.times.push(t1);
-      st.stats.drawMs.push(t1 - t0);
-      if (st.stats.times.length > 2000) { st.stats.times.shift(); st.stats.drawMs.shift(); }
-      // the frame's height (the panel's lines can wrap): measuring it makes the browser lay the page out
-      // at once, so twice a second is enough
-      if (t1 - st.fitAt > 500 || frame.panel.finished) { st.fitAt = t1; fitHeight(); }
-    }, function (err) {
-      st.drawing = false;
-      status("a frame could not be drawn: " + err);
-    });
+    drawSeries(frame.t);
+    const t1 = performance.now();
+    if (!st.handedOver) { st.handedOver = true; handOver(); }
+    if (st.stats.firstDrawnAt === null) st.stats.firstDrawnAt = performance.timeOrigin + t1;
+    if (st.stats.shown > 1) st.drawAvg = st.drawAvg ? 0.8 * st.drawAvg + 0.2 * (t1 - t0) : t1 - t0;
+    st.stats.times.push(t1);
+    st.stats.drawMs.push(t1 - t0);
+    if (st.stats.times.length > 2000) { st.stats.times.shift(); st.stats.drawMs.shift(); }
+    if (st.stats.shown < 3 || (frame.panel || {}).finished) fitHeight();
   }
 
-  // The page shows its still view until the first frame is drawn here (this frame is laid, invisible, over
-  // it until then): a mark on this frame's element in the page, which the page's style reads.
+  // The page shows its still view until the first frame is drawn here (this frame is laid, invisible, over it
+  // until then): a mark on this frame's element in the page, which the page's style reads.
   function handOver() {
     try { if (window.frameElement) window.frameElement.setAttribute("data-drawn", "1"); } catch (e) { /* elsewhere */ }
   }
 
-  // The frames per second drawn: the speed chosen, or fewer where a frame takes longer to draw (the
-  // page around the player shares the browser's time with it and must still take the next frames in), or
-  // where the server computes fewer frames a second than that (a busy machine): a rate it holds, from the
-  // first answer on, rather than bursts of frames between waits.
+  // The frames per second drawn: the speed chosen, or fewer where a frame takes longer to draw, or where the
+  // server computes fewer frames a second than that (a busy machine): a rate it holds, rather than bursts.
   function serverRate() {
     return st.serverMs > 0 ? 1000 / (1.15 * st.serverMs) : Infinity;
   }
@@ -294,16 +541,16 @@
     $("pause").disabled = true;
     const t = shownT();
     status(reason === "end" ? "end of the stream" : "paused at step " + t.toLocaleString("en-US") + "…");
+    if (st.shown) summary(st.shown, (st.shown.panel || {}).metrics || [], true);
     st.reqSeq += 1;
     send({ epoch: st.epoch, seq: st.reqSeq, shown: t, fps: st.fps, pause: true });
   }
 
   function loop(now) {
     window.requestAnimationFrame(loop);
-    if (!st.ready || !st.playing || st.drawing) return;
+    if (!st.playing) return;
     // Frames are due on a grid of 1000/fps ms and drawn at the first screen refresh from then: a frame that
-    // lands one refresh late does not delay the ones after it (drawing every fourth refresh of 60 Hz would
-    // be 15 frames per second only if no refresh were ever missed)
+    // lands one refresh late does not delay the ones after it
     const interval = 1000 / rate();
     if (now < st.nextDue - 8) return; // half a refresh early is on time
     const frame = st.queue.shift();
@@ -318,7 +565,7 @@
     const r = rate();
     status(r >= st.fps - 0.5 ? "" : (serverRate() <= r + 0.5 ? "the server computes " : "this computer draws ")
       + Math.round(r) + " frames/s");
-    draw(frame, now);
+    draw(frame);
     ask();
   }
 
@@ -330,17 +577,6 @@
   // its pieces between "M"s with old i1:i2 replaced; {"$items": [...]} patches a list of objects (the
   // layout's shapes) one by one. Typed arrays ({dtype, bdata}) are decoded to be patched. When
   // traces came or went, data is {"$from": [[index of the old trace or -1, its patch or the trace]]}.
-  const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Array, i1: Int8Array,
-    u4: Uint32Array, u2: Uint16Array, u1: Uint8Array };
-  function isSpec(v) { return v !== null && typeof v === "object" && typeof v.bdata === "string" && typeof v.dtype === "string"; }
-  function isPlain(v) { return v !== null && typeof v === "object" && !Array.isArray(v) && !ArrayBuffer.isView(v) && !isSpec(v); }
-  function decoded(v) {
-    if (!isSpec(v)) return v;
-    const bin = atob(v.bdata);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return new TYPED[v.dtype](bytes.buffer);
-  }
   function applyPatch(old, p) {
     if (!isPlain(p)) return p;
     if (p.$set) {
@@ -391,11 +627,30 @@
     return { data: data, layout: "layout" in patch ? applyPatch(prev.layout, patch.layout) : prev.layout };
   }
 
+  // What the frame shown draws, as the tests read a still view's Plotly figure: the nodes, the marks, the layers.
+  st.drawn = function () {
+    const f = st.shown && st.shown.figure;
+    if (!f) return null;
+    const arr = (v) => { v = values(v); return v ? Array.from(v) : null; };
+    const nodes = f.data.find((t) => t.name === "nodes" && t.x);
+    return {
+      nodes: nodes ? [arr(nodes.x), arr(nodes.y)] : null,
+      marks: f.data.filter((t) => t.visible !== false && t.x && values(t.x).length).map((t) => JSON.stringify([t.name,
+        t.type, t.mode || "", typeof (t.marker || {}).color === "string" ? t.marker.color : null,
+        (t.line || {}).color || null, (t.marker || {}).symbol || null])),
+      layers: [f.data.filter((t) => t.visible !== false && t.x && values(t.x).length).map((t) => JSON.stringify([t.name,
+        arr(t.x), arr(t.y), t.text ? Array.from(t.text) : null,
+        t.marker && t.marker.size !== undefined && values(t.marker.size).length > 1 ? arr(t.marker.size) : null,
+        t.marker && Array.isArray(t.marker.color) ? t.marker.color : null])).sort(),
+      (f.layout.shapes || []).map((s) => JSON.stringify([s.name, s.path, s.line.color]))],
+    };
+  };
+
   // ----------------------------------------------------------------------------- render messages
   let started = false;
   function take(chunkBytes) {
     if (!chunkBytes || !chunkBytes.byteLength) return;
-    const c = JSON.parse(placeholderColours(new TextDecoder("utf-8").decode(chunkBytes)));
+    const c = JSON.parse(new TextDecoder("utf-8").decode(chunkBytes));
     if (c.epoch !== st.epoch || st.seen.has(c.seq)) return;
     st.seen.add(c.seq);
     const asked = st.stats.asked[c.seq];
@@ -427,17 +682,16 @@
     const a = msg.args || {};
     if (!started) {
       started = true;
-      makeTheme(msg.theme);
       copyFonts();
-      // WebGL drawn at the screen's own resolution (plotly.js draws at twice it by default: four times
-      // the pixels, a third of a frame's time where the browser has no graphics processor)
-      st.config = Object.assign({}, a.config || {}, { responsive: true, plotGlPixelRatio: Math.min(2, Math.max(1, window.devicePixelRatio || 1)) });
-      st.fps = Number(a.fps) || 20;
-      $("fps").value = String(st.fps);
-      loadPlotly(a.plotly).then(function () {
-        st.ready = true;
-        fitHeight();
-      }, function (e) { status(String(e)); });
+      st.fps = Number(a.fps) || 30;
+      st.side = Number(a.side) || 400;
+      if (a.present) document.body.classList.add("present");
+      const sel = $("fps");
+      if (!sel.querySelector('option[value="' + st.fps + '"]')) {
+        const o = document.createElement("option"); o.value = String(st.fps); o.textContent = String(st.fps); sel.appendChild(o);
+      }
+      sel.value = String(st.fps);
+      sizeStage();
       window.requestAnimationFrame(loop);
     }
     if (a.epoch !== st.epoch) { // a new play: forget the old one's frames
@@ -448,10 +702,10 @@
       st.pending = false;
       st.reqSeq = 0;
       st.ended = false;
+      st.series = null;
       $("pause").disabled = false;
     }
     st.playing = Boolean(a.playing) && !st.ended;
-    if (a.height && !plot.style.minHeight) plot.style.minHeight = a.height + "px";
     if (!(a.epoch === st.epoch && st.seen.has(a.chunk_seq))) take(a.chunk); // a rerun sends the last chunk again
     fitHeight();
   }
@@ -460,7 +714,7 @@
     if (ev.data && ev.data.type === "streamlit:render") onRender(ev.data);
   });
   $("pause").addEventListener("click", function () { stop("pause"); });
-  $("fps").addEventListener("change", function () { st.fps = Number($("fps").value) || 20; });
-  window.addEventListener("resize", fitHeight);
+  $("fps").addEventListener("change", function () { st.fps = Number($("fps").value) || 30; });
+  window.addEventListener("resize", function () { sizeStage(); if (st.shown) { render(st.shown.figure); drawSeries(st.shown.t); } fitHeight(); });
   post("streamlit:componentReady", { apiVersion: 1 });
 })();
