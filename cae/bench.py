@@ -26,6 +26,9 @@ peak, and the share of nodes each of the winner search's bounds skips.
 
 ``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
 
+``--playground`` runs :mod:`cae.bench_play` instead (Play's frames per second in a real browser, quiet and with the
+tests running beside it, against the display's rate).
+
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
 against one app server, on the SQLite and the Redis store.
 """
@@ -96,6 +99,10 @@ def main(argv=None):
         from .bench_peers import main as peers
 
         return peers([a for a in argv if a != "--peers"])
+    if "--playground" in argv:
+        from .bench_play import main as play
+
+        return play([a for a in argv if a != "--playground"])
     from .data.fetch import default_folder
 
     shared = Path(os.environ.get("CAE_TEST_SHARED") or "none") / "datasets"  # the test suite's shared folder
@@ -105,7 +112,8 @@ def main(argv=None):
         description="Speed and memory benchmark: microseconds per sample (best of --repeat runs, warm compiled "
         "kernels) for the streams the README quotes, and peak memory.",
         epilog="python -m cae.bench --peers [its options] times CAE beside River's and scikit-learn's streaming "
-        "clusterers instead (python -m cae.bench --peers --help lists its options).",
+        "clusterers instead (python -m cae.bench --peers --help lists its options); python -m cae.bench --playground "
+        "[its options] measures Play's frames per second in a real browser (--playground --help).",
     )
     ap.add_argument(
         "--peers",

@@ -95,3 +95,37 @@ def columns():
 def net_box():
     """The square the chart stretches into (``st.plotly_chart(..., height="stretch")``)."""
     return st.container(key="net")
+
+
+#: Compare's grid: px above the networks (title, caption, the controls row) and per row (its name and the gap)
+GRID_CHROME, GRID_ROW = 150, 38
+
+
+def columns_for(n):
+    """How many networks a row of the grid holds: two or three side by side, four in two rows of two."""
+    return 2 if n in (2, 4) else 3
+
+
+def grid_style(n):
+    """Compare's style: a compact head, and each of ``n`` networks in a square as large as the screen lets every
+    one of them be seen at once (its side: the screen's height shared by the rows, or the row's width by the
+    columns, whichever is smaller)."""
+    cols = columns_for(n)
+    rows = -(-n // cols)
+    cell = (
+        f"min(calc((100vh - {GRID_CHROME}px) / {rows} - {GRID_ROW}px), calc((100cqw - {(cols - 1) * 16}px) / {cols}))"
+    )
+    st.html(
+        "<style>"
+        "header[data-testid='stHeader'] { background: transparent; pointer-events: none; }"
+        "header[data-testid='stHeader'] * { pointer-events: auto; }"
+        "[data-testid='stMainBlockContainer'] { padding: 0.75rem 1.5rem 4rem; max-width: none; }"
+        "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] { gap: 0.5rem; }"
+        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0; }"
+        f".st-key-cmp_grid {{ container-type: inline-size; --cell: {cell}; }}"
+        "[class*='st-key-cmp_net_'] { flex: none !important; width: var(--cell) !important;"
+        " height: var(--cell) !important; }"
+        "[class*='st-key-cmp_net_'] > [data-testid='stElementContainer']"
+        " { flex: 1 1 auto !important; height: auto !important; min-height: 0; }"
+        "</style>"
+    )

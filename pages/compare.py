@@ -10,32 +10,37 @@ from cae.app.view_options import ViewOptions
 from cae.registry import ALGORITHMS
 from pages._common import data_table, ensure_entrypoint, message, network_summary, slow_hint
 from pages._playground_session import network_view, stream_title
+from pages._stage import columns_for, grid_style
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
+DEFAULT_ALGOS = ["CAE", "CAEA", "SOINN+", "TCA"]
+
+# the page's own style (on every run): a compact head, and the networks' grid sized to the screen (pages/_stage.py)
+grid_style(len(st.session_state.get("w_cmp_algos", DEFAULT_ALGOS)))
 st.title("Compare algorithms")
 st.caption(
-    "The paper's argument is a comparison. Choose two to four algorithms: they learn the same stream, in the "
-    "same order, in lock step. CAE and SOINN+ need no parameters; the others are given theirs "
-    "(the **paper's setting** button fills in the values the paper found by grid search for its 2-D data)."
+    "The same stream, in the same order, learned by two to four algorithms in lock step; choose them and their "
+    "parameters in the sidebar (the **paper's setting** button fills in the paper's grid-searched values)."
 )
-c = st.columns([1.9, 1.2, 1.1, 0.8])  # the stream's name whole in its box at 1280×720 ("…(str…" was cut)
-src = c[0].selectbox("Stream", list(SOURCES), format_func=stream_title, key="w_cmp_src")
-n = c[1].select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
-noise = c[2].slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
-seed = int(c[3].number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))
+sb = st.sidebar
+sb.header("Data")
+src = sb.selectbox("Stream", list(SOURCES), format_func=stream_title, key="w_cmp_src")
+n = sb.select_slider("Points per distribution", [250, 500, 1500, 5000, 15000], value=1500, key="w_cmp_n")
+noise = sb.slider("Noise", 0.0, 0.5, 0.1, 0.05, key="w_cmp_noise")
+seed = int(sb.number_input("Seed", 0, 10**6, 0, key="w_cmp_seed"))
 environment = environment_of(src)
-
-chosen = st.multiselect(
+sb.header("Algorithms")
+chosen = sb.multiselect(
     "Algorithms (two to four)",
     list(ALGORITHMS),
-    default=["CAE", "CAEA", "SOINN+", "TCA"],
+    default=DEFAULT_ALGOS,
     max_selections=4,
     key="w_cmp_algos",
     help="; ".join(f"{a.name}: {a.description}" for a in ALGORITHMS.values()),
 )
 if len(chosen) < 2:
-    st.info("Choose at least two algorithms.")
+    st.info("Choose at least two algorithms (in the sidebar).")
     st.stop()
 
 
@@ -51,10 +56,9 @@ def _use_paper_setting(algo):
 runs = {}
 with_params = [a for a in chosen if ALGORITHMS[a].params]
 if with_params:
-    cols = st.columns(len(with_params))
-    for col, algo in zip(cols, with_params):
+    for algo in with_params:
         spec = ALGORITHMS[algo]
-        with col:
+        with sb:
             st.markdown(f"**{algo}**")
             params = {}
             for p in spec.params:
@@ -86,7 +90,7 @@ if st.session_state.get("cmp_key") != key:
     st.session_state.cmp_key = key
 ls = st.session_state.cmp
 
-b = st.columns([1, 1, 1, 1, 3])
+b = st.columns([0.9, 1, 1.1, 0.9, 3.2], vertical_alignment="center")
 nstep = int(b[0].number_input("N", 1, 100000, 500, key="w_cmp_stepn", label_visibility="collapsed"))
 if b[1].button("Step N", key="b_cmp_step", width="stretch"):
     ls.step(nstep)
@@ -101,21 +105,30 @@ if b[3].button("Reset", key="b_cmp_reset", width="stretch"):
 b[4].caption(f"{ls.t:,} of {len(ls.stream):,} samples · stages: {', '.join(ls.stream.stage_names)}")
 
 items = list(ls.playgrounds.items())
-per_row = 2
-for r in range(0, len(items), per_row):
-    cols = st.columns(per_row)
-    for k, (col, (label, pg)) in enumerate(zip(cols, items[r : r + per_row]), start=r):
-        with col:
-            st.markdown(f"**{label}**")
-            st.plotly_chart(network_view(pg, ViewOptions(height=420)), key=f"cmp_fig_{label}")
-            network_summary(pg, f"cmp_{k}")
-            if ALGORITHMS[ls.runs[label][0]].kind == "clouds":
-                st.caption(
-                    "AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
-                    "spread (a circle of radius √variance)."
-                )
-            elif ALGORITHMS[ls.runs[label][0]].kind in KIND_NOTES:
-                st.caption(KIND_NOTES[ALGORITHMS[ls.runs[label][0]].kind])
+keys = []
+with st.container(key="cmp_grid"):
+    per_row = columns_for(len(items))
+    for r in range(0, len(items), per_row):
+        cols = st.columns(per_row, gap="small")
+        for k, (col, (label, pg)) in enumerate(zip(cols, items[r : r + per_row]), start=r):
+            with col:
+                st.markdown(f"**{label}**")
+                fig = network_view(pg, ViewOptions(height=None, legend=False))
+                with st.container(key=f"cmp_net_{k}"):
+                    st.plotly_chart(fig, key=f"cmp_fig_{label}", height="stretch")
+                network_summary(pg, f"cmp_{k}")
+                keys.append(fig.layout.meta["key"])
+# the key of the pictures (each the first's marks, which they share), and how to read each kind of model
+st.html(max(keys, key=len))
+for label in ls.playgrounds:
+    kind = ALGORITHMS[ls.runs[label][0]].kind
+    if kind == "clouds":
+        st.caption(
+            f"**{label}**: AutoCloud has no nodes or edges: its clouds are drawn as centres (diamonds) with their "
+            "spread (a circle of radius √variance)."
+        )
+    elif kind in KIND_NOTES:
+        st.caption(f"**{label}**: " + KIND_NOTES[kind])
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
 st.dataframe(display_table(ls.metrics(score_noise=score_noise)), hide_index=True)  # "—": no such quantity
 algorithms = [ls.runs[label][0] for label in ls.playgrounds]

@@ -413,11 +413,11 @@ def _numbers():
     two numbers."""
     p = _describe(pg)
     rows = named_rows(p)
-    label, value, of = rows["samples seen"]
-    first = [(f"{label} ({of})", value), tuple(rows["stream"][:2])]
-    second = [tuple(rows[n][:2]) for n in (*COUNTS, *SCORES)]
-    third = [tuple(rows[n][:2]) for n in PARAMETERS]
-    for row in (first, second, third):
+    label, value, of = rows["samples seen"]  # "of N" under the count: "135,000 / 135,000" was cut at the edge
+    a, b = st.columns(2)
+    a.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
+    b.metric(*rows["stream"][:2])
+    for row in ([rows[n][:2] for n in (*COUNTS, *SCORES)], [rows[n][:2] for n in PARAMETERS]):
         for column, (name, v) in zip(st.columns(len(row)), row):
             column.metric(name, v)
     if p["last"]:
@@ -432,7 +432,7 @@ def _side_traces():
     if pg.t_max == 0:
         return
     fig = figures.side_traces_figure(
-        pg.trace_so_far, pg.columns, t_now=pg.t, height=300 if present else 230, font_size=VIEW.font_size
+        pg.trace_so_far, pg.columns, t_now=pg.t, height=300 if present else 210, font_size=VIEW.font_size
     )
     st.plotly_chart(fig, key="side_traces", config={"displaylogo": False, "displayModeBar": False})
 
@@ -489,14 +489,15 @@ if quiz:
     quiz_panel()
 else:
     live()
-    # messages that come and go, in one container made on every run, under the stage (they pushed the picture off
-    # the screen above it): the elements after it keep their places (an open expander below would close)
-    with st.container():
-        classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
-        show_notices(notices)
-        _switched = switch_note()
-        if _switched:
-            st.info(_switched, icon=":material/swap_horiz:")
+# messages that come and go, in one container made on every run, under the stage (they pushed the picture off
+# the screen above it): the elements after it keep their places (an open expander below would close)
+with st.container():
+    classroom_bar()  # a live class: the teacher's steps go to the students; a student's way back to following
+    show_notices(notices)
+    _switched = switch_note()
+    if _switched:
+        st.info(_switched, icon=":material/swap_horiz:")
+if not quiz:
     _notes()
     traces_panel()
     how_often.section(cfg, score_noise)

@@ -104,7 +104,7 @@ def test_live_metrics_conventions_on_one_class():
 
 def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():
     at = _playground()
-    at.select_slider(key="w_speed").set_value(50).run()
+    at.selectbox(key="w_speed").set_value(50).run()
     at.toggle(key="w_play").set_value(True).run()
     assert not at.exception
     # while Play starts, the still view stays (at the step Play started from: the browser hides it when the

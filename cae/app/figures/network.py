@@ -496,7 +496,12 @@ def _axes(scene, window, font_size=MIN_FONT):
         grid = dict(showgrid=True, gridcolor="#eee", zeroline=False)
         xaxis.update(range=[x0 - px, x1 + px], constrain="domain", tickvals=nice_ticks(x0 - px, x1 + px), **grid)
         yaxis.update(
-            range=[y0 - py, y1 + py], scaleanchor="x", scaleratio=1, tickvals=nice_ticks(y0 - py, y1 + py), **grid
+            range=[y0 - py, y1 + py],
+            scaleanchor="x",
+            scaleratio=1,
+            constrain="domain",
+            tickvals=nice_ticks(y0 - py, y1 + py),
+            **grid,
         )
     return xaxis, yaxis
 

@@ -369,8 +369,9 @@
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
     });
   }
-  function metric(label, value) {
-    return '<div class="m" data-label="' + esc(label) + '"><div class="l">' + esc(label) + '</div><div class="v">' + esc(value) + "</div></div>";
+  function metric(label, value, sub) {
+    return '<div class="m" data-label="' + esc(label) + '"><div class="l">' + esc(label) + '</div><div class="v">' + esc(value) +
+      "</div>" + (sub ? '<div class="d">' + esc(sub) + "</div>" : "") + "</div>";
   }
   // the still view's layout (pages/playground.py _numbers): samples seen (of N) and the stream; the counts and the
   // scores; the algorithm's two numbers (cae/app/panel.py's rows, in its order)
@@ -379,7 +380,7 @@
     const r = p.metrics || [];
     let html = "";
     if (r.length >= 8) {
-      html += '<div class="row">' + metric(r[0][0] + " (" + (r[0][2] || "") + ")", r[0][1]) + metric(r[1][0], r[1][1]) + "</div>";
+      html += '<div class="row">' + metric(r[0][0], r[0][1], r[0][2]) + metric(r[1][0], r[1][1]) + "</div>";
       html += '<div class="row">' + [2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1])).join("") + "</div>";
       html += '<div class="row">' + metric(r[6][0], r[6][1]) + metric(r[7][0], r[7][1]) + "</div>";
     }
