@@ -16,7 +16,7 @@ import streamlit as st
 
 #: px above and below the stage: the page's top padding, the title and its caption, the controls row, the scrubber
 #: and the gaps between them (normal); the controls row and paddings alone (present: the scrubber is beside)
-CHROME = {False: 192, True: 86}
+CHROME = {False: 204, True: 86}
 #: the side panel's least width (px): the numbers two by two, the key, the traces
 SIDE = {False: 400, True: 560}
 #: the text size of the present mode (px): every text of the page at least this
@@ -64,9 +64,13 @@ def stage_css(present=False):
             "[data-testid='stMainBlockContainer'] { padding: 0.5rem 0.75rem 2rem; }",
             f"html {{ font-size: {PRESENT_FONT}px; }}",
             # captions, labels, help texts and metric deltas are 0.875rem or less in Streamlit: 20 px at least
-            "[data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'] p, [data-testid='stMetricLabel'] p,"
-            " [data-testid='stMetricDelta'], [data-testid='stMarkdownContainer'] p, [data-testid='stSliderTickBar'],"
-            " [data-testid='stSliderThumbValue'] { font-size: 1rem !important; }",
+            "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'],"
+            " [data-testid='stMetricLabel'], [data-testid='stMetricDelta'], [data-testid='stMarkdownContainer'],"
+            " [data-testid='stSliderTickBar'], [data-testid='stSliderThumbValue'], [data-testid='stTooltipIcon'])"
+            " :is(*, p) { font-size: 1rem !important; }",
+            "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stMetricLabel'],"
+            " [data-testid='stMetricDelta'], [data-testid='stSliderThumbValue'], [data-testid='stSliderTickBar'])"
+            " { font-size: 1rem !important; }",
             # the title stays for a screen reader (the page's h1), unseen; so does the caption's line
             ".st-key-page_head { position: absolute !important; width: 1px; height: 1px; overflow: hidden;"
             " clip-path: inset(50%); }",

@@ -72,7 +72,7 @@ MIN_FRAMES = 2
 MAX_FRAMES = 200
 
 _OLD_DATA = "rgba(120,120,120,0.3)"
-_NEW_DATA = "rgba(31,119,180,0.7)"
+_NEW_DATA = "rgba(40,40,40,0.6)"  # the recent samples as the main view draws them: a darker grey, no cluster hue
 _EDGE = "rgba(60,60,60,0.75)"
 
 

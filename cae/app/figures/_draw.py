@@ -73,10 +73,10 @@ EDGE_WIDTH = 2.6
 
 
 def _node_sizes(win_counts):
-    """Marker diameter (px) of each node: 5 to 12 by the square root of its win count M (small enough that the
+    """Marker diameter (px) of each node: 5 to 10 by the square root of its win count M (small enough that the
     edges between the nodes of a dense cluster show: they were hidden under nodes of 8.5–16 px)."""
     M = np.asarray(win_counts, dtype=float)
-    return 5 + 7 * np.sqrt(M / max(M.max(), 1))
+    return 5 + 5 * np.sqrt(M / max(M.max(), 1))
 
 
 def _age_bands(ages):

@@ -172,7 +172,8 @@ def data_layer(scene, view, canvas):
     for X, name, size, color in (
         (scene.upcoming, UPCOMING_NAME, 3, "rgba(120,120,120,0.18)"),
         (scene.seen, "data seen", 3, "rgba(120,120,120,0.25)"),
-        (scene.recent, "recent window", 4, "rgba(31,119,180,0.55)"),
+        # darker grey, no hue: a cluster colour among the data would read as nodes (the palette's teal did)
+        (scene.recent, "recent window", 4, "rgba(40,40,40,0.5)"),
     ):
         if X is not None and len(X):
             canvas.traces.append(_points(X, scene.dims, name, size, color))
