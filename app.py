@@ -75,6 +75,14 @@ def home():
             "*A Parameter-free Adaptive Resonance Theory-based Topological Clustering Algorithm Capable of "
             "Continual Learning*, Neural Computing and Applications 38, 2026."
         )
+        # the way in, on the first screen (it was at y = 1,170 of 900 and 1,295 of 720, under the page list)
+        if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
+            session().start_over(PRESET_PAPER)
+            st.switch_page("pages/playground.py")
+        st.caption(
+            "The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
+            "the parameter-free CAE."
+        )
         st.markdown(
             "**How to use it**\n"
             "1. **Playground** — pick a stream (the paper's, or a drifting one), then step, play, scrub back in "
@@ -92,13 +100,6 @@ def home():
             "critical-difference diagrams, λ validity), and small studies to run here.\n"
             "7. **Classroom** — a live class: your steps on every student's screen, their predictions back as a "
             "chart before you reveal.\n"
-        )
-        if st.button("▶ Start with the paper's streams", type="primary", key="b_preset"):
-            session().start_over(PRESET_PAPER)
-            st.switch_page("pages/playground.py")
-        st.caption(
-            "The paper's six distributions with 10 % noise, presented as stream #1 → #6, learned by "
-            "the parameter-free CAE."
         )
     _load_charts_in_the_background()
 

@@ -50,6 +50,9 @@ def stage_css(present=False):
         ".st-key-net > [data-testid='stElementContainer']:has(.stPlotlyChart)"
         " { flex: 1 1 auto !important; height: auto !important; min-height: 0; }",
         ".st-key-stage iframe[title*='cae_player'] { height: calc(var(--net) + 4px) !important; }",
+        # a narrow screen (a phone, a zoomed page): the side panel under the picture, the picture the width
+        f"@container (max-width: 760px) {{ .st-key-stage_row {{ --net: min(calc(100vh - {CHROME[present]}px), 100cqw); }}"
+        f" {row} {{ flex-wrap: wrap !important; }} }}",
         # the numbers beside the picture: compact, two by two
         ".st-key-side [data-testid='stMetric'] { padding: 0; }",
         ".st-key-side [data-testid='stMetricValue'] { font-size: 1.35rem; line-height: 1.2; }",

@@ -106,21 +106,23 @@ def _saturated_pixels(png):
 _PLOT_AREA = (
     "el => { const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; }"
 )
-_MARKS_DRAWN = (  # every drawn trace's name, type, mode, colours and symbol (the player's empty slots left out)
-    "gd => gd._fullData.filter(t => t.visible !== false && (!String(t.uid).startsWith('slot') || (t.x && t.x.length)))"
-    ".map(t => JSON.stringify([t.name, t.type, t.mode || '', typeof (t.marker || {}).color === 'string'"
-    " ? t.marker.color : null, (t.line || {}).color || null, (t.marker || {}).symbol || null]))"
-)
-_LAYERS_DRAWN = (  # what a frame was rebuilt from patches into: every trace's arrays and the edges' paths
-    "gd => [gd._fullData.filter(t => t.visible !== false && t.x && t.x.length).map(t => JSON.stringify([t.name, Array.from(t.x), Array.from(t.y),"
-    " t.text ? Array.from(t.text) : null, t.marker && t.marker.size && t.marker.size.length ? Array.from(t.marker.size)"
-    " : null, t.marker && Array.isArray(t.marker.color) ? t.marker.color : null])).sort(),"
-    " (gd.layout.shapes || []).map(s => JSON.stringify([s.name, s.path, s.line.color]))]"
-)
-_NODES_DRAWN = (
-    "gd => { const d = gd._fullData.find(t => t.name === 'nodes' && t.visible !== false && t.x && t.x.length);"
-    " return d ? [Array.from(d.x), Array.from(d.y)] : null; }"
-)
+#: what a still view's chart draws, as the player describes its frame (playerState.drawn()): the nodes, every drawn
+#: trace's name, type, mode, colours and symbol, and every trace's arrays with the edges' paths
+_STILL_DRAWN = """gd => {
+  const figs = gd._fullData.filter(t => t.visible !== false && t.x && t.x.length).map(t => ({raw: gd.data[t.index], full: t}));
+  const nodes = figs.find(f => f.raw.name === 'nodes');
+  const size = f => f.raw.marker && f.raw.marker.size !== undefined && typeof f.raw.marker.size !== 'number'
+    ? Array.from(f.full.marker.size) : null;
+  return {
+    nodes: nodes ? [Array.from(nodes.full.x), Array.from(nodes.full.y)] : null,
+    marks: figs.map(({raw}) => JSON.stringify([raw.name, raw.type, raw.mode || '', typeof (raw.marker || {}).color
+      === 'string' ? raw.marker.color : null, (raw.line || {}).color || null, (raw.marker || {}).symbol || null])),
+    layers: [figs.map(f => JSON.stringify([f.raw.name, Array.from(f.full.x), Array.from(f.full.y),
+      f.raw.text ? Array.from(f.full.text) : null, size(f),
+      f.raw.marker && Array.isArray(f.raw.marker.color) ? f.raw.marker.color : null])).sort(),
+      (gd.layout.shapes || []).map(s => JSON.stringify([s.name, s.path, s.line.color]))],
+  };
+}"""
 
 PLAY_LINK = "/playground?stream=paper2d-ns&n=15000&noise=0.1&seed=0&algo=CAEA&lam=400&amax=200&t=40000"
 
@@ -148,7 +150,7 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     page.get_by_text("Play", exact=True).click()
     player = _player_frame(page)
     player.wait_for_function("() => window.playerState && playerState.stats.shown >= 4", timeout=120000)
-    inner = player.locator("#plot .nsewdrag").first
+    inner = player.locator("#plot").first  # the player's canvas
     page.wait_for_timeout(1000)
     s0 = player.evaluate("() => [playerState.stats.shown, performance.now(), playerState.stats.waits]")
     samples, faded, panels = [], [], []
@@ -184,21 +186,21 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     # Pause on the frame shown
     # Pause, and read the frame shown in the same breath: the page then reruns without the player, whose
     # frame may be gone before a second call reaches it
-    t, shown_nodes, shown_marks, shown_layers = player.evaluate(
-        "() => { document.getElementById('pause').click(); const gd = document.getElementById('plot');"
-        f" return [playerState.shown.t, ({_NODES_DRAWN})(gd), ({_MARKS_DRAWN})(gd), ({_LAYERS_DRAWN})(gd)]; }}"
+    t, shown = player.evaluate(
+        "() => { document.getElementById('pause').click(); return [playerState.shown.t, playerState.drawn()]; }"
     )
+    shown_nodes, shown_marks, shown_layers = shown["nodes"], shown["marks"], shown["layers"]
     _wait_seen(page, t, timeout_ms=120000)
     assert t > 40000
     page.locator(".st-key-main_fig .js-plotly-plot").first.wait_for(state="attached")
     page.wait_for_timeout(800)
     _shot(page, "06_play_paused")
-    still_nodes = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_NODES_DRAWN)
-    still_marks = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_MARKS_DRAWN)
+    still = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_STILL_DRAWN)
+    still_nodes, still_marks = still["nodes"], still["marks"]
     # the frame paused on and the still view draw the same marks in the same colours
     assert sorted(shown_marks) == sorted(still_marks)
     # and the same data: the frame the browser rebuilt from the server's patches is the figure of that step
-    still_layers = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_LAYERS_DRAWN)
+    still_layers = still["layers"]
     assert shown_layers[1] == still_layers[1] and len(shown_layers[1]) > 1  # the edges' paths
     import difflib
 
@@ -1339,12 +1341,14 @@ def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readabl
     box = main.bounding_box()
     _shot(page, f"50_projector_{w}x{h}")
     assert box["y"] >= 0 and box["y"] + box["height"] <= h, (box, h)
-    # the controls beside Play say what their numbers are (visible labels, and a screen reader's names)
+    # the controls beside Play say what their numbers are: the row keeps one line, so the speed says it in its box
+    # ("20 per frame") and the N box sits beside Step N; a screen reader hears both names
     n_box = page.get_by_role("spinbutton", name="N for Step N")
-    speed = page.get_by_role("slider", name="Samples per frame")
-    assert n_box.input_value() == "100" and speed.count() == 1
-    for label in ("N for Step N", "Samples per frame"):
-        assert page.locator("[data-testid='stWidgetLabel']").filter(has_text=label).first.is_visible(), label
+    speed = page.locator("[data-testid='stSelectbox']").filter(has_text="per frame")
+    assert (
+        n_box.input_value() == "100" and speed.count() == 1 and speed.locator("input").input_value() == "20 per frame"
+    )
+    assert page.get_by_role("combobox", name="Samples per frame").count() == 1
     sizes = main.evaluate(_TEXT_SIZES)
     traces = page.locator(".js-plotly-plot").filter(has_text="network size").first
     traces.scroll_into_view_if_needed()
@@ -1371,7 +1375,7 @@ def test_the_whole_main_view_fits_a_projector_with_labelled_controls_and_readabl
     _to_top(page)
     top = page.locator("iframe[title*='cae_player']").bounding_box()["y"]
     plot = player.evaluate(
-        "() => { const r = document.querySelector('#plot .main-svg').getBoundingClientRect(); return [r.top, r.bottom]; }"
+        "() => { const r = document.getElementById('plot').getBoundingClientRect(); return [r.top, r.bottom]; }"
     )
     _shot(page, f"51_projector_playing_{w}x{h}")
     with capsys.disabled():

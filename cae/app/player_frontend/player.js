@@ -641,7 +641,7 @@
         (t.line || {}).color || null, (t.marker || {}).symbol || null])),
       layers: [f.data.filter((t) => t.visible !== false && t.x && values(t.x).length).map((t) => JSON.stringify([t.name,
         arr(t.x), arr(t.y), t.text ? Array.from(t.text) : null,
-        t.marker && t.marker.size !== undefined && values(t.marker.size).length > 1 ? arr(t.marker.size) : null,
+        t.marker && t.marker.size !== undefined && typeof t.marker.size !== "number" ? arr(t.marker.size) : null,
         t.marker && Array.isArray(t.marker.color) ? t.marker.color : null])).sort(),
       (f.layout.shapes || []).map((s) => JSON.stringify([s.name, s.path, s.line.color]))],
     };
