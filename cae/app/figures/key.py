@@ -135,7 +135,7 @@ def key_entries(traces):
 
 
 def _ages_row(ages, font_size):
-    starts, colours, amax = ages
+    starts, colours, note = ages
     cells = "".join(
         f'<span style="display:inline-flex;align-items:center;gap:0.2em;margin-right:0.5em">'
         f'<span aria-hidden="true" style="display:inline-block;width:1.3em;border-top:3.5px solid {c}"></span>'
@@ -143,16 +143,17 @@ def _ages_row(ages, font_size):
         for s, c in zip(starts, colours)
     )
     why = "an edge's age: how often one of its ends has won since its two ends were last the winner and runner-up"
-    return f'<div class="cae-key-ages" title="{why}">edge age: {cells}(oldest {int(amax):,})</div>'
+    return f'<div class="cae-key-ages" title="{why}">edge age: {cells}({html.escape(note)})</div>'
 
 
 def key_html(traces, ages=None, others="", note="", font_size=14):
-    """The key as one HTML block: an entry per mark, line and colour of the picture, the edge ages' bands and the
-    clusters in grey, in ``font_size`` px (``note``: a line above the entries).
+    """The key as one HTML block: an entry per mark, line and colour of the picture, the edge ages' bands
+    (``ages``: their starts, colours and a note) and the clusters in grey, in ``font_size`` px (``note``: a line
+    above the entries).
 
     >>> h = key_html([dict(type="scattergl", mode="markers", name="nodes", marker=dict(color=["#0000ee"], size=9))],
-    ...              ages=([1, 3], ["#440154", "#27808e"], 7), others="2 smaller clusters in grey")
-    >>> "nodes" in h and "oldest 7" in h and "2 smaller clusters in grey" in h
+    ...              ages=([1, 3], ["#440154", "#27808e"], "oldest 7"), others="2 smaller clusters in grey")
+    >>> "nodes" in h and "(oldest 7)" in h and "2 smaller clusters in grey" in h
     True
     """
     items = "".join(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from plotly.colors import sample_colorscale
 
-from ._draw import _edge_shape, _f32, _label, _mark
+from ._draw import EDGE_WIDTH, _edge_shape, _f32, _label, _mark
 from .network import MODEL_LAYERS, nodes_layer
 from .palette import (
     AGE_COLORSCALE,
@@ -225,7 +225,7 @@ def _age_bar(colours, amax):
 
 def age_edges_layer(scene, view, canvas):
     """GNG's edges as SVG paths, one per age band, coloured from age 0 to a_max (:func:`age_colours`), with
-    the colour bar."""
+    the colour bar (or the bands in the key, when the view has no legend)."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
     ages = np.asarray(model.edge_ages_)
@@ -234,9 +234,11 @@ def age_edges_layer(scene, view, canvas):
     for k, colour in enumerate(colours):
         sel = band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colour, 1.8, f"edges age {starts[k]}+"))
+            canvas.shapes.append(_edge_shape(P, edges[sel], colour, EDGE_WIDTH, f"edges age {starts[k]}+"))
     if len(edges):
-        canvas.traces.append(_age_bar(colours, amax))
+        canvas.ages = (starts, colours, f"removed past a_max = {amax}")
+        if view.legend:
+            canvas.traces.append(_age_bar(colours, amax))
 
 
 def insertion_marks(model, record, dims=(0, 1)):

@@ -125,8 +125,8 @@ class Canvas:
     labels: list = field(default_factory=list)
     shapes: list = field(default_factory=list)
     focus_points: list = field(default_factory=list)
-    #: what the key says beyond the traces' names: the edge ages' bands (starts, colours, largest age) and the
-    #: clusters drawn in grey (:func:`~.palette.others_note`)
+    #: what the key says beyond the traces' names: the edge ages' bands (starts, colours, a note: "oldest 32") and
+    #: the clusters drawn in grey (:func:`~.palette.others_note`)
     ages: tuple | None = None
     others: str = ""
 
@@ -246,7 +246,7 @@ def edges_layer(scene, view, canvas):
         if sel.any():
             canvas.shapes.append(_edge_shape(P, edges[sel], colors[k], EDGE_WIDTH, f"edges age {starts[k]}+"))
     if len(ages):
-        canvas.ages = (starts, colors, amax)
+        canvas.ages = (starts, colors, f"oldest {amax:,}")
         if view.legend:
             canvas.traces.append(_age_colour_bar(amax, view.font_size))
 
