@@ -52,7 +52,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -75,6 +75,8 @@ __all__ = [
     "scale",
     "Scaling",
     "ScalingStats",
+    "FeatureReader",
+    "UnparsableCell",
     "range_warning",
     "safe_csv_cell",
     "to_safe_csv",
@@ -312,14 +314,12 @@ class Scaling:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], n_features: int) -> Scaling:
         """The scaling :meth:`as_dict` wrote; ValueError when it is not one for ``n_features`` features."""
-        try:
-            arrays = [np.asarray(d[k], dtype=float) for k in ("divisor", "offset", "span")]
-        except (KeyError, TypeError, ValueError):
-            raise ValueError("the scaling needs divisor, offset and span, lists of numbers") from None
-        ok = all(a.shape == (n_features,) and np.all(np.isfinite(a)) for a in arrays)
-        if d.get("how") not in ("minmax", "zscore") or not ok or np.any(arrays[0] <= 0) or np.any(arrays[2] <= 0):
-            raise ValueError(f"not a min-max or z-score scaling of {n_features} feature(s) with positive divisors")
-        return cls(str(d["how"]), *arrays)
+        from .._storage import check_input_scaling
+
+        problem = check_input_scaling(dict(d), n_features)
+        if problem:
+            raise ValueError(problem)
+        return cls(str(d["how"]), *(np.asarray(d[k], dtype=float) for k in ("divisor", "offset", "span")))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scaling) and self.as_dict() == other.as_dict()
@@ -333,8 +333,8 @@ def _nonzero(a: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 class ScalingStats:
-    """What a scaling needs, gathered chunk by chunk: largest magnitudes, minima, maxima, counts, means and
-    sums of squared deviations (combined as Chan et al. do).
+    """What a scaling needs, gathered chunk by chunk: minima and maxima, and (with ``moments``) counts, means
+    and sums of squared deviations (combined as Chan et al. do).
 
     Examples
     --------
@@ -346,36 +346,40 @@ class ScalingStats:
     True
     """
 
-    def __init__(self) -> None:
+    def __init__(self, moments: bool = True) -> None:
+        self.moments = moments
         self.n = 0
-        self.absmax = self.low = self.high = self.mean = self.m2 = np.zeros(0)
+        self.low = self.high = self.mean = self.m2 = np.zeros(0)
 
-    def update(self, X: NDArray[np.float64]) -> ScalingStats:
+    def update(
+        self, X: NDArray[np.float64], low_high: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    ) -> ScalingStats:
+        """Add the rows of ``X`` (``low_high``: their minima and maxima, when already known)."""
         if not len(X):
             return self
-        mean, m2 = X.mean(axis=0), ((X - X.mean(axis=0)) ** 2).sum(axis=0)
-        if not self.n:
-            self.absmax, self.low, self.high = np.abs(X).max(axis=0), X.min(axis=0), X.max(axis=0)
-            self.n, self.mean, self.m2 = len(X), mean, m2
-            return self
-        self.absmax = np.maximum(self.absmax, np.abs(X).max(axis=0))
-        self.low, self.high = np.minimum(self.low, X.min(axis=0)), np.maximum(self.high, X.max(axis=0))
-        n = self.n + len(X)
-        delta = mean - self.mean
-        self.mean = self.mean + delta * (len(X) / n)
-        self.m2 = self.m2 + m2 + delta**2 * (self.n * len(X) / n)
-        self.n = n
+        lo, hi = (X.min(axis=0), X.max(axis=0)) if low_high is None else low_high
+        first = not self.n
+        self.low = lo if first else np.minimum(self.low, lo)
+        self.high = hi if first else np.maximum(self.high, hi)
+        if self.moments:
+            mean = X.mean(axis=0)
+            m2 = ((X - mean) ** 2).sum(axis=0)
+            n = self.n + len(X)
+            delta = mean - (mean if first else self.mean)
+            self.mean = mean if first else self.mean + delta * (len(X) / n)
+            self.m2 = m2 if first else self.m2 + m2 + delta**2 * (self.n * len(X) / n)
+        self.n += len(X)
         return self
 
     def result(self, how: str) -> Scaling:
         """The scaling of everything seen (ValueError before any row)."""
         if not self.n:
             raise ValueError("no rows to scale by")
-        m = _nonzero(self.absmax.copy())
+        m = _nonzero(np.maximum(np.abs(self.low), np.abs(self.high)))
         if how == "minmax":
             lo = self.low / m
             return Scaling(how, m, lo, _nonzero(self.high / m - lo))
-        if how == "zscore":
+        if how == "zscore" and self.moments:
             return Scaling(how, m, self.mean / m, _nonzero(np.sqrt(self.m2 / self.n) / m))
         raise ValueError(f"unknown scaling {how!r}")
 
@@ -632,3 +636,121 @@ def escape_markdown(text: object) -> str:
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~$])", r"\\\1", s)
+
+
+# ------------------------------------------------------------------- feature rows of a stream
+class UnparsableCell(CSVLoadError):
+    """A cell that is not a number in a feature column, read from a stream (the whole file is not known)."""
+
+
+class FeatureReader:
+    """The rows of a :class:`~cae.data.csvstream.CSVStream` as feature matrices, chunk by chunk: the checks
+    of :meth:`Table.select` applied to each chunk, the counts summed.
+
+    Iterating yields ``(lines, X)``: the file line of each usable row and its features (scaled with
+    ``scaling`` when given). Rows with a missing, NaN or infinite feature are dropped and counted in
+    ``reasons``; a feature cell that is not a number stops the reading (:class:`UnparsableCell`, naming the
+    line) unless ``unparsable="missing"``, which drops its row (counted as "unparsable value"). ``stats``
+    gathers the ranges of the rows kept, before scaling.
+
+    Parameters
+    ----------
+    stream : CSVStream
+    features : list of str or None
+        None: every column of the first lines that is not text, except ``label``.
+    label : str or None
+        A column left out of the default features.
+    unparsable : {'error', 'missing'}
+    scaling : Scaling or None
+    moments : bool
+        Gather the means and deviations too (for a z-score scaling).
+
+    Examples
+    --------
+    >>> from cae.data.csvstream import CSVStream
+    >>> r = FeatureReader(CSVStream(b"x,y,kind\\n1,2,a\\n3,,b\\n5,6,a\\n"), label="kind")
+    >>> [(lines.tolist(), X.tolist()) for lines, X in r], r.features, r.reasons
+    ([([2, 4], [[1.0, 2.0], [5.0, 6.0]])], ['x', 'y'], {'missing or NaN value': 1})
+    """
+
+    def __init__(
+        self,
+        stream: CSVStream,
+        features: Sequence[str] | None = None,
+        label: str | None = None,
+        unparsable: str = "error",
+        scaling: Scaling | None = None,
+        moments: bool = False,
+    ) -> None:
+        if unparsable not in ("error", "missing"):
+            raise ValueError("unparsable must be 'error' or 'missing'")
+        self.stream, self.unparsable, self.scaling = stream, unparsable, scaling
+        self.features = self._checked(list(features) if features is not None else None, label)
+        self.reasons: dict[str, int] = {}
+        self.rows_kept = 0
+        self.stats = ScalingStats(moments)
+
+    def _checked(self, features: list[str] | None, label: str | None) -> list[str]:
+        names, text = self.stream.names, self.stream.text_columns
+        if label is not None and label not in names:
+            raise CSVLoadError(f"no column named {label!r}; the columns are {', '.join(names)}")
+        if features is None:
+            features = [n for n in names if n not in text and n != label]
+        unknown = [f for f in features if f not in names]
+        if unknown:
+            raise CSVLoadError(f"no column named {', '.join(map(repr, unknown))}; the columns are {', '.join(names)}")
+        textual = [f for f in features if f in text]
+        if textual:
+            raise CSVLoadError(
+                f"the column(s) {', '.join(map(repr, textual))} hold text, not numbers, in the first lines"
+            )
+        if not features:
+            raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
+        if label is not None and label in features:
+            raise CSVLoadError("the label column cannot also be a feature")
+        return features
+
+    def _unparsable(self, chunk: Chunk) -> list[NDArray[np.bool_]]:
+        """The masks of the rows whose feature cell is not a number (or the first such cell, refused)."""
+        masks = [chunk.bad[f] for f in self.features if f in chunk.bad]
+        if masks and self.unparsable == "error":
+            line, text, col = min(chunk.bad_cells[f][0] + (f,) for f in self.features if f in chunk.bad)
+            raise UnparsableCell(
+                f"line {line}: {text[:40]!r} in the column {col!r} is not a number; correct it, leave the column "
+                "out of the features, or read such cells as missing (their rows are dropped)",
+                line=line,
+            )
+        return masks
+
+    def __iter__(self) -> Iterator[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        for chunk in self.stream.chunks():
+            yield self.rows(chunk)
+
+    def rows(self, chunk: Chunk) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """One chunk's usable rows: their lines and features (scaled when asked); the counts updated."""
+        columns = [chunk.numbers[f] for f in self.features]
+        masks = self._unparsable(chunk)
+        X, lines = np.column_stack(columns), chunk.lines
+        if masks or not all(np.isfinite(c).all() for c in columns):
+            keep = usable_rows(X, masks, self.reasons)
+            X, lines = X[keep], lines[keep]
+            columns = [X[:, j] for j in range(X.shape[1])]
+        if not len(X):
+            return lines, X
+        lo, hi = np.array([c.min() for c in columns]), np.array([c.max() for c in columns])
+        if self.scaling is None and max(-lo.min(), hi.max()) > MAX_ABS:
+            line = int(lines[np.flatnonzero(np.abs(X).max(axis=1) > MAX_ABS)[0]])
+            raise CSVLoadError(
+                f"line {line}: a value exceeds {MAX_ABS:g} in magnitude; CAE's distances would overflow. "
+                "Choose min-max or z-score scaling.",
+                line=line,
+            )
+        self.stats.update(X, (lo, hi))
+        self.rows_kept += len(X)
+        return lines, (X if self.scaling is None else self.scaling.apply(X))
+
+    def constant_features(self) -> list[str]:
+        """The features that held one value in every row kept so far."""
+        if not self.stats.n:
+            return []
+        return [f for f, lo, hi in zip(self.features, self.stats.low, self.stats.high) if lo == hi]

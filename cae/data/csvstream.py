@@ -52,6 +52,7 @@ __all__ = [
     "LoadReport",
     "CSVStream",
     "Chunk",
+    "Dialect",
     "parse_number",
     "BLOCK_BYTES",
     "DELIMITERS",
@@ -536,7 +537,7 @@ _NA_TOKENS = sorted({"".join(p) for t in MISSING for p in itertools.product(*[(c
 
 
 #: words pandas' parser reads as numbers (1 and 0) that are not numbers to this project
-_BOOLEANS = re.compile(rb"(?i)true|false")
+_BOOLEANS = re.compile(rb"true|false")  # in the lowered text
 
 
 def _plain_lines(data: bytes, delimiter: int, width: int) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
@@ -544,16 +545,16 @@ def _plain_lines(data: bytes, delimiter: int, width: int) -> tuple[NDArray[np.in
     delimiters as the header has, some field not blank, and no word that pandas reads as a boolean."""
     buf = np.frombuffer(data, np.uint8)
     ends = np.flatnonzero(buf == 10)
-    is_delim = buf == delimiter
-    blank = is_delim | (buf == 32) | (buf == 10) | (buf == 9) | (buf == 12)
-    delims = np.cumsum(is_delim, dtype=np.int64)[ends]
-    content = np.cumsum(~blank, dtype=np.int64)[ends]
-    per_line = np.diff(delims, prepend=0)
-    filled = np.diff(content, prepend=0)
-    plain = (per_line == width - 1) & (filled > 0)
-    words = [m.start() for m in _BOOLEANS.finditer(data)]
-    if words:
-        plain[np.searchsorted(ends, words)] = False
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    per_line = np.diff(np.searchsorted(np.flatnonzero(buf == delimiter), ends), prepend=0)
+    spaces: NDArray[np.intp] | int = 0
+    if any(c in data for c in (b" ", b"\t", b"\x0c") if ord(c) != delimiter):
+        blank = (buf == 32) | (buf == 12) if delimiter == 9 else (buf == 32) | (buf == 9) | (buf == 12)
+        spaces = np.diff(np.searchsorted(np.flatnonzero(blank), ends), prepend=0)
+    plain = (per_line == width - 1) & (ends - starts - per_line - spaces > 0)
+    low = data.lower()
+    if b"true" in low or b"false" in low:
+        plain[np.searchsorted(ends, [m.start() for m in _BOOLEANS.finditer(low)])] = False
     return ends, plain
 
 
@@ -654,6 +655,21 @@ def parse_block(
 
 
 # ------------------------------------------------------------------- the stream
+@dataclass
+class Dialect:
+    """What a CSV's first lines settled (see :meth:`CSVStream.dialect`)."""
+
+    encoding: str
+    codec: str
+    delimiter: str
+    decimal: str
+    header: bool
+    names: list[str]
+    text_columns: list[str]
+    header_lines: int  # the lines to skip at the start (the header's), 0 for a part after the first
+    first_line: int  # the file line the part starts on
+
+
 class EncodingChanged(CSVLoadError):
     """A line that is not UTF-8 after first lines that were: a reader that can read the file again reads it
     as Latin-1 (as :func:`cae.data.csvio.read_csv` does); a stream already consumed cannot."""
@@ -730,18 +746,38 @@ class CSVStream:
         encoding: str | None = None,
         limits: Limits = Limits(),
         block_bytes: int = BLOCK_BYTES,
+        dialect: Dialect | None = None,
     ) -> None:
         if delimiter is not None and delimiter not in DELIMITERS:
             raise CSVLoadError(f"unsupported delimiter {delimiter!r}; use one of , ; tab |")
         self.limits = limits
         self.block_bytes = max(16, int(block_bytes))
         self.bytes_read = 0
+        self.first_line = 1
         self._opened = _open(source)
         try:
-            self._look(delimiter, decimal, header, encoding)
+            if dialect is None:
+                self._look(delimiter, decimal, header, encoding)
+            else:
+                self._known(dialect)
         except BaseException:
             self.close()
             raise
+
+    def dialect(self, first_line: int = 1) -> Dialect:
+        """What the first lines settled, for reading a part of the same file that starts at ``first_line``
+        (``CSVStream(part, dialect=...)``: a dask task's block)."""
+        r = self.report
+        header_lines = self.header_lines if first_line == 1 else 0
+        return Dialect(
+            self.encoding_name, self.codec, r.delimiter, r.decimal, r.header, list(self.names),
+            list(self.text_columns), header_lines, first_line,
+        )  # fmt: skip
+
+    def _known(self, d: Dialect) -> None:
+        self.encoding_name, self.codec, self.names, self.text_columns = d.encoding, d.codec, d.names, d.text_columns
+        self.header_lines, self.first_line = d.header_lines, d.first_line
+        self.report = LoadReport(d.encoding, d.delimiter, d.decimal, d.header, columns_read=len(d.names))
 
     # -- opening
     def _head_text(self, encoding: str | None) -> tuple[bytes, bool, str]:
@@ -787,8 +823,8 @@ class CSVStream:
         self.text_columns = self._mostly_text(body)
 
     def _mostly_text(self, body: list[tuple[int, list[str]]]) -> list[str]:
-        """The columns more than half of whose first rows' cells are not numbers."""
-        rows = [r[: len(self.names)] for _, r in body if len(r) >= len(self.names)]
+        """The columns more than half of whose first rows' cells (of 1,000 at most) are not numbers."""
+        rows = [r[: len(self.names)] for _, r in body[:1000] if len(r) >= len(self.names)]
         out = []
         for name, col in zip(self.names, zip(*rows) if rows else [()] * len(self.names)):
             _, bad = _numbers(col, self.report.decimal, [0])
@@ -834,7 +870,7 @@ class CSVStream:
 
     def _blocks(self) -> Iterator[tuple[str, int]]:
         """Blocks of whole lines (never cut inside a quoted field) and the file line each starts on."""
-        pending, line = "", 1
+        pending, line = "", self.first_line
         for piece, last in self._decoded():
             pending += piece
             cut = len(pending) if last else _cut(pending, force=len(pending) > 16 * self.block_bytes)
