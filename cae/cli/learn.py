@@ -27,8 +27,7 @@ def run(args: argparse.Namespace) -> int:
                 _learn(model, X, reader.features)
             progress.update(reader.rows_kept, *stream.progress())
         progress.clear()
-    if not reader.rows_kept:
-        raise CSVLoadError("no row has a number in every feature: nothing to learn")
+    _something(reader, stream.report)
     model.end_batch()
     if reader.scaling is not None:
         model.input_scaling_ = reader.scaling.as_dict()
@@ -95,9 +94,16 @@ def _first_pass(args: argparse.Namespace) -> Scaling:
         for _ in prefetch(reader):
             progress.update(reader.rows_kept, *stream.progress())
         progress.clear()
+    _something(reader, stream.report)
+    return reader.stats.result(args.scale)
+
+
+def _something(reader: FeatureReader, report: LoadReport) -> None:
+    """Refuse a file that gave no row to learn, saying why."""
+    if not report.rows_read:
+        raise CSVLoadError("the file has a header row but no data rows" if report.header else "the file has no data")
     if not reader.rows_kept:
         raise CSVLoadError("no row has a number in every feature: nothing to learn")
-    return reader.stats.result(args.scale)
 
 
 def report_lines(report: LoadReport, reader: FeatureReader) -> list[str]:
