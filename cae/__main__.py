@@ -1,5 +1,5 @@
 """``python -m cae``: the command line (:mod:`cae.cli`): ``learn``, ``label`` and ``info``."""
 
-from .cli import main
+from .cli import entry
 
-raise SystemExit(main())
+entry()

@@ -17,10 +17,11 @@ for every row it could label (``line``: the row's line in the file, the header b
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "parser"]
+__all__ = ["main", "entry", "parser"]
 
 #: exit codes: bad input or arguments, and an interrupted run
 EXIT_BAD_INPUT, EXIT_INTERRUPTED = 2, 130
@@ -83,6 +84,19 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="what a model file holds", description="Show what a model file holds.")
     p.add_argument("model", help="a model file")
     return ap
+
+
+def entry() -> None:
+    """The ``cae`` command and ``python -m cae``: :func:`main`, then the process ends at once with its code.
+
+    No interpreter teardown: a read-ahead thread may be blocked reading standard input when Ctrl-C comes, and
+    Python's teardown would then wait for it or abort; everything the commands write is flushed and closed
+    before :func:`main` returns.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

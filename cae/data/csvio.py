@@ -3,7 +3,10 @@
 :func:`read_csv` turns the bytes of an uploaded file into a :class:`Table`
 and a :class:`LoadReport`, or raises :class:`CSVLoadError` with a message a
 person understands. It never guesses silently: every row or column it drops,
-renames or reinterprets is counted in the report.
+renames or reinterprets is counted in the report. It reads through
+:class:`~cae.data.csvstream.CSVStream` (a file in chunks, the rules below applied
+to each); :class:`FeatureReader` gives a stream's rows as feature matrices with
+:meth:`Table.select`'s checks, chunk by chunk (the command line, :mod:`cae.cli`).
 
 Rules
 -----
