@@ -63,7 +63,7 @@ def _duration(seconds: float) -> str:
     )
 
 
-def prefetch(items: Iterable[T], depth: int = 2) -> Iterator[T]:
+def prefetch(items: Iterable[T], depth: int = 1) -> Iterator[T]:
     """The items, produced ``depth`` ahead in a thread: the next chunk is read and parsed while the caller
     learns or labels this one (numba's kernels and most of pandas' parser run without the GIL). An error of
     the producer is raised here; leaving the loop stops the producer."""
