@@ -25,14 +25,20 @@ def _plot_types(page):
     return page.evaluate("() => document.querySelector('.js-plotly-plot').data.map(t => t.type)")
 
 
-def test_a_million_rows_learned_in_the_background_and_drawn_as_a_density(server, browser, big_csv):
+def _uploaded(server, browser, path, timeout):
+    """A new page of Your data with ``path`` uploaded and read."""
     ctx, page = _page(browser)
-    page.set_default_timeout(180_000)
+    page.set_default_timeout(timeout)
     page.goto(server + "/upload")
     _wait_idle(page)
-    page.locator("input[type=file]").first.set_input_files(str(big_csv))
+    page.locator("input[type=file]").first.set_input_files(str(path))
     page.get_by_text("What was read").wait_for()
     _wait_idle(page)
+    return ctx, page
+
+
+def test_a_million_rows_learned_in_the_background_and_drawn_as_a_density(server, browser, big_csv):
+    ctx, page = _uploaded(server, browser, big_csv, 180_000)
     page.get_by_role("button", name="Learn", exact=True).click()
     page.get_by_text("learning in the background").wait_for()
     # the page stays usable meanwhile: a widget answers while the model learns
@@ -57,13 +63,7 @@ def test_a_model_from_cae_learn_opened_with_a_sample(server, browser, big_csv, t
     with open(big_csv) as src, open(sample, "w") as out:
         for _ in range(200_001):
             out.write(src.readline())
-    ctx, page = _page(browser)
-    page.set_default_timeout(120_000)
-    page.goto(server + "/upload")
-    _wait_idle(page)
-    page.locator("input[type=file]").first.set_input_files(str(sample))
-    page.get_by_text("What was read").wait_for()
-    _wait_idle(page)
+    ctx, page = _uploaded(server, browser, sample, 120_000)
     page.get_by_text("A saved model (.npz from this page)").click()
     _wait_idle(page)
     page.locator("input[type=file]").nth(1).set_input_files(str(model))
