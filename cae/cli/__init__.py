@@ -116,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CSVLoadError, ModelFileError, UsageError) as exc:
         print(f"cae {args.command}: {_where(args, exc)}{exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:  # a folder that is not there, a full disk, no permission
+        print(f"cae {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 class UsageError(ValueError):

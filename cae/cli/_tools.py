@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import queue
 import sys
@@ -107,6 +108,8 @@ def write_atomically(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     temporary name, flushed to disk, then renamed over it (``os.replace``, atomic). An error or Ctrl-C
     leaves the previous file (if any) as it was and no temporary file."""
     target = Path(path)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder to write into", str(target.parent))
     tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
         with open(tmp, "wb") as fh:

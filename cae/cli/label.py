@@ -144,9 +144,12 @@ def _blocks(args: argparse.Namespace, dialect: Dialect) -> list[Any]:
 
 
 def _label_on_dask(args: argparse.Namespace, dialect: Dialect, features: list[str]) -> int:
-    import dask
-    import dask.dataframe as dd
-    from dask.distributed import Client
+    try:
+        import dask
+        import dask.dataframe as dd
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs dask.distributed: pip install 'cae-explorer[experiments]'") from None
 
     with open(args.model, "rb") as fh:
         model_file = fh.read()

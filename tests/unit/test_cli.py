@@ -152,6 +152,12 @@ def test_a_file_with_a_header_only_or_a_column_lost_midway(tmp_path, capsys):
     assert load_model(tmp_path / "m.npz").n_samples_seen_ == 21
 
 
+def test_an_output_folder_that_is_not_there(tmp_path, capsys):
+    data = _csv(tmp_path / "d.csv", n=100)
+    assert main(["learn", str(data), "--out", str(tmp_path / "no" / "m.npz")]) == 2
+    assert f"cae learn: {tmp_path / 'no'}: no such folder to write into" in capsys.readouterr().err
+
+
 def test_a_failed_write_leaves_the_old_file(tmp_path):
     target = tmp_path / "m.npz"
     target.write_bytes(b"old")
