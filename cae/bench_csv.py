@@ -12,7 +12,7 @@ shuffled, 6 decimals), then times, each in a fresh process and in the same run:
 each with its wall time (the interpreter's start and imports included, as a user waits for them), rows per
 second, the ratio to its reference and the process's peak resident memory. Then the readers it could use,
 in this process: pandas whole, this project's reader (:class:`~cae.data.csvstream.CSVStream` and
-:class:`~cae.data.csvio.FeatureReader`: 4 MB blocks, every check), pyarrow's streaming reader, and polars
+:class:`~cae.data.csvio.FeatureReader`: 2 MB blocks, every check), pyarrow's streaming reader, and polars
 where it is installed (it is not a dependency). The load average is printed at the start and the end.
 """
 
@@ -94,14 +94,14 @@ def readers(path: Path) -> list[tuple[str, float]]:
                 pass
 
     def arrow() -> None:
-        for batch in pacsv.open_csv(str(path), read_options=pacsv.ReadOptions(block_size=4 << 20)):
+        for batch in pacsv.open_csv(str(path), read_options=pacsv.ReadOptions(block_size=2 << 20)):
             np.column_stack([c.to_numpy() for c in batch.columns])
 
     out = []
     options = [
         ("pandas, whole file (read_csv)", lambda: pd.read_csv(path).to_numpy(float)),
-        ("this project: CSVStream + FeatureReader, 4 MB blocks, every check", ours),
-        ("pyarrow.csv.open_csv, 4 MB blocks, no check", arrow),
+        ("this project: CSVStream + FeatureReader, 2 MB blocks, every check", ours),
+        ("pyarrow.csv.open_csv, 2 MB blocks, no check", arrow),
     ]
     try:
         import polars as pl

@@ -62,7 +62,7 @@ __all__ = [
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 MISSING = {"", "na", "n/a", "nan", "null", "none", "?", "-", "#n/a"}
 #: the size of a block read at a time (bytes of the file): one block's rows are one chunk
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 2 << 20
 #: the lines the first look reads (delimiter, decimal separator, header and column kinds are settled on them)
 HEAD_LINES = 202
 _GZIP_MAGIC = b"\x1f\x8b"
