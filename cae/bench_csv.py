@@ -10,7 +10,8 @@ shuffled, 6 decimals), then times, each in a fresh process and in the same run:
 * **cae label**: ``cae label FILE --model MODEL --out LABELS`` (read, checked, labelled, written);
 
 each with its wall time (the interpreter's start and imports included, as a user waits for them), rows per
-second, the ratio to its reference and the process's peak resident memory. Then the readers it could use,
+second, the ratio to its reference, its CPU time (all threads; on a busy machine a steadier measure than the
+wall time) and the process's peak resident memory. Then the readers it could use,
 in this process: pandas whole, this project's reader (:class:`~cae.data.csvstream.CSVStream` and
 :class:`~cae.data.csvio.FeatureReader`: 2 MB blocks, every check), pyarrow's streaming reader, and polars
 where it is installed (it is not a dependency). The load average is printed at the start and the end.
@@ -52,7 +53,8 @@ out = {{"exit": code}}
 """
 _TAIL = """
 import json, resource
-print(json.dumps({**out, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+use = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({**out, "maxrss_kb": use.ru_maxrss, "cpu_s": use.ru_utime + use.ru_stime}))
 """
 
 
@@ -116,10 +118,14 @@ def readers(path: Path) -> list[tuple[str, float]]:
     return out
 
 
-def _row(name: str, seconds: float, rows: int, ref: float | None, rss_kb: int | None) -> str:
-    ratio = "" if ref is None else f"{seconds / ref:.2f}x"
-    rss = "" if rss_kb is None else f"{rss_kb / 1024:.0f}"
-    return f"| {name} | {seconds:.1f} | {rows / seconds:,.0f} | {ratio} | {rss} |"
+def _row(name: str, seconds: float, rows: int, got: dict, ref: tuple[float, dict] | None) -> str:
+    """A table row: wall seconds, rows/s, wall and CPU time over the reference's, peak RSS."""
+    ratio = "" if ref is None else f"{seconds / ref[0]:.2f}x"
+    cpu = "" if ref is None else f"{got['cpu_s'] / ref[1]['cpu_s']:.2f}x"
+    return (
+        f"| {name} | {seconds:.1f} | {rows / seconds:,.0f} | {ratio} | {got['cpu_s']:.1f} | {cpu} | "
+        f"{got['maxrss_kb'] / 1024:.0f} |"
+    )
 
 
 def run(path: Path, rows: int, work: Path) -> None:
@@ -128,15 +134,12 @@ def run(path: Path, rows: int, work: Path) -> None:
     learn, b = measure(_CLI.format(argv=["learn", str(path), "--out", str(model)]))
     ref_label, c = measure(_REFERENCE_LABEL.format(path=str(path), model=str(model)))
     label, d = measure(_CLI.format(argv=["label", str(path), "--model", str(model), "--out", str(work / "l.csv")]))
-    print("| run | seconds | rows/s | x reference | peak RSS MB |\n| --- | --- | --- | --- | --- |")
-    print(_row("reference: pandas reads the whole file, CAE learns the array", ref_learn, rows, None, a["maxrss_kb"]))
-    print(_row("`cae learn FILE --out MODEL`", learn, rows, ref_learn, b["maxrss_kb"]))
-    print(
-        _row(
-            "reference: pandas reads the whole file, the model labels the array", ref_label, rows, None, c["maxrss_kb"]
-        )
-    )
-    print(_row("`cae label FILE --model MODEL --out LABELS`", label, rows, ref_label, d["maxrss_kb"]))
+    print("| run | wall s | rows/s | wall x reference | CPU s | CPU x reference | peak RSS MB |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(_row("reference: pandas reads the whole file, CAE learns the array", ref_learn, rows, a, None))
+    print(_row("`cae learn FILE --out MODEL`", learn, rows, b, (ref_learn, a)))
+    print(_row("reference: pandas reads the whole file, the model labels the array", ref_label, rows, c, None))
+    print(_row("`cae label FILE --model MODEL --out LABELS`", label, rows, d, (ref_label, c)))
     print(f"\nthe model: {a['nodes']} nodes, {a['clusters']} clusters (in memory); exit codes {b['exit']}, {d['exit']}")
     print("\n| reader (in this process) | seconds | rows/s |\n| --- | --- | --- |")
     for name, seconds in readers(path):
