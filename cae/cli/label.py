@@ -74,7 +74,7 @@ def predict(model: Any, X: np.ndarray) -> np.ndarray:
 
 
 def write_labels(fh: IO[bytes], lines: np.ndarray, labels: np.ndarray) -> None:
-    """``line,cluster`` rows (pyarrow's CSV writer: 10x pandas' to_csv for integers)."""
+    """``line,cluster`` rows (pyarrow's CSV writer: 8x pandas' to_csv here, docs/performance.md)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
