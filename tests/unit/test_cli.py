@@ -234,6 +234,7 @@ def test_ctrl_c_leaves_the_previous_model_file(tmp_path):
     assert out.read_bytes() == old and sorted(os.listdir(tmp_path)) == ["big.csv", "m.npz"]
 
 
+@pytest.mark.slow  # seven runs on a 1,000,000-row file; the test above interrupts one surely mid-file
 def test_ctrl_c_at_any_moment_leaves_the_old_file_or_a_complete_new_one(tmp_path):
     data = _big(tmp_path / "d.csv", 1_000_000)
     out = tmp_path / "m.npz"
