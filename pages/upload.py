@@ -279,6 +279,8 @@ else:
     go = b[0].button("Learn", type="primary", key="b_learn") | bool(st.session_state.pop("up_learn_again", False))
     b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
     if go:
+        if st.session_state.get("up_result", {}).get("job") is not None:  # a run still learning: stopped
+            st.session_state.up_result["job"].cancel()
         model = new_model()
         st.session_state.up_result = res = your_data.run_record(run_key, model, sel, order, "learn", algo, params)
         if len(sel.X) >= your_data.BACKGROUND_ROWS:  # in a thread: the page stays usable
