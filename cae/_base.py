@@ -81,6 +81,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     labels_: NDArray[np.int64]
     n_features_in_: int
     feature_names_in_: NDArray[np.object_]
+    #: how ``cae learn`` scaled the features before learning (see :class:`cae.data.csvio.Scaling`); saved
+    input_scaling_: dict[str, Any]
     _version: int
 
     def __sklearn_tags__(self) -> Any:
@@ -412,8 +414,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         if hasattr(self, "network_"):
             other.network_ = self.network_.copy()
             other.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"):
-                other.feature_names_in_ = self.feature_names_in_
+            for name in ("feature_names_in_", "input_scaling_"):
+                if hasattr(self, name):
+                    setattr(other, name, getattr(self, name))
             other._version = 0
         return other
 
@@ -445,6 +448,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             "n_features": int(self.n_features_in_),
             "feature_names": None if names is None else [str(n) for n in names],
         }
+        if hasattr(self, "input_scaling_"):
+            meta["input_scaling"] = self.input_scaling_
         save_npz(path, self.network_.to_arrays(), meta)
 
     @classmethod
@@ -475,5 +480,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         model.n_features_in_ = int(meta["n_features"])
         if meta.get("feature_names") is not None:
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        if meta.get("input_scaling") is not None:
+            model.input_scaling_ = meta["input_scaling"]
         model._version = 0
         return model

@@ -398,4 +398,24 @@ def read_npz(path_or_file):
         or not all(isinstance(n, str) for n in names)
     ):
         raise ModelFileError("model file metadata has feature names that do not fit its features")
+    problem = check_input_scaling(meta.get("input_scaling"), meta.get("n_features"))
+    if problem:
+        raise ModelFileError(f"model file metadata has an impossible input scaling: {problem}")
     return meta, arrays
+
+
+def check_input_scaling(value, n_features):
+    """What is wrong with a model file's ``input_scaling`` (how ``cae learn`` scaled the features: ``how``,
+    and ``divisor``, ``offset``, ``span`` per feature, see :class:`cae.data.csvio.Scaling`), or None (also
+    when there is none)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("how") not in ("minmax", "zscore"):
+        return "not a min-max or z-score scaling"
+    for key in ("divisor", "offset", "span"):
+        v = value.get(key)
+        if not isinstance(v, list) or len(v) != n_features or not all(isinstance(x, (int, float)) for x in v):
+            return f"{key} is not a list of {n_features} numbers"
+        if not all(np.isfinite(v)) or (key != "offset" and min(v, default=1) <= 0):
+            return f"{key} holds a value that is not finite" + ("" if key == "offset" else " and positive")
+    return None

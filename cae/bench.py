@@ -24,7 +24,8 @@ ratios much less. The CPU's limit (:func:`cpu_limit`) then prints, per workload,
 operations per sample of the plain search and of CAE's winner search, the achieved fraction of this CPU's
 peak, and the share of nodes each of the winner search's bounds skips.
 
-``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers).
+``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers); ``--csv``
+runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row CSV against pandas and memory).
 
 ``--playground`` runs :mod:`cae.bench_play` instead (Play's frames per second in a real browser, quiet and with the
 tests running beside it, against the display's rate).
@@ -103,6 +104,10 @@ def main(argv=None):
         from .bench_play import main as play
 
         return play([a for a in argv if a != "--playground"])
+    if "--csv" in argv:
+        from .bench_csv import main as csv
+
+        return csv([a for a in argv if a != "--csv"])
     from .data.fetch import default_folder
 
     shared = Path(os.environ.get("CAE_TEST_SHARED") or "none") / "datasets"  # the test suite's shared folder
@@ -119,6 +124,12 @@ def main(argv=None):
         "--peers",
         action="store_true",
         help="run the peer comparison instead (cae.bench_peers; the options after it are its own)",
+    )
+    ap.add_argument(
+        "--csv",
+        action="store_true",
+        help="run the large-CSV benchmark instead (cae.bench_csv: cae learn / label against pandas and memory; "
+        "the options after it are its own)",
     )
     ap.add_argument("--repeat", type=int, default=10, help="runs of each timing; the best is kept (default 10)")
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")

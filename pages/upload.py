@@ -1,5 +1,6 @@
 """Your data: upload a CSV, learn it with any registered algorithm, look at the clusters, download the results."""
 
+import dataclasses
 import io
 from pathlib import Path
 
@@ -8,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from cae import ModelFileError, load_model
-from cae.app import figures, your_data
-from cae.data.csvio import SCALINGS, CSVLoadError, Limits, escape_markdown, read_csv
+from cae.app import density, figures, your_data
+from cae.data.csvio import SCALINGS, CSVLoadError, Scaling, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 from cae.registry import ALGORITHMS, make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hint
@@ -17,7 +18,7 @@ from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hin
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
-MAX_MB = 50
+MAX_MB = int(st.get_option("server.maxUploadSize"))  # .streamlit/config.toml; a deployment lowers it (docs/app.md)
 
 st.title("Your data")
 st.caption(
@@ -27,7 +28,11 @@ st.caption(
 
 c1, c2 = st.columns([2.2, 1])
 upload = c1.file_uploader(
-    "CSV file", type=["csv", "tsv", "txt"], key="w_upload", help=f"Up to {MAX_MB} MB, 250,000 rows and 1,000 columns."
+    "CSV file",
+    type=["csv", "tsv", "txt", "gz"],
+    key="w_upload",
+    help=f"Up to {MAX_MB} MB, {your_data.MAX_ROWS:,} rows and 1,000 columns (gzip-compressed or not). A larger "
+    "file: learn it with `cae learn` and open its model here (A saved model) with a sample of its rows.",
 )
 samples = sorted(p.name for p in SAMPLES.glob("*.csv"))
 sample = c2.selectbox("…or try a sample file", samples, key="w_sample_name")
@@ -37,10 +42,10 @@ if c2.button("Use this sample", key="b_sample"):
     st.session_state.up_sample = sample
 if upload is not None:
     st.session_state.pop("up_sample", None)
-    name, data = upload.name, upload.getvalue()
+    name, data, ident = upload.name, upload.getvalue(), upload.file_id
 elif st.session_state.get("up_sample"):
     name = st.session_state.up_sample
-    data = (SAMPLES / name).read_bytes()
+    data, ident = (SAMPLES / name).read_bytes(), f"sample:{name}"
 else:
     st.info("Choose a file, or click **Use this sample**.")
     st.stop()
@@ -50,18 +55,24 @@ with st.expander("Reading options (detected automatically)"):
     delim = o[0].selectbox("Delimiter", ["auto", ",", ";", "tab", "|"], key="w_delim")
     dec = o[1].selectbox("Decimal separator", ["auto", ".", ","], key="w_dec")
     head = o[2].selectbox("Header row", ["auto", "yes", "no"], key="w_head")
-try:
-    table, report = read_csv(
-        data,
-        delimiter=None if delim == "auto" else ("\t" if delim == "tab" else delim),
-        decimal=None if dec == "auto" else dec,
-        header=None if head == "auto" else head == "yes",
-        limits=Limits(max_bytes=MAX_MB * 1024 * 1024),
-        unparsable="missing" if st.session_state.get("w_unparsable") else "text",
-    )
-except CSVLoadError as exc:
-    message("error", "This file cannot be used: {}", exc)
-    st.stop()
+read_key = (ident, delim, dec, head, bool(st.session_state.get("w_unparsable")))
+if st.session_state.get("up_read", (None,))[0] != read_key:  # read once per file and reading options
+    st.session_state.pop("up_read", None)
+    try:
+        with st.spinner(f"reading {name}…"):
+            table, report = read_csv(
+                data,
+                delimiter=None if delim == "auto" else ("\t" if delim == "tab" else delim),
+                decimal=None if dec == "auto" else dec,
+                header=None if head == "auto" else head == "yes",
+                limits=your_data.upload_limits(MAX_MB),
+                unparsable="missing" if st.session_state.get("w_unparsable") else "text",
+            )
+    except CSVLoadError as exc:
+        message("error", "This file cannot be used: {}", exc)
+        st.stop()
+    st.session_state.up_read = (read_key, table, report, your_data.data_hash(data))
+_, table, report, digest = st.session_state.up_read
 
 st.header("What was read")
 st.text(f"File: {name}")
@@ -104,11 +115,7 @@ LABEL_NAMES = ["label", "labels", "class", "target", "species", "category"]  # i
 by_name = {c.strip().lower(): c for c in table.text_columns + table.numeric_columns}
 guess = next((by_name[n] for n in LABEL_NAMES if n in by_name), None)
 fkey = (  # new file or new reading, new widgets
-    your_data.data_hash(data)[:10]
-    + report.delimiter
-    + report.decimal
-    + str(report.header)
-    + str(report.unparsable_as_missing)
+    digest[:10] + report.delimiter + report.decimal + str(report.header) + str(report.unparsable_as_missing)
 )
 cc = st.columns([2, 1, 1])
 features = cc[0].multiselect(
@@ -200,6 +207,14 @@ else:
     algo, params = loaded.algorithm, loaded.get_params()
     if algo == "CAE" and params.get("deletion_interval") is not None:
         algo = "CAEA"
+    if getattr(loaded, "input_scaling_", None) is not None:  # learned by `cae learn --scale ...`
+        own = Scaling.from_dict(loaded.input_scaling_, loaded.n_features_in_)
+        raw = table.select(sel.features, label=label, scaling="none")
+        sel = dataclasses.replace(raw, X=own.apply(raw.X), scaling=f"{own.how} (the model's)", warnings=[])
+        st.caption(
+            f"This model was learned with its features {own.how} scaled (`cae learn --scale {own.how}`) and keeps "
+            "the numbers: these rows are scaled the same way (the Scaling choice above is not used)."
+        )
     st.text(
         f"A {algo} model: {len(loaded.nodes_):,} nodes, {loaded.n_clusters_} clusters, "
         f"{loaded.n_samples_seen_:,} samples learned"
@@ -211,10 +226,11 @@ else:
         key="w_up_model_mode",
         format_func={"label": "label these rows", "learn": "continue learning with these rows"}.get,
     )
-    st.caption(
-        "The model does not know how its data were scaled: choose the same scaling as when it was trained "
-        "(the run configuration JSON downloaded with it says which)."
-    )
+    if getattr(loaded, "input_scaling_", None) is None:
+        st.caption(
+            "The model does not know how its data were scaled: choose the same scaling as when it was trained "
+            "(the run configuration JSON downloaded with it says which)."
+        )
     model_key = ("file", your_data.data_hash(mbytes), mode)
 
     def new_model():
@@ -243,10 +259,10 @@ shuffle = a[1].checkbox(
 seed = int(a[1].number_input("Order seed", 0, 10**6, 0, key="w_order_seed")) if shuffle else None
 order = np.random.default_rng(seed).permutation(len(sel.X)) if shuffle else np.arange(len(sel.X))
 run_key = (
-    your_data.data_hash(data),
+    digest,
     tuple(sel.features),
     label,
-    scaling,
+    sel.scaling,
     model_key,
     seed,
     report.delimiter,
@@ -263,18 +279,47 @@ else:
     go = b[0].button("Learn", type="primary", key="b_learn") | bool(st.session_state.pop("up_learn_again", False))
     b[1].button("Stop", key="b_stop", help="Stops after the current chunk; what was learned is kept.")
     if go:
+        if st.session_state.get("up_result", {}).get("job") is not None:  # a run still learning: stopped
+            st.session_state.up_result["job"].cancel()
         model = new_model()
         st.session_state.up_result = res = your_data.run_record(run_key, model, sel, order, "learn", algo, params)
-        bar = st.progress(0.0, text="learning…" + slow_hint())
+        if len(sel.X) >= your_data.BACKGROUND_ROWS:  # in a thread: the page stays usable
+            res["job"] = your_data.LearnJob(model, sel.X[order], chunk=max(20_000, len(sel.X) // 100)).start()
+        else:
+            bar = st.progress(0.0, text="learning…" + slow_hint())
 
-        def _progress(f):
-            res["learned"] = int(round(f * len(sel.X)))
-            bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
+            def _progress(f):
+                res["learned"] = int(round(f * len(sel.X)))
+                bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
 
-        your_data.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
-        bar.empty()
+            your_data.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
+            bar.empty()
 
 res = st.session_state.get("up_result")
+
+
+@st.fragment(run_every=0.5)
+def _learning_in_the_background(job):
+    """The background run's progress, redrawn twice a second; the whole page reruns when it ends."""
+    if not job.running:
+        st.rerun()
+    st.progress(
+        job.fraction,
+        text=f"learning in the background… {job.learned:,} / {len(job.X):,} rows (the page stays usable; "
+        "**Stop** keeps what was learned)",
+    )
+
+
+if res is not None and res.get("job") is not None and not res.get("done"):
+    job = res["job"]
+    if st.session_state.get("b_stop"):
+        job.cancel()
+    if job.running:
+        _learning_in_the_background(job)
+        st.stop()
+    res["model"], res["learned"], res["done"] = job.finish(), job.learned, True
+    if job.error:
+        message("error", "The learning stopped: {}", job.error)
 if res is None or (res["learned"] == 0 and res.get("mode") != "label"):
     st.stop()
 if res["key"] != run_key:
@@ -288,7 +333,12 @@ if res.get("mode") == "label":
     st.caption("The rows were labelled by the saved model as it is (nothing learned).")
 elif res["learned"] < res["n"]:
     st.warning(f"Stopped after {res['learned']:,} of {res['n']:,} rows; the results below are for the rows learned.")
-labels = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
+if "labels" not in res:  # once per run (a few seconds for millions of rows)
+    with st.spinner("labelling the rows…"):
+        res["labels"] = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
+        if rsel.y is not None:
+            res["scores"] = nmi(rsel.y, res["labels"]), ari(rsel.y, res["labels"])
+labels = res["labels"]
 m = st.columns(5)
 if res.get("mode") == "label":
     m[0].metric("Rows labelled", f"{res['n']:,}")
@@ -297,8 +347,8 @@ else:
 m[1].metric("#nodes", len(model.nodes_))
 m[2].metric("#clusters", model.n_clusters_)
 if rsel.y is not None:
-    m[3].metric("NMI", f"{nmi(rsel.y, labels):.3f}")
-    m[4].metric("ARI", f"{ari(rsel.y, labels):.3f}")
+    m[3].metric("NMI", f"{res['scores'][0]:.3f}")
+    m[4].metric("ARI", f"{res['scores'][1]:.3f}")
 if res.get("mode") != "label":
     learned = rorder[: res["learned"]]
     if "advice" not in res:  # once per run: it may learn the rows again to try a remedy
@@ -346,15 +396,25 @@ with tabs[0]:
     elif d == 2:
         Xv, Nv, titles = rsel.X, np.asarray(model.nodes_), tuple(rsel.features)
     else:
-        Xp, Np, evr = your_data.pca_view(rsel.X, np.asarray(model.nodes_))
+        if "pca" not in res:  # once per run
+            res["pca"] = your_data.pca_view(rsel.X, np.asarray(model.nodes_))
+        Xp, Np, evr = res["pca"]
         axes = [f"PC{k + 1} ({100 * v:.0f} %)" for k, v in enumerate(evr)]
         p = st.columns(2)
         i = p[0].selectbox("Horizontal axis", range(len(axes)), format_func=axes.__getitem__, key="w_pc_x")
         j = p[1].selectbox("Vertical axis", range(len(axes)), index=1, format_func=axes.__getitem__, key="w_pc_y")
         Xv, Nv, titles = Xp[:, [i, j]], Np[:, [i, j]], (axes[i], axes[j])
         st.caption("A PCA of the data (fitted on the data; the nodes are projected by the same PCA).")
-    st.plotly_chart(
-        figures.projected_network_figure(
+    if len(Xv) > density.SCATTER_MAX:  # every row, counted into a picture
+        view = density.density_network_figure(
+            Xv, Nv, model.edges_, model.node_labels_, model.win_counts_, axis_titles=titles
+        )
+        st.caption(
+            f"All {len(Xv):,} rows as a density image (rows per cell of a 240 × 240 grid, log scale; blank: "
+            "none), the network over it."
+        )
+    else:
+        view = figures.projected_network_figure(
             Nv,
             model.edges_,
             model.node_labels_,
@@ -362,19 +422,22 @@ with tabs[0]:
             data_2d=Xv[show],
             data_labels=labels[show],
             axis_titles=titles,
-        ),
-        key="up_view",
-    )
+        )
+    st.plotly_chart(view, key="up_view")
 with tabs[1]:
     lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_up_layout")
     st.plotly_chart(figures.topology_figure(model, layout=lay), key="up_topology")
 with tabs[2]:
-    st.dataframe(your_data.cluster_table(model, rsel.X, labels, rsel.features), hide_index=True)
+    if "cluster_table" not in res:
+        res["cluster_table"] = your_data.cluster_table(model, rsel.X, labels, rsel.features)
+    st.dataframe(res["cluster_table"], hide_index=True)
 with tabs[3]:
     if rsel.y is None:
         st.info("Choose a label column to compare the clusters with it.")
     else:
-        ct = your_data.contingency_table(rsel.y, labels, rsel.label_names)
+        if "contingency" not in res:
+            res["contingency"] = your_data.contingency_table(rsel.y, labels, rsel.label_names)
+        ct = res["contingency"]
         st.plotly_chart(
             figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
             key="up_contingency",
@@ -384,9 +447,11 @@ with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
     dl = st.columns(3)
+    if "labels_csv" not in res:
+        res["labels_csv"] = your_data.labels_csv(table.lines[rsel.row_index], labels, label_values)
     dl[0].download_button(
         "Labels per row (CSV)",
-        your_data.labels_csv(table.lines[rsel.row_index], labels, label_values),
+        res["labels_csv"],
         f"{stem}_labels.csv",
         "text/csv",
         key="d_labels",
@@ -422,7 +487,7 @@ with tabs[4]:
     dl[2].download_button(
         "Run configuration (JSON)",
         your_data.run_config(
-            your_data.data_hash(data),
+            digest,
             name,
             rsel.features,
             rsel.label,

@@ -14,10 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..data.csvio import range_warning, to_safe_csv
+from ..data.csvio import Limits, range_warning, to_safe_csv
+from .jobs import SeedJob
 
 __all__ = [
     "learn_in_chunks",
+    "LearnJob",
+    "upload_limits",
+    "MAX_ROWS",
+    "BACKGROUND_ROWS",
     "RunAdvice",
     "REMEDIES",
     "advise",
@@ -44,6 +49,63 @@ SAMPLE_NOTES = {
     "paper2d_sample.csv": "The paper's six 2-D distributions with 10 % uniform noise, rows shuffled.",
     "blobs3d_sample.csv": "Three-dimensional blobs, rows shuffled: the view is a PCA projection.",
 }
+
+
+#: the most rows *Your data* reads: 5,000,000 rows of a few features are ~40 MB per feature column as floats
+#: (plus the upload's bytes, which Streamlit keeps in memory), read in about 2 s and learned by CAE in a few
+#: seconds; a larger file is for ``cae learn`` (the page then opens its model with a sample of the rows)
+MAX_ROWS = 5_000_000
+#: from this many rows on, the page learns in the background (a progress bar; the page stays usable)
+BACKGROUND_ROWS = 250_000
+
+
+def upload_limits(max_upload_mb):
+    """The reader's caps for an upload limit of ``max_upload_mb`` MB (Streamlit's ``server.maxUploadSize``,
+    which a deployment lowers: see docs/app.md): that many bytes, :data:`MAX_ROWS` rows, 1,000 columns.
+
+    >>> upload_limits(20)
+    Limits(max_bytes=20971520, max_rows=5000000, max_columns=1000)
+    """
+    return Limits(max_bytes=int(max_upload_mb) * 1024 * 1024, max_rows=MAX_ROWS, max_columns=1_000)
+
+
+class LearnJob(SeedJob):
+    """Learning the rows of ``X`` chunk by chunk in a background thread, as :func:`learn_in_chunks` does in
+    the foreground: ``learned`` counts the rows learned; :meth:`cancel` stops after the current chunk;
+    :meth:`finish` (once the job has ended) runs ``model.end_batch()`` once for what was learned.
+
+    Examples
+    --------
+    >>> from cae import CAE
+    >>> X = np.random.default_rng(0).random((5000, 2))
+    >>> job = LearnJob(CAE(), X, chunk=1000).start()
+    >>> job.wait(60), job.learned, job.finish().n_samples_seen_ == CAE().learn_many(X).n_samples_seen_
+    (True, 5000, True)
+    """
+
+    thread_name = "cae-learn-job"
+
+    def __init__(self, model, X, chunk=20_000):
+        super().__init__(-(-len(X) // chunk))
+        self.model, self.X, self.chunk = model, X, int(chunk)
+        self.learned = 0
+        self._ended = False
+
+    def _run_seed(self, k):
+        part = self.X[k * self.chunk : (k + 1) * self.chunk]
+        self.model.learn_many(part)
+        self.learned += len(part)
+
+    @property
+    def fraction(self):
+        return self.learned / max(len(self.X), 1)
+
+    def finish(self):
+        """The model, with ``end_batch()`` run once over what was learned (call it after the job has ended)."""
+        if not self._ended and self.learned:
+            self.model.end_batch()
+        self._ended = True
+        return self.model
 
 
 def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):

@@ -10,7 +10,8 @@ Examples
 
 The modules: :mod:`.streams` (:class:`Dataset`, :class:`Stream` and the stationary, non-stationary and
 class-incremental orders), :mod:`.synthetic` (generators and drifting streams), :mod:`.builtin`
-(scikit-learn's bundled datasets, labelled CSV files, ``sample_data/``) and :mod:`.csvio` (uploaded CSVs).
+(scikit-learn's bundled datasets, labelled CSV files, ``sample_data/``), :mod:`.csvio` (uploaded CSVs) and
+:mod:`.csvstream` (a CSV of any size in chunks, with the checks every reader applies).
 ``python -m cae.data sample_data`` rewrites ``sample_data/``.
 """
 

@@ -3,7 +3,10 @@
 :func:`read_csv` turns the bytes of an uploaded file into a :class:`Table`
 and a :class:`LoadReport`, or raises :class:`CSVLoadError` with a message a
 person understands. It never guesses silently: every row or column it drops,
-renames or reinterprets is counted in the report.
+renames or reinterprets is counted in the report. It reads through
+:class:`~cae.data.csvstream.CSVStream` (a file in chunks, the rules below applied
+to each); :class:`FeatureReader` gives a stream's rows as feature matrices with
+:meth:`Table.select`'s checks, chunk by chunk (the command line, :mod:`cae.cli`).
 
 Rules
 -----
@@ -49,17 +52,20 @@ Examples
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+
+from .csvstream import BLOCK_BYTES, Chunk, CSVLoadError, CSVStream, EncodingChanged, Limits, LoadReport
+
+_LIMITS = Limits()  # the app's caps
 
 __all__ = [
     "CSVLoadError",
@@ -68,7 +74,12 @@ __all__ = [
     "Table",
     "Selection",
     "read_csv",
+    "usable_rows",
     "scale",
+    "Scaling",
+    "ScalingStats",
+    "FeatureReader",
+    "UnparsableCell",
     "range_warning",
     "safe_csv_cell",
     "to_safe_csv",
@@ -77,95 +88,7 @@ __all__ = [
 ]
 
 SCALINGS = ("none", "minmax", "zscore")
-DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
-MISSING = {"", "na", "n/a", "nan", "null", "none", "?", "-", "#n/a"}
 MAX_ABS = 1e150
-
-
-class CSVLoadError(ValueError):
-    """A file that cannot be read as a table of numbers; the message says why."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Caps on what :func:`read_csv` accepts."""
-
-    max_bytes: int = 50 * 1024 * 1024
-    max_rows: int = 250_000
-    max_columns: int = 1_000
-
-
-@dataclass
-class LoadReport:
-    """What :func:`read_csv` read, kept and dropped, and why."""
-
-    encoding: str = ""
-    delimiter: str = ","
-    decimal: str = "."
-    header: bool = True
-    rows_read: int = 0
-    columns_read: int = 0
-    numeric_columns: list[str] = field(default_factory=list)
-    text_columns: list[str] = field(default_factory=list)
-    empty_columns_dropped: list[str] = field(default_factory=list)
-    constant_columns: list[str] = field(default_factory=list)
-    renamed_columns: dict[str, str] = field(default_factory=dict)
-    short_rows_dropped: int = 0
-    short_row_lines: list[int] = field(default_factory=list)
-    trailing_empty_fields_trimmed: int = 0
-    thousands_separators_removed: int = 0
-    unparsable_cells: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # column -> [(line, text)]
-    unparsable_rows: int = 0  # rows with at least one such cell
-    unparsable_as_missing: bool = False
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def delimiter_name(self) -> str:
-        return DELIMITERS.get(self.delimiter, repr(self.delimiter))
-
-    def summary_rows(self) -> list[tuple[str, str]]:
-        """(item, value) pairs for display as a table (values are plain text)."""
-        rows = [
-            ("encoding", self.encoding),
-            ("delimiter", self.delimiter_name),
-            ("decimal separator", self.decimal),
-            ("header row", "yes" if self.header else "no (columns numbered)"),
-            ("data rows read", str(self.rows_read)),
-            ("columns read", str(self.columns_read)),
-            ("numeric columns", str(len(self.numeric_columns))),
-            ("text columns", ", ".join(self.text_columns) or "none"),
-        ]
-        if self.short_rows_dropped:
-            lines = ", ".join(map(str, self.short_row_lines[:10])) + (" ..." if len(self.short_row_lines) > 10 else "")
-            rows.append(("short rows dropped", f"{self.short_rows_dropped} (lines {lines})"))
-        if self.empty_columns_dropped:
-            rows.append(("empty columns dropped", ", ".join(self.empty_columns_dropped)))
-        if self.constant_columns:
-            rows.append(("constant columns", ", ".join(self.constant_columns)))
-        if self.renamed_columns:
-            rows.append(("renamed columns", ", ".join(f"{a} -> {b}" for a, b in self.renamed_columns.items())))
-        if self.thousands_separators_removed:
-            rows.append(("thousands separators removed", f"in {self.thousands_separators_removed} cells"))
-        if self.trailing_empty_fields_trimmed:
-            rows.append(("trailing empty fields trimmed", f"on {self.trailing_empty_fields_trimmed} rows"))
-        if self.unparsable_cells:
-            n = sum(len(v) for v in self.unparsable_cells.values())
-            rows.append(
-                (
-                    "cells that are not numbers, in mostly numeric columns",
-                    f"{n} in {self.unparsable_rows} row(s)"
-                    + (" — treated as missing" if self.unparsable_as_missing else " — those columns are text"),
-                )
-            )
-        return rows
-
-    def unparsable_list(self, limit: int = 10) -> list[tuple[int, str, str]]:
-        """The cells that are not numbers in mostly numeric columns, as ``(line, column, text)``, at most ``limit``.
-
-        The text is as in the file (escape it before showing it as Markdown).
-        """
-        cells = sorted((line, col, text) for col, v in self.unparsable_cells.items() for line, text in v)
-        return cells[:limit]
 
 
 @dataclass
@@ -221,22 +144,6 @@ class Table:
             raise CSVLoadError("the label column cannot also be a feature")
         return features
 
-    def _usable_rows(self, X: NDArray[np.float64], features: list[str], reasons: dict[str, int]) -> NDArray[np.bool_]:
-        """The rows whose features are all numbers (finite, read); the others counted in ``reasons`` by why."""
-        bad_rows = np.zeros(len(X), bool)
-        for f in features:
-            if f in self.unparsable:
-                bad_rows |= self.unparsable[f]
-        nan_rows = np.isnan(X).any(axis=1) & ~bad_rows
-        inf_rows = np.isinf(X).any(axis=1) & ~nan_rows & ~bad_rows
-        if bad_rows.any():
-            reasons["unparsable value"] = int(bad_rows.sum())
-        if nan_rows.any():
-            reasons["missing or NaN value"] = int(nan_rows.sum())
-        if inf_rows.any():
-            reasons["infinite value"] = int(inf_rows.sum())
-        return ~(nan_rows | inf_rows | bad_rows)
-
     def _labelled_rows(self, label: str, keep: NDArray[np.bool_], reasons: dict[str, int]) -> NDArray[np.bool_]:
         """The rows with a label; those among ``keep`` without one counted in ``reasons``."""
         col = self.frame[label]
@@ -265,7 +172,7 @@ class Table:
         features = self._checked(features, label, scaling)
         X = self.frame[features].to_numpy(dtype=float)
         reasons: dict[str, int] = {}
-        keep = self._usable_rows(X, features, reasons)
+        keep = usable_rows(X, [self.unparsable[f] for f in features if f in self.unparsable], reasons)
         y = None
         names: list[str] = []
         if label is not None:
@@ -303,6 +210,30 @@ class Table:
         )
 
 
+def usable_rows(
+    X: NDArray[np.float64], unparsable: Sequence[NDArray[np.bool_]], reasons: dict[str, int]
+) -> NDArray[np.bool_]:
+    """The rows whose features are all numbers (finite, read); the others counted in ``reasons`` by why.
+
+    ``unparsable``: masks of the rows whose cell in a feature was not a number (read as missing).
+
+    Examples
+    --------
+    >>> reasons = {}
+    >>> usable_rows(np.array([[1.0, np.nan], [np.inf, 2.0], [3.0, 4.0]]), [], reasons).tolist(), reasons
+    ([False, False, True], {'missing or NaN value': 1, 'infinite value': 1})
+    """
+    bad_rows = np.zeros(len(X), bool)
+    for mask in unparsable:
+        bad_rows |= mask
+    nan_rows = np.isnan(X).any(axis=1) & ~bad_rows
+    inf_rows = np.isinf(X).any(axis=1) & ~nan_rows & ~bad_rows
+    for why, rows in (("unparsable value", bad_rows), ("missing or NaN value", nan_rows), ("infinite value", inf_rows)):
+        if rows.any():
+            reasons[why] = reasons.get(why, 0) + int(rows.sum())
+    return ~(nan_rows | inf_rows | bad_rows)
+
+
 def _encode_labels(vals: NDArray[Any]) -> tuple[NDArray[np.int64], list[str]]:
     s = pd.Series(vals)
     try:
@@ -336,19 +267,124 @@ def scale(X: ArrayLike, how: str = "none") -> NDArray[np.float64]:
     X = np.asarray(X, dtype=float)
     if how == "none":
         return X.copy()
-    if how not in SCALINGS:
+    return Scaling.of(X, how).apply(X)
+
+
+@dataclass
+class Scaling:
+    """A feature scaling with its numbers: ``x' = (x / divisor − offset) / span``, per feature.
+
+    ``divisor`` is the feature's largest magnitude (so that values near 1e308 scale without overflowing),
+    ``offset`` and ``span`` the minimum and the range (min–max) or the mean and the standard deviation
+    (z-score) of ``x / divisor``; constant features become 0. :meth:`of` takes them from an array,
+    :class:`ScalingStats` from a stream read in chunks (the same min–max numbers to the last bit; z-score's to
+    rounding). A model learned by ``cae learn`` keeps them (``input_scaling_``), so that what it labels is
+    scaled as what it learned.
+
+    Examples
+    --------
+    >>> s = Scaling.of(np.array([[0.0, 4.0], [10.0, 8.0]]), "minmax")
+    >>> s.apply(np.array([[5.0, 6.0]])).tolist(), Scaling.from_dict(s.as_dict(), 2) == s
+    ([[0.5, 0.5]], True)
+    """
+
+    how: str
+    divisor: NDArray[np.float64]
+    offset: NDArray[np.float64]
+    span: NDArray[np.float64]
+
+    @classmethod
+    def of(cls, X: NDArray[np.float64], how: str) -> Scaling:
+        """The scaling of the columns of ``X`` (as :func:`scale` always computed it)."""
+        if how not in SCALINGS or how == "none":
+            raise ValueError(f"unknown scaling {how!r}")
+        m = np.max(np.abs(X), axis=0)
+        m[m == 0] = 1.0
+        Z = X / m
+        if how == "minmax":
+            lo = Z.min(axis=0)
+            return cls(how, m, lo, _nonzero(Z.max(axis=0) - lo))
+        return cls(how, m, Z.mean(axis=0), _nonzero(Z.std(axis=0)))
+
+    def apply(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``X`` scaled (a new array)."""
+        return (np.asarray(X, dtype=float) / self.divisor - self.offset) / self.span
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON values (a model file's metadata)."""
+        return {"how": self.how, **{k: [float(v) for v in getattr(self, k)] for k in ("divisor", "offset", "span")}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], n_features: int) -> Scaling:
+        """The scaling :meth:`as_dict` wrote; ValueError when it is not one for ``n_features`` features."""
+        from .._storage import check_input_scaling
+
+        problem = check_input_scaling(dict(d), n_features)
+        if problem:
+            raise ValueError(problem)
+        return cls(str(d["how"]), *(np.asarray(d[k], dtype=float) for k in ("divisor", "offset", "span")))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scaling) and self.as_dict() == other.as_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _nonzero(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    a[a == 0] = 1.0
+    return a
+
+
+class ScalingStats:
+    """What a scaling needs, gathered chunk by chunk: minima and maxima, and (with ``moments``) counts, means
+    and sums of squared deviations (combined as Chan et al. do).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 4.0], [10.0, 8.0], [5.0, 5.0]])
+    >>> st = ScalingStats()
+    >>> st.update(X[:2]).update(X[2:]).result("minmax") == Scaling.of(X, "minmax")
+    True
+    >>> bool(np.allclose(st.result("zscore").apply(X), scale(X, "zscore")))
+    True
+    """
+
+    def __init__(self, moments: bool = True) -> None:
+        self.moments = moments
+        self.n = 0
+        self.low = self.high = self.mean = self.m2 = np.zeros(0)
+
+    def update(
+        self, X: NDArray[np.float64], low_high: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
+    ) -> ScalingStats:
+        """Add the rows of ``X`` (``low_high``: their minima and maxima, when already known)."""
+        if not len(X):
+            return self
+        lo, hi = (X.min(axis=0), X.max(axis=0)) if low_high is None else low_high
+        first = not self.n
+        self.low = lo if first else np.minimum(self.low, lo)
+        self.high = hi if first else np.maximum(self.high, hi)
+        if self.moments:
+            mean = X.mean(axis=0)
+            m2 = ((X - mean) ** 2).sum(axis=0)
+            n = self.n + len(X)
+            delta = mean - (mean if first else self.mean)
+            self.mean = mean if first else self.mean + delta * (len(X) / n)
+            self.m2 = m2 if first else self.m2 + m2 + delta**2 * (self.n * len(X) / n)
+        self.n += len(X)
+        return self
+
+    def result(self, how: str) -> Scaling:
+        """The scaling of everything seen (ValueError before any row)."""
+        if not self.n:
+            raise ValueError("no rows to scale by")
+        m = _nonzero(np.maximum(np.abs(self.low), np.abs(self.high)))
+        if how == "minmax":
+            lo = self.low / m
+            return Scaling(how, m, lo, _nonzero(self.high / m - lo))
+        if how == "zscore" and self.moments:
+            return Scaling(how, m, self.mean / m, _nonzero(np.sqrt(self.m2 / self.n) / m))
         raise ValueError(f"unknown scaling {how!r}")
-    m = np.max(np.abs(X), axis=0)
-    m[m == 0] = 1.0
-    Z = X / m
-    if how == "minmax":
-        lo, hi = Z.min(axis=0), Z.max(axis=0)
-        span = hi - lo
-        span[span == 0] = 1.0
-        return (Z - lo) / span
-    mu, sd = Z.mean(axis=0), Z.std(axis=0)
-    sd[sd == 0] = 1.0
-    return (Z - mu) / sd
 
 
 def range_warning(X: ArrayLike, names: Sequence[str] | None = None, ratio: float = 100.0) -> str | None:
@@ -376,246 +412,26 @@ def range_warning(X: ArrayLike, names: Sequence[str] | None = None, ratio: float
 
 
 # ------------------------------------------------------------------- reading
-def _decode(data: bytes) -> tuple[str, str]:
-    if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", errors="strict"), "utf-8 (with BOM)"
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16"), "utf-16"
-        except UnicodeDecodeError:
-            raise CSVLoadError("the file starts like UTF-16 text but is not valid UTF-16") from None
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
-def _looks_binary(data: bytes) -> bool:
-    sample = data[:8192]
-    if b"\x00" in sample:
-        return True
-    ctrl = sum(1 for b in sample if b < 32 and b not in (9, 10, 13, 12))
-    return len(sample) > 0 and ctrl / len(sample) > 0.05
-
-
-_NUM = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_NUM_COMMA = re.compile(r"^[+-]?(\d+,?\d*|,\d+)([eE][+-]?\d+)?$")
-_THOUSANDS_DOT = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")  # 1,234,567.5
-_THOUSANDS_COMMA = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")  # 1.234.567,5
-_SPECIAL = {
-    "inf": np.inf,
-    "+inf": np.inf,
-    "-inf": -np.inf,
-    "infinity": np.inf,
-    "+infinity": np.inf,
-    "-infinity": -np.inf,
-}
-
-
-def _sniff(lines: list[str]) -> str:
-    best, best_score = None, (-1, -1)
-    for d in DELIMITERS:
-        counts = [len(row) for row in csv.reader(lines, delimiter=d)]
-        if not counts:
-            continue
-        vals, freq = np.unique(counts, return_counts=True)
-        mode = vals[np.argmax(freq)]
-        if mode < 2:
-            continue
-        score = (int(freq.max()), int(mode))
-        if score > best_score:
-            best, best_score = d, score
-    return best or ","
-
-
-def _parse_number(cell: str, decimal: str, stats: list[int]) -> tuple[float | None, bool]:
-    s = cell.strip()
-    low = s.lower()
-    if low in MISSING:
-        return np.nan, True
-    if low in _SPECIAL:
-        return _SPECIAL[low], True
-    if decimal == ".":
-        if _NUM.match(s):
-            return float(s), True
-        if _THOUSANDS_DOT.match(s):
-            stats[0] += 1
-            return float(s.replace(",", "")), True
-    else:
-        if _NUM_COMMA.match(s):
-            return float(s.replace(",", ".")), True
-        if _THOUSANDS_COMMA.match(s):
-            stats[0] += 1
-            return float(s.replace(".", "").replace(",", ".")), True
-        if _NUM.match(s) and "." in s:  # 1.5 in a decimal-comma file: ambiguous with thousands (1.500)
-            return None, False
-    return None, False
-
-
-def _text(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> tuple[str, str]:
-    """The file's text (newlines as ``\\n``) and its encoding; an empty or binary file is refused."""
-    data = _read_bytes(source, limits)
-    if not data.strip():
-        raise CSVLoadError("the file is empty")
-    if not data.startswith((b"\xff\xfe", b"\xfe\xff")) and _looks_binary(data):
-        raise CSVLoadError("this does not look like a text CSV file (it contains binary data)")
-    text, encoding = _decode(data)
-    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
-
-
-def _nonblank_rows(text: str, delimiter: str, limits: Limits) -> list[tuple[int, list[str]]]:
-    """The rows with any non-blank field, each with its line number (at most ``limits.max_rows`` + 1)."""
-    numbered = []
-    try:
-        reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=False)
-        for r in reader:
-            if any(c.strip() for c in r):
-                numbered.append((reader.line_num, r))
-            if len(numbered) > limits.max_rows + 1:
-                raise CSVLoadError(f"the file has more than {limits.max_rows:,} data rows; that is the most supported")
-    except csv.Error as exc:
-        raise CSVLoadError(f"the file is not valid CSV: {exc}") from None
-    if not numbered:
-        raise CSVLoadError("the file has no data")
-    return numbered
-
-
-def _decimal(numbered: list[tuple[int, list[str]]], delimiter: str, decimal: str | None) -> str:
-    """The decimal separator given, checked, or detected."""
-    if decimal is None:
-        decimal = _detect_decimal(numbered, delimiter)
-    elif decimal not in (".", ","):
-        raise CSVLoadError("the decimal separator must be '.' or ','")
-    if decimal == "," and delimiter == ",":
-        raise CSVLoadError("a comma cannot be both the delimiter and the decimal separator")
-    return decimal
-
-
-def _names_and_body(
-    numbered: list[tuple[int, list[str]]], header: bool, limits: Limits
-) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The column names (the header's, or ``column_1``…) and the data rows, within the limits."""
-    if header:
-        _, names = numbered[0]
-        body = numbered[1:]
-    else:
-        names = [f"column_{i + 1}" for i in range(len(numbered[0][1]))]
-        body = numbered
-    names = [n.strip() for n in names]
-    if len(names) > limits.max_columns:
-        raise CSVLoadError(f"the file has {len(names)} columns; at most {limits.max_columns} are supported")
-    if not body:
-        raise CSVLoadError("the file has a header row but no data rows")
-    if len(body) > limits.max_rows:
-        raise CSVLoadError(f"the file has {len(body)} data rows; at most {limits.max_rows:,} are supported")
-    return names, body
-
-
-def _aligned(body: list[tuple[int, list[str]]], width: int, report: LoadReport) -> tuple[list[list[str]], list[int]]:
-    """The rows with as many fields as the header (trailing empty fields trimmed, short rows dropped) and their
-    line numbers; a row with more non-empty fields than the header is refused."""
-    kept, lines_kept = [], []
-    for line_no, r in body:
-        if len(r) > width:
-            extra = r[width:]
-            if any(c.strip() for c in extra):
-                raise CSVLoadError(
-                    f"line {line_no} has {len(r)} fields but the header has {width}; "
-                    "the columns cannot be aligned (check the delimiter or quoting)"
-                )
-            r = r[:width]
-            report.trailing_empty_fields_trimmed += 1
-        elif len(r) < width:
-            report.short_rows_dropped += 1
-            report.short_row_lines.append(line_no)
-            continue
-        kept.append(r)
-        lines_kept.append(line_no)
-    if not kept:
-        raise CSVLoadError("no row has as many fields as the header")
-    return kept, lines_kept
-
-
-@dataclass
-class _Columns:
-    """The columns read so far: values by name, which are numeric and which text, the cells read as missing."""
-
-    frame: dict[str, Any]
-    numeric: list[str]
-    textual: list[str]
-    masks: dict[str, np.ndarray]
-    bad_any: np.ndarray
-    stats: list[int]
-
-
-def _numbers(col: Sequence[str], decimal: str, stats: list[int]) -> tuple[np.ndarray, list[int]]:
-    """A column's cells as numbers (NaN where not one) and the rows of the cells that are not numbers."""
-    values = np.empty(len(col))
-    bad = []
-    for i, c in enumerate(col):
-        v, good = _parse_number(c, decimal, stats)
-        if not good:
-            bad.append(i)
-            v = np.nan
-        values[i] = v
-    return values, bad
-
-
-def _read_column(
-    name: str,
-    col: Sequence[str],
-    decimal: str,
-    lines_kept: list[int],
-    unparsable: str,
-    report: LoadReport,
-    out: _Columns,
-) -> None:
-    """One column: numeric (its cells that are not numbers listed, and read as missing when asked), text, or
-    dropped (empty)."""
-    if all(not c.strip() for c in col):
-        report.empty_columns_dropped.append(name)
-        return
-    values, bad = _numbers(col, decimal, out.stats)
-    ok = not bad
-    if bad and len(bad) <= 0.5 * len(col) and not np.all(np.isnan(values)):
-        i = bad[0]
-        report.unparsable_cells[name] = [(lines_kept[k], col[k].strip()) for k in bad]
-        out.bad_any[bad] = True
-        if unparsable == "missing":
-            out.masks[name] = np.zeros(len(col), bool)
-            out.masks[name][bad] = True
-            ok = True
-        else:
-            report.warnings.append(
-                f"column {name!r} is mostly numbers but has {len(bad)} text value(s) "
-                f"(first: {col[i].strip()[:40]!r} on line {lines_kept[i]}); it is treated as a text column unless "
-                "such cells are read as missing"
-            )
-    if ok and not np.all(np.isnan(values)):
-        out.frame[name] = values
-        out.numeric.append(name)
-        return
-    texts = [c.strip() if c.strip().lower() not in MISSING else None for c in col]
-    if all(t is None for t in texts):
-        report.empty_columns_dropped.append(name)
-        return
-    out.frame[name] = pd.Series(texts, dtype=object)
-    out.textual.append(name)
-
-
 def read_csv(
     source: bytes | str | os.PathLike[str] | IO[bytes],
     delimiter: str | None = None,
     decimal: str | None = None,
     header: bool | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = _LIMITS,
     unparsable: str = "text",
+    block_bytes: int = BLOCK_BYTES,
 ) -> tuple[Table, LoadReport]:
     """Read a CSV (bytes, str path or binary file) into a :class:`Table` and a :class:`LoadReport`.
+
+    The file is read in chunks by :class:`~cae.data.csvstream.CSVStream` (the checks every reader of this
+    project applies); what a column is — numbers, mostly numbers, text or empty — is then decided on the whole
+    file. A column that looked like numbers in the first lines and turns out to be text is read again as text;
+    a file whose later lines are not UTF-8 is read again as Latin-1.
 
     Parameters
     ----------
     source : bytes, str, pathlib.Path or binary file object
+        ``.gz`` compressed or not.
     delimiter : {',', ';', '\\t', '|'} or None
         None sniffs it.
     decimal : {'.', ','} or None
@@ -628,6 +444,8 @@ def read_csv(
         keeps it a text column; 'missing' makes it numeric with those cells
         missing (their rows are dropped when it is a feature). Either way the
         cells are listed in ``report.unparsable_cells``.
+    block_bytes : int
+        The bytes read at a time (the result does not depend on it).
 
     Examples
     --------
@@ -647,32 +465,73 @@ def read_csv(
     """
     if unparsable not in ("text", "missing"):
         raise ValueError("unparsable must be 'text' or 'missing'")
-    text, encoding = _text(source, limits)
-    report = LoadReport(encoding=encoding)
-    if delimiter is None:
-        delimiter = _sniff(text.split("\n", 200)[:200])
-    elif delimiter not in DELIMITERS:
-        raise CSVLoadError(f"unsupported delimiter {delimiter!r}; use one of , ; tab |")
-    report.delimiter = delimiter
-    numbered = _nonblank_rows(text, delimiter, limits)
-    decimal = report.decimal = _decimal(numbered, delimiter, decimal)
-    if header is None:
-        header = _detect_header(numbered, decimal)
-    report.header = bool(header)
-    names, body = _names_and_body(numbered, header, limits)
-    kept, lines_kept = _aligned(body, len(names), report)
-    report.rows_read = len(body)
-    report.columns_read = len(names)
-    names = _unique_names(names, report)
-    out = _Columns({}, [], [], {}, np.zeros(len(kept), bool), [0])
-    for name, col in zip(names, zip(*kept)):
-        _read_column(name, col, decimal, lines_kept, unparsable, report, out)
-    report.thousands_separators_removed = out.stats[0]
+    options = dict(delimiter=delimiter, decimal=decimal, header=header, limits=limits, block_bytes=block_bytes)
+    encoding, as_text = None, None
+    while True:
+        try:
+            out = _read_table(source, options, encoding, as_text, unparsable)
+        except EncodingChanged:
+            if encoding is not None or not _rewind(source):
+                raise
+            encoding, as_text = "latin-1", None
+            continue
+        if isinstance(out, tuple):
+            return out
+        as_text = out
+        if not _rewind(source):  # pragma: no cover - a file object that cannot seek is read once
+            raise CSVLoadError("the file must be read twice (a column turned out to be text) but cannot be")
+
+
+def _rewind(source: object) -> bool:
+    """Whether ``source`` can be read again (bytes, a path, a seekable file object, rewound)."""
+    if isinstance(source, (bytes, bytearray, memoryview, str, os.PathLike)):
+        return os.fspath(source) != "-" if isinstance(source, (str, os.PathLike)) else True
+    try:
+        source.seek(0)  # type: ignore[attr-defined]
+        return True
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _all_rows(stream: CSVStream, as_text: list[str]) -> Chunk:
+    """Every chunk's rows in one."""
+    parts = list(stream.chunks(as_text))
+    if not parts:
+        return Chunk(np.zeros(0, np.int64), {k: np.zeros(0) for k in stream.names}, texts={k: [] for k in as_text})
+    n = [len(p) for p in parts]
+    bad = {}
+    for k in {k for p in parts for k in p.bad}:
+        bad[k] = np.concatenate([p.bad.get(k, np.zeros(m, bool)) for p, m in zip(parts, n)])
+    return Chunk(
+        np.concatenate([p.lines for p in parts]),
+        {k: np.concatenate([p.numbers[k] for p in parts]) for k in stream.names},
+        bad,
+        {k: [c for p in parts for c in p.bad_cells.get(k, [])] for k in bad},
+        {k: [t for p in parts for t in p.texts[k]] for k in as_text},
+    )
+
+
+def _read_table(
+    source: Any, options: dict[str, Any], encoding: str | None, as_text: list[str] | None, unparsable: str
+) -> tuple[Table, LoadReport] | list[str]:
+    """The table, or the columns to read again as text (they looked like numbers in the first lines only)."""
+    with CSVStream(source, encoding=encoding, **options) as stream:
+        as_text = list(stream.text_columns if as_text is None else as_text)
+        rows = _all_rows(stream, as_text)
+        report, names = stream.report, stream.names
+    if report.rows_read == 0:
+        raise CSVLoadError("the file has a header row but no data rows" if report.header else "the file has no data")
+    if not len(rows):
+        raise CSVLoadError("no row has as many fields as the header")
+    out = _Columns({}, [], [], {}, np.zeros(len(rows), bool))
+    again = [n for n in names if not _read_column(n, rows, unparsable, report, out) and n not in as_text]
+    if again:
+        return as_text + again
     report.unparsable_rows = int(out.bad_any.sum())
     report.unparsable_as_missing = unparsable == "missing" and bool(report.unparsable_cells)
     if not out.numeric:
         raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
-    if len(kept) < 2:
+    if len(rows) < 2:
         raise CSVLoadError("the file has only one data row; CAE needs at least 2 samples")
     df = pd.DataFrame(out.frame)
     for name in out.numeric:
@@ -682,75 +541,55 @@ def read_csv(
             report.constant_columns.append(name)
     report.numeric_columns = out.numeric
     report.text_columns = out.textual
-    return Table(df, out.numeric, out.textual, lines_kept, unparsable=out.masks), report
+    return Table(df, out.numeric, out.textual, rows.lines, unparsable=out.masks), report
 
 
-def _read_bytes(source: bytes | str | os.PathLike[str] | IO[bytes], limits: Limits) -> bytes:
-    if isinstance(source, (bytes, bytearray)):
-        data = bytes(source)
-    elif hasattr(source, "read"):
-        data = source.read(limits.max_bytes + 1)
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-    else:
-        with open(source, "rb") as fh:
-            data = fh.read(limits.max_bytes + 1)
-    if len(data) > limits.max_bytes:
-        raise CSVLoadError(f"the file is larger than {limits.max_bytes / 1024 / 1024:.0f} MB")
-    return data
+@dataclass
+class _Columns:
+    """The columns decided so far: values by name, which are numeric and which text, the cells read as missing."""
+
+    frame: dict[str, Any]
+    numeric: list[str]
+    textual: list[str]
+    masks: dict[str, np.ndarray]
+    bad_any: np.ndarray
 
 
-def _detect_decimal(numbered: list[tuple[int, list[str]]], delimiter: str) -> str:
-    if delimiter == ",":
-        return "."
-    comma = dot = 0
-    for _, r in numbered[:200]:
-        for c in r:
-            s = c.strip()
-            if _NUM_COMMA.match(s) and "," in s:
-                comma += 1
-            elif _NUM.match(s) and "." in s:
-                dot += 1
-    return "," if comma > dot else "."
-
-
-def _detect_header(numbered: list[tuple[int, list[str]]], decimal: str) -> bool:
-    """A header when some column is numeric below a non-numeric first cell,
-    or when the first row has no number at all."""
-    stats = [0]
-
-    def is_num(c: str) -> bool:
-        s = c.strip()
-        return bool(s) and s.lower() not in MISSING and _parse_number(s, decimal, stats)[1]
-
-    first = numbered[0][1]
-    below = [r for _, r in numbered[1:101]]
-    if not any(is_num(c) for c in first):
+def _read_column(name: str, rows: Chunk, unparsable: str, report: LoadReport, out: _Columns) -> bool:
+    """One column, decided on the whole file: numeric (its cells that are not numbers listed, and read as
+    missing when asked), text, or dropped (empty). False when it is text but was not read as text."""
+    values = rows.numbers[name]
+    bad = rows.bad.get(name, np.zeros(len(values), bool))
+    n_bad = int(bad.sum())
+    all_missing = bool(np.all(np.isnan(values)))
+    ok = not n_bad
+    if n_bad and n_bad <= 0.5 * len(values) and not all_missing:
+        cells = sorted(rows.bad_cells[name])
+        if unparsable == "missing":
+            out.masks[name] = bad
+            ok = True
+        elif name not in rows.texts:
+            return False
+        else:
+            report.warnings.append(
+                f"column {name!r} is mostly numbers but has {n_bad} text value(s) "
+                f"(first: {cells[0][1][:40]!r} on line {cells[0][0]}); it is treated as a text column unless "
+                "such cells are read as missing"
+            )
+        report.unparsable_cells[name] = cells
+        out.bad_any |= bad
+    if ok and not all_missing:
+        out.frame[name] = values
+        out.numeric.append(name)
         return True
-    for j, c in enumerate(first):
-        if is_num(c) or not c.strip():
-            continue
-        col = [r[j] for r in below if j < len(r) and r[j].strip()]
-        if col and sum(is_num(v) for v in col) >= 0.5 * len(col):
-            return True
-    return False
-
-
-def _unique_names(names: Sequence[str], report: LoadReport) -> list[str]:
-    seen: dict[str, bool] = {}
-    out: list[str] = []
-    for i, n in enumerate(names):
-        base = n if n else f"column_{i + 1}"
-        name = base
-        k = 1
-        while name in seen:
-            k += 1
-            name = f"{base}_{k}"
-        if name != n:
-            report.renamed_columns[n if n else f"(empty name, column {i + 1})"] = name
-        seen[name] = True
-        out.append(name)
-    return out
+    if not n_bad:  # every cell blank or a missing value
+        report.empty_columns_dropped.append(name)
+        return True
+    if name not in rows.texts:
+        return False
+    out.frame[name] = pd.Series(rows.texts[name], dtype=object)
+    out.textual.append(name)
+    return True
 
 
 # ------------------------------------------------------------------- writing
@@ -800,3 +639,121 @@ def escape_markdown(text: object) -> str:
     """
     s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~$])", r"\\\1", s)
+
+
+# ------------------------------------------------------------------- feature rows of a stream
+class UnparsableCell(CSVLoadError):
+    """A cell that is not a number in a feature column, read from a stream (the whole file is not known)."""
+
+
+class FeatureReader:
+    """The rows of a :class:`~cae.data.csvstream.CSVStream` as feature matrices, chunk by chunk: the checks
+    of :meth:`Table.select` applied to each chunk, the counts summed.
+
+    Iterating yields ``(lines, X)``: the file line of each usable row and its features (scaled with
+    ``scaling`` when given). Rows with a missing, NaN or infinite feature are dropped and counted in
+    ``reasons``; a feature cell that is not a number stops the reading (:class:`UnparsableCell`, naming the
+    line) unless ``unparsable="missing"``, which drops its row (counted as "unparsable value"). ``stats``
+    gathers the ranges of the rows kept, before scaling.
+
+    Parameters
+    ----------
+    stream : CSVStream
+    features : list of str or None
+        None: every column of the first lines that is not text, except ``label``.
+    label : str or None
+        A column left out of the default features.
+    unparsable : {'error', 'missing'}
+    scaling : Scaling or None
+    moments : bool
+        Gather the means and deviations too (for a z-score scaling).
+
+    Examples
+    --------
+    >>> from cae.data.csvstream import CSVStream
+    >>> r = FeatureReader(CSVStream(b"x,y,kind\\n1,2,a\\n3,,b\\n5,6,a\\n"), label="kind")
+    >>> [(lines.tolist(), X.tolist()) for lines, X in r], r.features, r.reasons
+    ([([2, 4], [[1.0, 2.0], [5.0, 6.0]])], ['x', 'y'], {'missing or NaN value': 1})
+    """
+
+    def __init__(
+        self,
+        stream: CSVStream,
+        features: Sequence[str] | None = None,
+        label: str | None = None,
+        unparsable: str = "error",
+        scaling: Scaling | None = None,
+        moments: bool = False,
+    ) -> None:
+        if unparsable not in ("error", "missing"):
+            raise ValueError("unparsable must be 'error' or 'missing'")
+        self.stream, self.unparsable, self.scaling = stream, unparsable, scaling
+        self.features = self._checked(list(features) if features is not None else None, label)
+        self.reasons: dict[str, int] = {}
+        self.rows_kept = 0
+        self.stats = ScalingStats(moments)
+
+    def _checked(self, features: list[str] | None, label: str | None) -> list[str]:
+        names, text = self.stream.names, self.stream.text_columns
+        if label is not None and label not in names:
+            raise CSVLoadError(f"no column named {label!r}; the columns are {', '.join(names)}")
+        if features is None:
+            features = [n for n in names if n not in text and n != label]
+        unknown = [f for f in features if f not in names]
+        if unknown:
+            raise CSVLoadError(f"no column named {', '.join(map(repr, unknown))}; the columns are {', '.join(names)}")
+        textual = [f for f in features if f in text]
+        if textual:
+            raise CSVLoadError(
+                f"the column(s) {', '.join(map(repr, textual))} hold text, not numbers, in the first lines"
+            )
+        if not features:
+            raise CSVLoadError("no column contains numbers; CAE needs at least one numeric feature")
+        if label is not None and label in features:
+            raise CSVLoadError("the label column cannot also be a feature")
+        return features
+
+    def _unparsable(self, chunk: Chunk) -> list[NDArray[np.bool_]]:
+        """The masks of the rows whose feature cell is not a number (or the first such cell, refused)."""
+        masks = [chunk.bad[f] for f in self.features if f in chunk.bad]
+        if masks and self.unparsable == "error":
+            line, text, col = min(chunk.bad_cells[f][0] + (f,) for f in self.features if f in chunk.bad)
+            raise UnparsableCell(
+                f"line {line}: {text[:40]!r} in the column {col!r} is not a number; correct it, leave the column "
+                "out of the features, or read such cells as missing (their rows are dropped)",
+                line=line,
+            )
+        return masks
+
+    def __iter__(self) -> Iterator[tuple[NDArray[np.int64], NDArray[np.float64]]]:
+        for chunk in self.stream.chunks():
+            yield self.rows(chunk)
+
+    def rows(self, chunk: Chunk) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """One chunk's usable rows: their lines and features (scaled when asked); the counts updated."""
+        columns = [chunk.numbers[f] for f in self.features]
+        masks = self._unparsable(chunk)
+        X, lines = np.column_stack(columns), chunk.lines
+        if masks or not all(np.isfinite(c).all() for c in columns):
+            keep = usable_rows(X, masks, self.reasons)
+            X, lines = X[keep], lines[keep]
+            columns = [X[:, j] for j in range(X.shape[1])]
+        if not len(X):
+            return lines, X
+        lo, hi = np.array([c.min() for c in columns]), np.array([c.max() for c in columns])
+        if self.scaling is None and max(-lo.min(), hi.max()) > MAX_ABS:
+            line = int(lines[np.flatnonzero(np.abs(X).max(axis=1) > MAX_ABS)[0]])
+            raise CSVLoadError(
+                f"line {line}: a value exceeds {MAX_ABS:g} in magnitude; CAE's distances would overflow. "
+                "Choose min-max or z-score scaling.",
+                line=line,
+            )
+        self.stats.update(X, (lo, hi))
+        self.rows_kept += len(X)
+        return lines, (X if self.scaling is None else self.scaling.apply(X))
+
+    def constant_features(self) -> list[str]:
+        """The features that held one value in every row kept so far."""
+        if not self.stats.n:
+            return []
+        return [f for f, lo, hi in zip(self.features, self.stats.low, self.stats.high) if lo == hi]

@@ -41,3 +41,21 @@ def test_interleaved_timing_keeps_each_functions_best():
     calls = []
     best = bench.interleaved_best([lambda: calls.append("a"), lambda: calls.append("b")], 3)
     assert calls == ["a", "b"] * 3 and len(best) == 2 and all(t >= 0 for t in best)
+
+
+def test_bench_csv_writes_its_data_and_prints_the_ratios(tmp_path, capsys):
+    """python -m cae.bench --csv on a small file: the four runs in fresh processes, their ratios and peak RSS,
+    and the readers (the large-file numbers are in docs/performance.md, not in a timed test)."""
+    import pandas as pd
+
+    from cae.bench_csv import main as bench_csv
+    from cae.bench_csv import write_data
+
+    data = write_data(tmp_path / "d.csv", 3000)
+    frame = pd.read_csv(data)
+    assert list(frame.columns) == ["x", "y"] and len(frame) == 3000 and frame.to_numpy().max() <= 1.0
+    bench_csv(["--file", str(data)])
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| `cae ")]
+    assert len(rows) == 2 and all(line.count("x |") == 2 for line in rows)  # wall and CPU ratios
+    assert "this project: CSVStream + FeatureReader" in out and "load average at the start" in out

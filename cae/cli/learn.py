@@ -1,0 +1,135 @@
+"""``cae learn FILE --out MODEL``: learn a model from a CSV read in chunks, and write it atomically."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from ..data.csvio import FeatureReader, Scaling, ScalingStats, range_warning
+from ..data.csvstream import CSVLoadError, CSVStream, LoadReport
+from . import UsageError, feature_list, stream_options
+from ._tools import Progress, prefetch, write_atomically
+
+
+def run(args: argparse.Namespace) -> int:
+    model = _model(args.algorithm, args.param)
+    t0 = time.perf_counter()
+    scaling = _first_pass(args) if args.scale != "none" and not args.range else None
+    progress = Progress("learning")
+    with CSVStream(args.file, **stream_options(args)) as stream:  # type: ignore[arg-type]
+        reader = FeatureReader(stream, feature_list(args.features), args.label, args.unparsable, scaling)
+        reader.scaling = scaling or _given_range(args, len(reader.features))
+        for _, X in prefetch(reader):
+            if len(X):
+                _learn(model, X, reader.features)
+            progress.update(reader.rows_kept, *stream.progress())
+        progress.clear()
+    _something(reader, stream.report)
+    model.end_batch()
+    if reader.scaling is not None:
+        model.input_scaling_ = reader.scaling.as_dict()
+    with write_atomically(args.out) as fh:
+        model.save(fh)
+    _summary(args, model, reader, stream.report, time.perf_counter() - t0)
+    return 0
+
+
+def _model(algorithm: str, given: list[str]) -> object:
+    from ..registry import make_algorithm
+
+    params: dict[str, object] = {}
+    for item in given:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--param {item!r}: write NAME=VALUE, e.g. --param deletion_interval=80")
+        try:
+            params[name.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"--param {item!r}: {value!r} is not a number") from None
+    try:
+        return make_algorithm(algorithm, **params)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _learn(model: object, X: np.ndarray, features: list[str]) -> None:
+    import pandas as pd
+
+    try:
+        model.learn_many(pd.DataFrame(X, columns=features))  # type: ignore[attr-defined]
+    except ValueError as exc:  # e.g. Fuzzy ART's [0, 1] inputs
+        raise UsageError(f"{type(model).__name__} cannot learn these rows: {exc}") from None
+
+
+def _given_range(args: argparse.Namespace, n: int) -> Scaling | None:
+    """The min-max scaling of ``--range LO:HI[,LO:HI...]`` (one pair for every feature, or one for each)."""
+    if not args.range:
+        return None
+    if args.scale != "minmax":
+        raise UsageError("--range gives min-max ranges: use it with --scale minmax")
+    try:
+        pairs = [tuple(float(v) for v in p.split(":")) for p in args.range.split(",")]
+    except ValueError:
+        pairs = []
+    if len(pairs) == 1:
+        pairs = pairs * n
+    if len(pairs) != n or any(len(p) != 2 or not p[0] < p[1] for p in pairs):
+        raise UsageError(f"--range: give LO:HI with LO < HI, once or once for each of the {n} features")
+    return ScalingStats().update(np.array(pairs, dtype=float).T).result("minmax")
+
+
+def _first_pass(args: argparse.Namespace) -> Scaling:
+    """The features' ranges (or means and deviations), from a first reading of the whole file."""
+    if args.file == "-":
+        raise UsageError(
+            f"--scale {args.scale} reads the file twice (first for the ranges) and standard input can be read "
+            "once: give the ranges with --range LO:HI (min-max), or learn from a file"
+        )
+    progress = Progress("reading the ranges")
+    with CSVStream(args.file, **stream_options(args)) as stream:  # type: ignore[arg-type]
+        reader = FeatureReader(stream, feature_list(args.features), args.label, args.unparsable, moments=True)
+        for _ in prefetch(reader):
+            progress.update(reader.rows_kept, *stream.progress())
+        progress.clear()
+    _something(reader, stream.report)
+    return reader.stats.result(args.scale)
+
+
+def _something(reader: FeatureReader, report: LoadReport) -> None:
+    """Refuse a file that gave no row to learn, saying why."""
+    if not report.rows_read:
+        raise CSVLoadError("the file has a header row but no data rows" if report.header else "the file has no data")
+    if not reader.rows_kept:
+        raise CSVLoadError("no row has a number in every feature: nothing to learn")
+
+
+def report_lines(report: LoadReport, reader: FeatureReader) -> list[str]:
+    """What the reading kept and dropped, in a few lines (also for ``cae label``)."""
+    out = []
+    dropped = sum(reader.reasons.values())
+    if dropped:
+        out.append(f"dropped {dropped:,} row(s): " + ", ".join(f"{v:,} with {k}" for k, v in reader.reasons.items()))
+    for item, value in report.summary_rows()[8:]:
+        out.append(f"{item}: {value}")
+    constant = reader.constant_features()
+    if constant:
+        out.append(f"constant features (one value in every row): {', '.join(constant)}")
+    return out
+
+
+def _summary(args: argparse.Namespace, model: object, reader: FeatureReader, report: LoadReport, s: float) -> None:
+    m = model
+    print(
+        f"learned {reader.rows_kept:,} rows x {len(reader.features)} features ({', '.join(reader.features)}) "
+        f"of {args.file} in {s:.1f} s ({reader.rows_kept / max(s, 1e-9):,.0f} rows/s): "
+        f"{len(m.nodes_):,} nodes, {m.n_clusters_} clusters -> {args.out}"  # type: ignore[attr-defined]
+    )
+    for line in report_lines(report, reader):
+        print(line)
+    if reader.scaling is None and reader.stats.n:
+        w = range_warning(np.vstack([reader.stats.low, reader.stats.high]), reader.features)
+        if w:
+            print("warning: " + w.replace("consider min-max", "consider --scale minmax"), file=sys.stderr)
