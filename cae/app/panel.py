@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .explanations_lineage import next_insertion  # noqa: F401 - GNG's counter, kept where its words are
 from .stepper import SINGLE_CLASS_NOTE
 
 __all__ = [
@@ -103,17 +104,6 @@ def _headline(rec):
     else:
         from .explanations import headline
     return headline(rec)
-
-
-def next_insertion(t, interval):
-    """Samples until GNG's next insertion after ``t`` samples (one at every t = 2 + kλ, k ≥ 1; its first two
-    samples are its start nodes).
-
-    >>> next_insertion(0, 100), next_insertion(2, 100), next_insertion(101, 100), next_insertion(102, 100)
-    (102, 100, 1, 100)
-    """
-    t, interval = int(t), int(interval)
-    return 2 + interval - t if t < 2 else interval - (t - 2) % interval
 
 
 def algorithm_rows(pg):
