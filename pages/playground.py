@@ -395,8 +395,11 @@ def _still_view():
         for pair in PAIRS:
             if pair == PARAMETERS:
                 how_often.hint(cfg, score_noise)  # the spread over seeds beside this run's scores, when known
-            for column, name in zip((a, b), pair):
-                column.metric(*rows[name][:2])
+            for column, name in zip((a, b), pair):  # a third item under the value: "one class so far" under n/a
+                row = rows[name]
+                column.metric(
+                    row[0], row[1], delta=row[2] if len(row) > 2 else None, delta_color="off", delta_arrow="off"
+                )
         st.caption(p["note"])
         study = _noise_study_sentence()
         if study:

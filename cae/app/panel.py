@@ -19,6 +19,7 @@ __all__ = [
     "algorithm_rows",
     "next_insertion",
     "fmt",
+    "score_row",
     "ROWS",
     "COUNTS",
     "SCORES",
@@ -48,6 +49,22 @@ def fmt(v):
     return f"{int(v):,}"
 
 
+def score_row(m, name):
+    """The row of a score (``"NMI"``, ``"ARI"``) of live metrics ``m``: ``[name, "0.953"]``, or while the scores
+    are undefined (one class seen, :meth:`cae.app.stepper.Stepper.live_metrics`) ``[name, "n/a", "one class"]``:
+    the value and, under it, why — :data:`cae.evaluation.ONE_CLASS_SO_FAR` in words that fit the panel's box (98 px
+    wide at 1280×720; "one class so far" was cut there), the note under the panel saying the rest.
+
+    >>> score_row({"NMI": 0.95312, "scores n/a": ""}, "NMI")
+    ['NMI', '0.953']
+    >>> score_row({"NMI": float("nan"), "scores n/a": "n/a — one class so far"}, "NMI")
+    ['NMI', 'n/a', 'one class']
+    """
+    if m["scores n/a"]:
+        return [name, "n/a", "one class"]
+    return [name, fmt(m[name])]
+
+
 def panel(pg, score_noise=False):
     """The numbers beside the main view at the Stepper's step: the still view and every frame show these.
 
@@ -71,8 +88,8 @@ def panel(pg, score_noise=False):
         ["Current stream", str(m["stage"])],
         [nodes_label, fmt(m["nodes"])],
         ["#clusters", fmt(m["clusters"])],
-        ["NMI", fmt(m["NMI"])],
-        ["ARI", fmt(m["ARI"])],
+        score_row(m, "NMI"),
+        score_row(m, "ARI"),
         *parameters,
     ]
     network = ""
