@@ -129,7 +129,7 @@ pages = [
     st.Page("pages/upload.py", title="Your data", icon=":material/upload_file:"),
     st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
     st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
-    st.Page("pages/lineage.py", title="Lineage: Fuzzy ART, GNG, CAE", icon=":material/family_history:"),
+    st.Page("pages/lineage.py", title="Lineage: two families to CAE", icon=":material/family_history:"),
     st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
     st.Page("pages/classroom.py", title="Classroom", icon=":material/groups:"),
 ]

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 __all__ = [
     "nmi",
     "ari",
+    "ONE_CLASS_SO_FAR",
+    "one_class",
+    "scores_so_far",
     "contingency_table",
     "nmi_from_table",
     "ari_from_table",
@@ -83,6 +86,39 @@ def _table(labels_true: ArrayLike, labels_pred: ArrayLike) -> NDArray[np.int64]:
     ys, yc = np.unique(y, return_inverse=True)
     ps, pc = np.unique(p, return_inverse=True)
     return contingency_table(yc, pc, len(ys), len(ps))
+
+
+#: what NMI and ARI show while the true labels scored so far hold one class: both are undefined there —
+#: scikit-learn gives 0, or 1 when every point falls in one cluster, so they would flip between the two as clusters
+#: split and merge (the Continual learning page's published convention scores such a stage 1, :data:`CONVENTION_TEXT`)
+ONE_CLASS_SO_FAR = "n/a — one class so far"
+
+
+def one_class(labels_true: ArrayLike) -> bool:
+    """Whether the labels hold exactly one class (at least one label, all equal): NMI and ARI say nothing then.
+
+    >>> one_class([2, 2, 2]), one_class([2, 2, 3]), one_class([])
+    (True, False, False)
+    """
+    y = np.asarray(labels_true)
+    return bool(len(y) and np.all(y == y.flat[0]))
+
+
+def scores_so_far(labels_true: ArrayLike, labels_pred: ArrayLike | None) -> dict[str, Any]:
+    """NMI and ARI of the labels scored so far, or, while they hold one class (:func:`one_class`), NaN for both
+    and the reason in ``"n/a"`` (:data:`ONE_CLASS_SO_FAR`, what a display writes instead of a number);
+    ``labels_pred`` is not read then (None will do).
+
+    >>> scores_so_far([0, 0, 0], [1, 2, 2])
+    {'NMI': nan, 'ARI': nan, 'n/a': 'n/a — one class so far'}
+    >>> scores_so_far([0, 0, 1, 1], [5, 5, 7, 7])
+    {'NMI': 1.0, 'ARI': 1.0, 'n/a': ''}
+    """
+    if one_class(labels_true):
+        return {"NMI": float("nan"), "ARI": float("nan"), "n/a": ONE_CLASS_SO_FAR}
+    if labels_pred is None:
+        raise ValueError("labels_pred is needed once the labels hold two classes")
+    return {"NMI": nmi(labels_true, labels_pred), "ARI": ari(labels_true, labels_pred), "n/a": ""}
 
 
 def contingency_table(y_codes: ArrayLike, p_codes: ArrayLike, n_true: int, n_pred: int) -> NDArray[np.int64]:

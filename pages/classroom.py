@@ -6,6 +6,7 @@ import streamlit as st
 
 from cae.app.explanations import QUIZ_CHOICES, explain_step, headline, quiz_truth
 from cae.app.lesson_links import VIEW_DEFAULTS, parse_playground
+from cae.app.panel import score_row
 from cae.app.stepper import SINGLE_CLASS_NOTE
 from cae.app.streams import SOURCES
 from cae.app.view_options import ViewOptions
@@ -129,8 +130,8 @@ def step_numbers(view, toggles, last_step=True):
     a, b = st.columns(2)
     a.metric("#nodes", m["nodes"])
     b.metric("#clusters", m["clusters"])
-    a.metric("NMI", _fmt(m["NMI"]))
-    b.metric("ARI", _fmt(m["ARI"]))
+    for col, row in zip((a, b), (score_row(m, "NMI"), score_row(m, "ARI"))):  # "n/a" over "one class so far"
+        col.metric(row[0], row[1], delta=row[2] if len(row) > 2 else None, delta_color="off", delta_arrow="off")
     a.metric("λ", _fmt(view.model.deletion_interval_ if view.t else None))
     b.metric("V", _fmt(view.model.threshold_ if view.t else float("nan")))
     if m["single class"]:
@@ -169,7 +170,12 @@ def _follow_html(view, m):
     lam = _fmt(view.model.deletion_interval_ if view.t else None)
     v = _fmt(view.model.threshold_ if view.t else float("nan"))
     rows = [("Current stream", m["stage"]), ("#nodes", _fmt(m["nodes"])), ("#clusters", _fmt(m["clusters"]))]
-    rows += [("NMI", _fmt(m["NMI"])), ("ARI", _fmt(m["ARI"])), ("λ", lam), ("V", v)]
+    rows += [
+        ("NMI", m["scores n/a"] or _fmt(m["NMI"])),
+        ("ARI", m["scores n/a"] or _fmt(m["ARI"])),
+        ("λ", lam),
+        ("V", v),
+    ]
     cells = "".join(
         f'<tr><th scope="row" style="padding:0 1.2em 0.15em 0;text-align:left;font-weight:normal">{escape(k)}</th>'
         f'<td style="padding:0 0 0.15em 0"><b>{escape(str(w))}</b></td></tr>'

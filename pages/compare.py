@@ -130,7 +130,11 @@ for label in ls.playgrounds:
     elif kind in KIND_NOTES:
         st.caption(f"**{label}**: " + KIND_NOTES[kind])
 score_noise = st.toggle("Score the noise as a class", value=False, key="w_cmp_score_noise")
-st.dataframe(display_table(ls.metrics(score_noise=score_noise)), hide_index=True)  # "—": no such quantity
+st.dataframe(  # "—": no such quantity; NMI and ARI wide enough for "n/a — one class so far"
+    display_table(ls.metrics(score_noise=score_noise)),
+    hide_index=True,
+    column_config={k: st.column_config.Column(width=150) for k in ("NMI", "ARI")},
+)
 algorithms = [ls.runs[label][0] for label in ls.playgrounds]
 st.caption(metrics_caption(algorithms, score_noise, one_class=ls.one_class_so_far(score_noise)))
 if ls.t:

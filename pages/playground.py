@@ -417,9 +417,10 @@ def _numbers():
     a, b = st.columns(2)
     a.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
     b.metric(*rows["stream"][:2])
-    for row in ([rows[n][:2] for n in (*COUNTS, *SCORES)], [rows[n][:2] for n in PARAMETERS]):
-        for column, (name, v) in zip(st.columns(len(row)), row):
-            column.metric(name, v)
+    for names in ((*COUNTS, *SCORES), PARAMETERS):
+        for column, name in zip(st.columns(len(names)), names):  # a third item under the value: "one class" under n/a
+            row = rows[name]
+            column.metric(row[0], row[1], delta=row[2] if len(row) > 2 else None, delta_color="off", delta_arrow="off")
     if p["last"]:
         st.markdown(f"**Last step** · {p['last']}")
     if p["finished"]:

@@ -36,6 +36,10 @@ __all__ = [
     "QUIZ",
     "FUZZY_ART_QUIZ_CHOICES",
     "GNG_QUIZ_CHOICES",
+    "GNG_START_NODES",
+    "next_insertion",
+    "gng_counter_words",
+    "DEMOGNG_ORDER",
 ]
 
 #: Fuzzy ART's quiz: what will the sample do? (the record's ``case``: 1 resonance, 0 a new category)
@@ -44,11 +48,68 @@ FUZZY_ART_QUIZ_CHOICES = {
     0: "It makes a new category: every category is reset (or there is none)",
 }
 
-#: GNG's quiz: will this step insert a node? (every λ-th sample, while there are fewer than n_max nodes)
+#: GNG's quiz: will this step insert a node? (when its counter of signals after the two start nodes reaches a
+#: multiple of λ, while there are fewer than n_max nodes: not at the multiples of λ of t, see :func:`next_insertion`)
 GNG_QUIZ_CHOICES = {
-    True: "Yes: a node r is inserted between q (largest error) and its worst neighbour f",
+    True: "Yes: t − 2 (its count of signals after the two start nodes) is a multiple of λ: a node r is inserted "
+    "between q (largest error) and its worst neighbour f, before the sample is learned",
     False: "No: only s1 and its neighbours move (and old edges may go)",
 }
+
+#: GNG's first samples: its two start nodes, which DemoGNG does not count as signals (its ``signalsPresented`` is
+#: t − 2 here, :mod:`cae.algorithms.gng`)
+GNG_START_NODES = 2
+
+#: the order of one GNG step as DemoGNG runs it (``loopGNG`` in ``js/loop.js``, ``adaptGNG`` in ``js/vbnn.js``,
+#: commit 3c5e90d; docs/baselines/gng.md), which ours follows
+DEMOGNG_ORDER = (
+    "DemoGNG's order, which ours follows: (1) **insert first** — when the count of signals after the two start "
+    "nodes is a multiple of λ, r goes between q and f before this sample is learned; (2) one pass over the nodes "
+    "finds s1 and s2 and **decays** every error by (1 − β); (3) **then** s1's error grows by its squared distance; "
+    "(4) s1–s2 is linked (age 0) and s1's other edges age by 1; (5) s1 and its neighbours move; (6) s1's edges older "
+    "than a_max go, with a node they leave without edges."
+)
+
+
+def next_insertion(t, interval):
+    """Samples until GNG's next insertion after ``t`` samples (one at every t = 2 + kλ, k ≥ 1; its first two
+    samples are its start nodes).
+
+    >>> next_insertion(0, 100), next_insertion(2, 100), next_insertion(101, 100), next_insertion(102, 100)
+    (102, 100, 1, 100)
+    """
+    t, interval = int(t), int(interval)
+    if t < GNG_START_NODES:
+        return GNG_START_NODES + interval - t
+    return interval - (t - GNG_START_NODES) % interval
+
+
+def gng_counter_words(t, model):
+    """GNG's next insertion after ``t`` samples, stated from its own counter (the signals after its two start
+    nodes), and why it is not at a multiple of λ of t.
+
+    >>> import numpy as np
+    >>> from cae.algorithms.gng import GNG
+    >>> model = GNG().fit(np.random.default_rng(0).random((598, 2)))
+    >>> gng_counter_words(598, model)
+    "GNG's counter (signals after its two start nodes) is t − 2 = 596; it inserts when the counter reaches a multiple of λ = 100, before learning that signal: the next insertion is at t = 602 (in 4 samples), not at t = 600."
+    """
+    t, lam = int(t), int(model.insertion_interval)
+    k = next_insertion(t, lam)
+    at = t + k
+    if t >= GNG_START_NODES and hasattr(model, "network_") and len(model.nodes_) >= int(model.max_nodes):
+        return f"GNG has n_max = {int(model.max_nodes):,} nodes: no more insertions."
+    count = (
+        f"is t − 2 = {t - GNG_START_NODES:,}"
+        if t >= GNG_START_NODES
+        else f"starts after its two start nodes (t = {t:,})"
+    )
+    why = f", not at t = {at - GNG_START_NODES:,}" if (at - GNG_START_NODES) % lam == 0 and at % lam != 0 else ""
+    return (
+        f"GNG's counter (signals after its two start nodes) {count}; it inserts when the counter reaches a multiple "
+        f"of λ = {lam:,}, before learning that signal: the next insertion is at t = {at:,} (in {k:,} "
+        f"sample{'s' if k != 1 else ''}){why}."
+    )
 
 
 def _is_fuzzy_art(rec):
@@ -244,12 +305,17 @@ def explain_gng_step(rec, model, x):
 
 def _gng_insertion(rec, model):
     lam = int(model.insertion_interval)
+    counted = rec.t - GNG_START_NODES
     if not rec.inserted:
-        return [("md", f"**Adaptation** (t = {rec.t}): no insertion at this step (one every λ = {lam} samples).")]
+        return [
+            ("md", f"**Adaptation** (t = {rec.t}): no insertion at this step. {gng_counter_words(rec.t, model)}"),
+            ("md", DEMOGNG_ORDER),
+        ]
     return [
         (
             "md",
-            f"**Insertion** (t = {rec.t}; one every λ = {lam} samples): q = node {rec.q_id} has the largest "
+            f"**Insertion** (t = {rec.t}; the count of signals after the two start nodes, t − 2 = {counted:,}, is a "
+            f"multiple of λ = {lam}): q = node {rec.q_id} has the largest "
             f"accumulated error and f = node {rec.f_id} is its neighbour of largest error; a new node "
             f"r = node {rec.new_node_id} is placed halfway between them, the edge q–f is replaced by q–r and r–f, "
             f"and the errors of q and f are cut by α = {float(model.alpha):g}:",
@@ -263,6 +329,7 @@ def _gng_insertion(rec, model):
             rf"E_q = {_v(rec.error_q)},\quad E_f = {_v(rec.error_f)},\quad E_r = {_v(rec.error_r)}"
             r" \quad \text{(after the cut)}",
         ),
+        ("md", DEMOGNG_ORDER),
     ]
 
 

@@ -343,40 +343,39 @@ def continual_query(stream, order, seed):
     return {"stream": stream, "order": ",".join(map(str, order)), "seed": str(seed)}
 
 
-#: the *Lineage* page's state when a link says nothing else (:mod:`cae.app.lineage`)
-LINEAGE_DEFAULTS = dict(n=1500, seeds=5, seed=0, t=3300, art=0.75, gng=100)
+#: the *Lineage* page's state when a link says nothing else (:mod:`cae.app.lineage`): the step of the lineage drawn
+#: (1 … 6, :data:`cae.app.lineage.STEPS`), the stream, the sample step t and seed, the table's points and seeds
+LINEAGE_DEFAULTS = dict(step=4, stream="noisy", t=3300, seed=0, n=1500, seeds=5)
 LINEAGE_N = (250, 500, 1500)
 LINEAGE_SEEDS = (2, 5, 10, 20)
-LINEAGE_ART = (0.5, 0.75, 0.95)
-LINEAGE_GNG = (10, 100, 1000)
+LINEAGE_STEPS = (1, 2, 3, 4, 5, 6)
+LINEAGE_STREAMS = ("noisy", "noise-free")
 
 
 def parse_lineage(query):
-    """``n``, ``seeds``, ``seed``, ``t`` (the step drawn), ``art`` (Fuzzy ART's ρ drawn) and ``gng`` (GNG's λ
-    drawn) of *Lineage*: ``({...}, notices)``, every value one the page offers.
+    """``step`` (the step of the lineage drawn), ``stream``, ``t`` (the sample step drawn), ``seed``, ``n`` and
+    ``seeds`` of *Lineage*: ``({...}, notices)``, every value one the page offers.
 
-    >>> parse_lineage({"n": "500", "art": "0.95", "t": "99999999", "gng": "7"})
-    ({'n': 500, 'art': 0.95, 't': 3300}, ["ignored gng = '7': not one of 10, 100, 1000", 't = 99999999 is out of range: using 3300'])
+    >>> parse_lineage({"n": "500", "step": "2", "t": "99999999", "stream": "clean"})
+    ({'step': 2, 'n': 500, 't': 3300}, ["ignored stream = 'clean': not one of noisy, noise-free", 't = 99999999 is out of range: using 3300'])
     """
     r = _Reader(query, set(LINEAGE_DEFAULTS))
     out = {}
-    for key, options, kind in (
-        ("n", LINEAGE_N, int),
-        ("seeds", LINEAGE_SEEDS, int),
-        ("art", LINEAGE_ART, float),
-        ("gng", LINEAGE_GNG, int),
-    ):
+    for key, options in (("step", LINEAGE_STEPS), ("n", LINEAGE_N), ("seeds", LINEAGE_SEEDS)):
         if key not in r.q:
             continue
         raw = r.q[key]
         try:
-            v = kind(float(raw))
+            v = int(float(raw))
         except ValueError:
             v = None
-        if v in options and float(raw) == v:  # "0.950" and "100.0" name the same choices
+        if v in options and float(raw) == v:  # "100.0" names the same choice
             out[key] = v
         else:
             r.notices.append(f"ignored {key} = {raw[:30]!r}: not one of {', '.join(f'{o:g}' for o in options)}")
+    stream = r.choice("stream", LINEAGE_STREAMS)
+    if stream is not None:
+        out["stream"] = stream
     seed = r.number("seed", 0, 10**6)
     if seed is not None:
         out["seed"] = seed
@@ -388,4 +387,4 @@ def parse_lineage(query):
 
 def lineage_query(state):
     """The query of a *Lineage* state (every key of :data:`LINEAGE_DEFAULTS`)."""
-    return {k: f"{state[k]:g}" for k in LINEAGE_DEFAULTS}
+    return {k: state[k] if isinstance(state[k], str) else f"{state[k]:g}" for k in LINEAGE_DEFAULTS}

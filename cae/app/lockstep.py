@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..registry import ALGORITHMS, make_algorithm
-from .stepper import Stepper
+from .stepper import SINGLE_CLASS_NOTE, Stepper
 
 __all__ = ["Lockstep", "display_table", "COUNT_COLUMNS", "traces_titles", "metrics_caption"]
 
@@ -69,8 +69,8 @@ class Lockstep:
                     "samples seen": m["samples seen"],
                     "#nodes": m["nodes"] if ALGORITHMS[self.runs[label][0]].kind != "clouds" else np.nan,
                     "#clusters": m["clusters"],
-                    "NMI": m["NMI"],
-                    "ARI": m["ARI"],
+                    "NMI": m["scores n/a"] or m["NMI"],  # the reason where they are undefined (one class)
+                    "ARI": m["scores n/a"] or m["ARI"],
                     "V": getattr(model, "threshold_", np.nan) if fitted else np.nan,
                     "λ": getattr(model, "deletion_interval_", None) if fitted else None,
                 }
@@ -78,13 +78,10 @@ class Lockstep:
         return pd.DataFrame(rows)
 
     def one_class_so_far(self, score_noise=False):
-        """Whether the samples scored so far hold a single class (NMI/ARI then score 1: the paper's published
-        convention, see :meth:`cae.app.stepper.Stepper.live_metrics`)."""
-        y = self.stream.y[: self.t]
-        if not score_noise and self.stream.noise_label is not None:
-            y = y[y != self.stream.noise_label]
-        y = y[y >= 0]
-        return len(y) >= 2 and bool(np.all(y == y[0]))
+        """Whether the samples scored so far hold a single class (NMI/ARI then n/a, see
+        :meth:`cae.app.stepper.Stepper.live_metrics`)."""
+        pg = next(iter(self.playgrounds.values()))  # every run sees the same samples
+        return pg.live_metrics(score_noise=score_noise)["single class"]
 
     def traces(self, name):
         """``{label: (t, values)}`` of one trace column for every run (NaN where a run has no such column)."""
@@ -162,10 +159,7 @@ def metrics_caption(algorithms, score_noise=False, one_class=False):
         else ", the uniform noise learned but not scored (as in the paper)."
     )
     if one_class:
-        text += (
-            " One class so far: it scores 1, as in the paper's published numbers (the Continual learning page's "
-            "convention)."
-        )
+        text += f" NMI/ARI {SINGLE_CLASS_NOTE}."
     clouds = [a for a in chosen if ALGORITHMS[a].kind == "clouds"]
     if clouds:
         text += f" {_words(clouds)} {'has' if len(clouds) == 1 else 'have'} clouds, not nodes (#nodes —)."

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .explanations_lineage import next_insertion  # noqa: F401 - GNG's counter, kept where its words are
 from .stepper import SINGLE_CLASS_NOTE
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "algorithm_rows",
     "next_insertion",
     "fmt",
+    "score_row",
     "ROWS",
     "COUNTS",
     "SCORES",
@@ -47,6 +49,22 @@ def fmt(v):
     return f"{int(v):,}"
 
 
+def score_row(m, name):
+    """The row of a score (``"NMI"``, ``"ARI"``) of live metrics ``m``: ``[name, "0.953"]``, or while the scores
+    are undefined (one class seen, :meth:`cae.app.stepper.Stepper.live_metrics`) ``[name, "n/a", "one class"]``:
+    the value and, under it, why — :data:`cae.evaluation.ONE_CLASS_SO_FAR` in words that fit the panel's box (98 px
+    wide at 1280×720; "one class so far" was cut there), the note under the panel saying the rest.
+
+    >>> score_row({"NMI": 0.95312, "scores n/a": ""}, "NMI")
+    ['NMI', '0.953']
+    >>> score_row({"NMI": float("nan"), "scores n/a": "n/a — one class so far"}, "NMI")
+    ['NMI', 'n/a', 'one class']
+    """
+    if m["scores n/a"]:
+        return [name, "n/a", "one class"]
+    return [name, fmt(m[name])]
+
+
 def panel(pg, score_noise=False):
     """The numbers beside the main view at the Stepper's step: the still view and every frame show these.
 
@@ -70,8 +88,8 @@ def panel(pg, score_noise=False):
         ["Current stream", str(m["stage"])],
         [nodes_label, fmt(m["nodes"])],
         ["#clusters", fmt(m["clusters"])],
-        ["NMI", fmt(m["NMI"])],
-        ["ARI", fmt(m["ARI"])],
+        score_row(m, "NMI"),
+        score_row(m, "ARI"),
         *parameters,
     ]
     network = ""
@@ -103,17 +121,6 @@ def _headline(rec):
     else:
         from .explanations import headline
     return headline(rec)
-
-
-def next_insertion(t, interval):
-    """Samples until GNG's next insertion after ``t`` samples (one at every t = 2 + kλ, k ≥ 1; its first two
-    samples are its start nodes).
-
-    >>> next_insertion(0, 100), next_insertion(2, 100), next_insertion(101, 100), next_insertion(102, 100)
-    (102, 100, 1, 100)
-    """
-    t, interval = int(t), int(interval)
-    return 2 + interval - t if t < 2 else interval - (t - 2) % interval
 
 
 def algorithm_rows(pg):

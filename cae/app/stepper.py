@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..algorithms import CAE
-from ..evaluation import CONVENTIONS, ari, nmi
+from ..evaluation import CONVENTIONS, ari, nmi, one_class, scores_so_far
 from .regions import MAX_DRAWN, MAX_REGIONS, Region, sample_regions
 
 #: CAE's trace columns (other algorithms have their own: ``Stepper.columns``)
@@ -40,8 +40,9 @@ DRAWN_LABEL = -2
 
 #: what the pages say beside NMI/ARI while one class has been seen (see :meth:`Stepper.live_metrics`)
 SINGLE_CLASS_NOTE = (
-    "one class so far, scored 1 as in the paper's published numbers (the Continual learning page's convention: "
-    "scikit-learn's 0 or 1 would flip as clusters split and merge)"
+    "n/a while the labels seen hold one class — both are undefined there: scikit-learn's 0, or 1 when every point "
+    "shares a cluster, would flip as clusters split and merge (the Continual learning page's published convention "
+    "scores such a stage 1)"
 )
 
 
@@ -451,12 +452,14 @@ class Stepper:
             return np.arange(self.t)
         return np.linspace(0, self.t - 1, max_points).round().astype(np.int64)
 
-    def live_metrics(self, max_points=5000, score_noise=False, convention="paper"):
+    def live_metrics(self, max_points=5000, score_noise=False, convention=None):
         """NMI / ARI on the seen samples (a thinned sample of at most ``max_points``) and counts.
 
-        While the scored samples hold a single class (the paper's stream #1 alone), scikit-learn's NMI and
-        ARI are 0 unless every sample falls in one cluster, then 1: they flip between the two as clusters
-        split and merge. Under the ``"paper"`` convention (the published numbers', the Continual learning
+        While the scored samples hold a single class (the paper's stream #1 alone), NMI and ARI are undefined:
+        scikit-learn's are 0 unless every sample falls in one cluster, then 1, and flip between the two as
+        clusters split and merge. By default they are then NaN and ``"scores n/a"`` holds what a display writes
+        instead (:data:`cae.evaluation.ONE_CLASS_SO_FAR`, :func:`cae.evaluation.scores_so_far`; ``""`` when
+        they are numbers). Under the ``"paper"`` convention (the published numbers', the Continual learning
         page's default; :data:`cae.evaluation.CONVENTION_TEXT`) a single class scores 1; under ``"text"``
         the scores are scikit-learn's. ``"single class"`` in the result says which case it is.
 
@@ -480,10 +483,11 @@ class Stepper:
             "noise scored": bool(score_noise),
             "thinned": len(idx) < self.t,
             "single class": False,
+            "scores n/a": "",
             "convention": convention,
         }
-        if convention not in CONVENTIONS:
-            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        if convention is not None and convention not in CONVENTIONS:
+            raise ValueError(f"convention must be None or one of {CONVENTIONS}, got {convention!r}")
         if self.t == 0 or not hasattr(self.model, "network_"):
             return out
         out["nodes"] = len(self.model.nodes_)
@@ -493,8 +497,14 @@ class Stepper:
         idx = idx[self.stream.y[idx] >= 0]  # samples placed or drawn by hand have no true label
         out["metric sample"] = len(idx)
         y = self.stream.y[idx]
-        if len(idx) >= 2 and len(self.model.nodes_):
-            out["single class"] = bool(np.all(y == y[0]))
+        out["single class"] = one_class(y)
+        scored = len(idx) >= 2 and len(self.model.nodes_)
+        if convention is None and (out["single class"] or scored):
+            pred = None if out["single class"] else self.model.predict(self.stream.X[idx])
+            scores = scores_so_far(y, pred)  # NaN and the reason while one class is seen
+            out.update(NMI=scores["NMI"], ARI=scores["ARI"])
+            out["scores n/a"] = scores["n/a"]
+        elif scored:
             if out["single class"] and convention == "paper":
                 out["NMI"] = out["ARI"] = 1.0
             else:

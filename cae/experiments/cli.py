@@ -523,8 +523,9 @@ def _parser():
     p.add_argument("--results", default="results")
     p = sub.add_parser(
         "lineage",
-        help="the Lineage lesson: Fuzzy ART (ρ), GNG (λ), CAEA and CAE on the drifting 2-D stream over seeds; "
-        "writes RESULTS/lineage.csv, prints the table of docs/algorithms.md",
+        help="the Lineage lesson: Fuzzy ART, TCA, CAEA, CAE, GNG, ASOINN and SOINN+, each parameter (ρ, λ, a_max, "
+        "σ_init) low, usual and high, on the noisy and the noise-free 2-D stream over seeds; writes "
+        "RESULTS/lineage.csv, prints the table and the sentences of docs/algorithms.md",
     )
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--n-per-class", type=int, default=None, help="points per distribution (default: the lesson's)")
@@ -547,13 +548,22 @@ def do_lineage(a):
         if a.seeds < 1:
             raise SystemExit("--seeds must be at least 1")
         n = a.n_per_class or lineage.N_PER_CLASS
-        runs = lineage.run_all(a.seeds, n, progress=lambda r: print(f"  {r.setting}, seed {r.seed}: NMI {r.nmi:.3f}"))
+        if n < 1:
+            raise SystemExit("--n-per-class must be at least 1")
+        t0 = time.perf_counter()
+        runs = lineage.run_all(
+            a.seeds, n, progress=lambda r: print(f"  {r.setting}, {r.stream}, seed {r.seed}: NMI {r.nmi:.3f}")
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         lineage.write_runs(runs, path)
-        print(f"wrote {path}")
+        print(f"wrote {path}: {len(runs)} runs in {time.perf_counter() - t0:.0f} s")
     elif not path.exists():
         raise SystemExit(f"{path} is not there: run `python -m cae.experiments lineage` first")
-    print(lineage.markdown(lineage.read_runs(path)), end="")
+    try:
+        runs = lineage.read_runs(path)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    print(lineage.markdown(runs), end="")
     return 0
 
 

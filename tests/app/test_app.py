@@ -62,44 +62,52 @@ def test_playground_step_stepn_reset():
     assert _seen(at) == 0 and at.session_state.pg.t_max == 0
 
 
-def test_playground_scores_a_single_class_by_the_continual_pages_convention():
-    """Stream #1 alone holds one class: scikit-learn's NMI/ARI flip between 0 and 1 as its clusters split and
-    merge (t = 300: 0 with 9 clusters; t = 840: 1 with 3); the page scores it 1, as the Continual page's default
-    convention (the paper's published numbers) does, and says so beside the numbers. From stream #2 on the
-    scores are scikit-learn's again."""
+def test_playground_shows_nmi_and_ari_as_n_a_while_one_class_is_seen():
+    """Stream #1 alone holds one class: NMI and ARI are undefined there (scikit-learn's flip between 0 and 1 as its
+    clusters split and merge: t = 203, 7 clusters, would read 1.000). The panel says "n/a", "one class so far" under
+    it, and why beside the numbers; from stream #2 on the scores are scikit-learn's."""
     at = _playground()
     assert at.session_state.pg.stream.stage_ends[0] == 1650
-    for n, clusters in ((300, "9"), (540, "3"), (220, "6")):
+    for n, clusters in ((203, "7"), (97, "9"), (540, "3")):
         at.number_input(key="w_stepn").set_value(n).run()
         at.button(key="b_stepn").click().run()
         assert not at.exception and _metric(at, "#clusters") == clusters
-        assert _metric(at, "NMI") == _metric(at, "ARI") == "1.000"
+        shown = [next(m for m in at.metric if m.label == name) for name in ("NMI", "ARI")]
+        assert [(m.value, m.delta) for m in shown] == [("n/a", "one class")] * 2  # the why under the value
         note = next(c.value for c in at.caption if c.value.startswith("NMI/ARI against"))
-        assert "one class so far, scored 1 as in the paper's published numbers" in note
+        assert "n/a while the labels seen hold one class — both are undefined there" in note
     at.number_input(key="w_stepn").set_value(1000).run()
     at.button(key="b_stepn").click().run()
     pg = at.session_state.pg
     y, pred = pg.stream.y[: pg.t], pg.model.predict(pg.stream.X[: pg.t])
     keep = y != pg.stream.noise_label
     assert _metric(at, "NMI") == f"{nmi(y[keep], pred[keep]):.3f}" != "1.000"
-    assert not any("one class so far" in c.value for c in at.caption)
+    assert not any("one class" in c.value for c in at.caption)
 
 
-def test_live_metrics_conventions_on_one_class():
-    """live_metrics: under the text's convention a single class gets scikit-learn's scores (0 with several
-    clusters), under the paper's 1; an unknown convention is refused."""
+def test_live_metrics_on_one_class():
+    """live_metrics: by default a single class has no NMI/ARI (NaN) and says why (cae.evaluation.ONE_CLASS_SO_FAR);
+    under the text's convention it gets scikit-learn's scores (0 with several clusters), under the paper's 1; an
+    unknown convention is refused."""
     from cae.app.stepper import Stepper
     from cae.data import make_paper2d, nonstationary_stream
+    from cae.evaluation import ONE_CLASS_SO_FAR
 
     pg = Stepper(nonstationary_stream(make_paper2d(1500, seed=0), seed=0))
-    pg.step(300)
+    pg.step(1)
+    assert pg.live_metrics()["scores n/a"] == ONE_CLASS_SO_FAR  # one sample: one class too
+    pg.step(299)
     assert pg.model.n_clusters_ > 1
-    paper, text = pg.live_metrics(), pg.live_metrics(convention="text")
-    assert paper["single class"] and text["single class"]
-    assert paper["NMI"] == paper["ARI"] == 1.0
+    shown, paper, text = pg.live_metrics(), pg.live_metrics(convention="paper"), pg.live_metrics(convention="text")
+    assert shown["single class"] and paper["single class"] and text["single class"]
+    assert np.isnan(shown["NMI"]) and np.isnan(shown["ARI"]) and shown["scores n/a"] == "n/a — one class so far"
+    assert paper["NMI"] == paper["ARI"] == 1.0 and paper["scores n/a"] == ""
     assert text["NMI"] == pytest.approx(0.0) and text["ARI"] == pytest.approx(0.0)
     with pytest.raises(ValueError, match="convention"):
         pg.live_metrics(convention="published")
+    pg.step(1700)
+    later = pg.live_metrics()
+    assert not later["single class"] and later["scores n/a"] == "" and 0 < later["NMI"] <= 1
 
 
 def test_play_runs_in_the_browser_and_stops_on_the_frame_shown():

@@ -31,9 +31,9 @@ def test_classroom_teacher_and_three_students(classroom):
     pg = teacher.session_state.pg
     assert _follow_number(students[0], "#nodes") == str(len(pg.model.nodes_))
     assert _follow_number(students[0], "V") == f"{pg.model.threshold_:.3f}"
-    # stream #1 alone: one class, scored 1 as on the Playground, and the students' page says why
-    assert _follow_number(students[0], "NMI") == "1.000"
-    assert "NMI/ARI: one class so far, scored 1" in students[0].get("html")[-1].proto.body
+    # stream #1 alone: one class, NMI/ARI n/a as on the Playground, and the students' page says why
+    assert _follow_number(students[0], "NMI") == _follow_number(students[0], "ARI") == "n/a — one class so far"
+    assert "NMI/ARI: n/a while the labels seen hold one class" in students[0].get("html")[-1].proto.body
     # the picture, the same for the whole class, with its words; the interactive chart on demand
     # the picture beside its numbers, in the same piece of HTML
     follow = next(h.proto.body for h in students[0].get("html") if "The network now" in h.proto.body)

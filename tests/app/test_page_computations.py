@@ -521,7 +521,8 @@ def _chart_spec(at, key):
 
 def test_compare_names_only_the_chosen_algorithms_and_labels_the_stage_lines():
     """Without AutoCloud, neither the traces chart nor the table's caption mentions it; with it, both do. Each
-    dashed stage line is labelled with the stage it starts; while one class is seen, the caption says it scores 1."""
+    dashed stage line is labelled with the stage it starts; while one class is seen, the table's NMI and ARI read
+    "n/a — one class so far" (and so does the table's CSV) and the caption says why."""
     at = _page("pages/compare.py")
     at.number_input(key="w_cmp_stepn").set_value(300).run()
     at.button(key="b_cmp_step").click().run()
@@ -532,7 +533,10 @@ def test_compare_names_only_the_chosen_algorithms_and_labels_the_stage_lines():
     assert texts[2:] == [f"→ stream #{k}" for k in range(2, 7)]
     caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
     assert "AutoCloud" not in caption and "AutoCloud" not in json.dumps(spec)
-    assert "One class so far: it scores 1" in caption
+    assert "NMI/ARI n/a while the labels seen hold one class" in caption
+    table = at.dataframe[0].value
+    assert set(table["NMI"]) == set(table["ARI"]) == {"n/a — one class so far"}
+    assert table.to_csv(index=False).count("n/a — one class so far") == 2 * len(table)
     assert "λ belongs to CAE and CAEA only (— for SOINN+ and TCA)" in caption
     at.multiselect(key="w_cmp_algos").set_value(["CAE", "AutoCloud"]).run()
     at.number_input(key="w_cmp_stepn").set_value(2000).run()
@@ -542,7 +546,8 @@ def test_compare_names_only_the_chosen_algorithms_and_labels_the_stage_lines():
     assert texts[0] == "#nodes (AutoCloud: #clouds)"
     caption = next(c.value for c in at.caption if c.value.startswith("NMI/ARI on the samples seen so far"))
     assert "AutoCloud has clouds, not nodes" in caption and "V and λ belong to CAE only (— for AutoCloud)" in caption
-    assert "One class so far" not in caption
+    assert "one class" not in caption
+    assert all(isinstance(v, float) for v in at.dataframe[0].value["NMI"])
 
 
 def test_compare_page_steps_together():

@@ -183,6 +183,19 @@ def test_axe_compare(classroom_server, browser):
     ctx.close()
 
 
+def test_axe_lineage(classroom_server, browser):
+    """The lineage (HTML boxes), one step's two networks, the lesson's table (grouped headings) and its sentences."""
+    ctx, page = _page(browser)
+    page.goto(classroom_server + "/lineage")
+    page.get_by_role("heading", name="Lineage: two families meeting in CAE").wait_for()
+    _wait_idle(page)
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    page.locator("table.cae-lineage-table").wait_for()
+    _shot(page, "65b_a11y_lineage")
+    _audit(page, "lineage")
+    ctx.close()
+
+
 def test_axe_experiments(classroom_server, browser):
     ctx, page = _page(browser)
     page.goto(classroom_server + "/experiments")

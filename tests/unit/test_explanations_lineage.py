@@ -9,7 +9,17 @@ import pytest
 
 from cae.algorithms.fuzzy_art import FuzzyART
 from cae.algorithms.gng import GNG
-from cae.app.explanations_lineage import QUIZ, explain_step, fuzzy_art_quiz_truth, gng_quiz_truth, headline
+from cae.app.explanations_lineage import (
+    DEMOGNG_ORDER,
+    GNG_QUIZ_CHOICES,
+    QUIZ,
+    explain_step,
+    fuzzy_art_quiz_truth,
+    gng_counter_words,
+    gng_quiz_truth,
+    headline,
+    next_insertion,
+)
 
 
 def _text(blocks):
@@ -103,8 +113,10 @@ def test_gng_insertion_is_explained_with_q_f_and_r():
     text = _text(blocks)
     assert rec.t == 5 and (rec.q_id, rec.f_id, rec.new_node_id) == (0, 1, 2)
     assert text.startswith(
-        "**Insertion** (t = 5; one every λ = 3 samples): q = node 0 has the largest accumulated error"
+        "**Insertion** (t = 5; the count of signals after the two start nodes, t − 2 = 3, is a multiple of λ = 3): "
+        "q = node 0 has the largest accumulated error"
     )
+    assert DEMOGNG_ORDER in text
     assert "f = node 1 is its neighbour of largest error" in text and "r = node 2" in text
     assert rf"E_q = {rec.error_q:.4g}" in text and rec.error_r == rec.error_q
     assert gng_quiz_truth(rec) is True
@@ -124,3 +136,31 @@ def test_the_quiz_per_algorithm_asks_its_question_and_answers_from_the_record():
     _, steps = _gng_steps()
     assert [truth(r) for r, _ in steps] == [False, False, False, False, True, False]
     assert all(truth(r) in choices for r, _ in steps)
+
+
+def test_gngs_next_insertion_is_stated_from_its_own_counter_why_602():
+    """With λ = 100 GNG inserts at t = 102, 202, …, 602: its counter is the signals after its two start nodes
+    (DemoGNG's signalsPresented, t − 2), and it inserts before learning the signal. At t = 600 — a multiple of λ of
+    t — nothing is inserted, and the explanation says the next insertion is at t = 602, not at t = 600."""
+    from cae.app.streams import make_stream
+
+    X = make_stream(dict(source="paper2d-ns", n_per_class=250, noise=0.1, seed=0)).X
+    m = GNG(insertion_interval=100)
+    recs = {t: m.learn_one(x) for t, x in enumerate(X[:600], start=1)}
+    assert [t for t, r in recs.items() if r.inserted] == [102, 202, 302, 402, 502]
+    text = _text(explain_step(recs[600], m, X[599]))
+    assert not recs[600].inserted and gng_quiz_truth(recs[600]) is False
+    assert "no insertion at this step. GNG's counter (signals after its two start nodes) is t − 2 = 598" in text
+    assert "the next insertion is at t = 602 (in 2 samples), not at t = 600." in text
+    assert DEMOGNG_ORDER in text and "**insert first**" in DEMOGNG_ORDER and "**decays**" in DEMOGNG_ORDER
+    rec = m.learn_one(X[600])  # t = 601
+    assert not rec.inserted and "at t = 602 (in 1 sample)" in _text(explain_step(rec, m, X[600]))
+    rec = m.learn_one(X[601])  # t = 602
+    assert rec.inserted and "t − 2 = 600, is a multiple of λ = 100" in _text(explain_step(rec, m, X[601]))
+    assert gng_counter_words(602, m).endswith("the next insertion is at t = 702 (in 100 samples), not at t = 700.")
+    assert [next_insertion(t, 100) for t in (0, 1, 2, 600, 601, 602)] == [102, 101, 100, 2, 1, 100]
+    full = GNG(insertion_interval=3, max_nodes=3)
+    for x in X[:20]:
+        full.learn_one(x)
+    assert gng_counter_words(20, full) == "GNG has n_max = 3 nodes: no more insertions."
+    assert "before the sample is learned" in GNG_QUIZ_CHOICES[True]

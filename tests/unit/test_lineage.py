@@ -1,20 +1,37 @@
-"""The Lineage lesson's computation (cae.app.lineage): merges, the runs, the table and its sentences."""
+"""The Lineage lesson's computation (cae.app.lineage): the settings, the runs, the table and its sentences — every
+number a sentence quotes read back from the lesson's CSV, and what each sentence says a parameter does checked
+against the estimators."""
 
 from __future__ import annotations
 
-import numpy as np
+import re
 
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ROOT
+
+from cae.app import lineage as ln
 from cae.app.lineage import (
+    MEANINGS,
     SETTINGS,
+    STEPS,
+    STREAMS,
     TABLE_COLUMNS,
     LineageJob,
     LineageRun,
     merged_classes,
     models_at,
+    read_runs,
     run_one,
-    setting_sentence,
+    sentence_quotes,
+    setting,
     summary_table,
+    write_runs,
 )
+from cae.registry import ALGORITHMS
+
+COMMITTED = ROOT / "results" / "lineage.csv"
 
 
 def test_merges_count_the_classes_that_share_their_majority_cluster():
@@ -32,63 +49,282 @@ def test_merges_count_the_classes_that_share_their_majority_cluster():
     minority[np.flatnonzero(y == 1)[:4]] = 10  # 4 of class 1's 10 points in class 0's cluster: its majority is still 11
     assert merged_classes(y, minority) == 0
     assert merged_classes(y, np.zeros(60, int)) == 6  # one cluster for everything
-    fragments = np.arange(60)  # every point its own cluster: fragments, not merges
-    assert merged_classes(y, fragments) == 0
+    assert merged_classes(y, np.arange(60)) == 0  # every point its own cluster: fragments, not merges
 
 
-def _run(setting, seed, nmi, k, merges):
-    return LineageRun(setting, seed, nmi, nmi, k, merges, k, 0.1, 100, 0.0)
+def test_the_lesson_has_the_seven_algorithms_and_every_parameter_low_usual_and_high():
+    """The paper's lineage in the registry: Fuzzy ART, TCA, CAEA, CAE, GNG, ASOINN, SOINN+; each parameter of the
+    line (ρ, λ, a_max, σ_init) at a low, the usual and a high value, one at a time, with the usual row of each
+    algorithm shared; CAE and SOINN+ with none."""
+    assert list(dict.fromkeys(s.algorithm for s in SETTINGS)) == [
+        "Fuzzy ART",
+        "TCA",
+        "CAEA",
+        "CAE",
+        "GNG",
+        "ASOINN",
+        "SOINN+",
+    ]
+    for algorithm, varied in ln.VARIED.items():
+        usual = ln.usual_setting(algorithm)
+        assert usual.params == ln.USUAL[algorithm]
+        for name, (low, high) in varied.items():
+            values = sorted(s.params[name] for s in SETTINGS if s.algorithm == algorithm and s.varies in ("", name))
+            assert values == [low, ln.USUAL[algorithm][name], high], (algorithm, name)
+            assert low < ln.USUAL[algorithm][name] < high
+    symbols = {ALGORITHMS[s.algorithm].param(s.varies).symbol for s in SETTINGS if s.varies}
+    assert symbols == {"ρ", "λ", "a_max", "σ_init"}
+    a_max = {(s.algorithm, s.params["max_edge_age"]) for s in SETTINGS if "max_edge_age" in s.params}
+    assert len(a_max) >= 9  # three values for each of CAEA, GNG and ASOINN
+    assert [s.key for s in SETTINGS if s.level == "none"] == ["CAE", "SOINN+"]
+    # the paper's grid-searched values for this stream are the usual ones where the paper has them
+    assert ln.USUAL["CAEA"] == {"deletion_interval": 50, "max_edge_age": 40}
+    assert ln.USUAL["TCA"] == {"reconstruction_interval": 500, "sigma_init": 0.1}
+    assert ln.USUAL["ASOINN"] == {"deletion_interval": 250, "max_edge_age": 10}
+    assert len({s.key for s in SETTINGS}) == len(SETTINGS) == 25
+    assert set(STREAMS) == {"noisy", "noise-free"} and STREAMS["noise-free"] == 0.0
 
 
-def test_the_table_has_one_row_per_setting_with_mean_and_sd_over_seeds():
-    a, b = SETTINGS[0].key, SETTINGS[-1].key
-    runs = [_run(a, 0, 0.5, 8, 2), _run(a, 1, 0.7, 10, 4), _run(b, 0, 0.9, 6, 0), _run(b, 1, 1.0, 6, 0)]
+def test_the_steps_are_the_papers_lineage():
+    """ART → TCA → CAEA → CAE and GNG → ASOINN → SOINN+ → CAE's a_max, each step between algorithms of the lesson."""
+    assert [s.key for s in STEPS] == [
+        "Fuzzy ART → TCA",
+        "TCA → CAEA",
+        "CAEA → CAE",
+        "GNG → ASOINN",
+        "ASOINN → SOINN+",
+        "SOINN+ → CAE",
+    ]
+    assert {s.before for s in STEPS} | {s.after for s in STEPS} == {s.algorithm for s in SETTINGS}
+    assert "coefficient is 1 instead of 2" in ln.step_of("SOINN+ → CAE").change
+    assert "p75 + 2·IQR" in ln.step_of("ASOINN → SOINN+").change
+
+
+def _run(key, stream, seed, nmi, k, merges, nodes=10):
+    return LineageRun(key, stream, seed, nmi, nmi, k, merges, nodes, 0.1, 12, 1, 0, np.nan, np.nan, 100, 0.0)
+
+
+def test_the_table_has_one_row_per_setting_with_mean_and_sd_on_each_stream():
+    a, b = SETTINGS[0].key, "CAE"
+    runs = [
+        _run(a, "noisy", 0, 0.5, 8, 2),
+        _run(a, "noisy", 1, 0.7, 10, 4),
+        _run(a, "noise-free", 0, 0.9, 6, 0),
+        _run(a, "noise-free", 1, 1.0, 6, 0),
+        _run(b, "noisy", 0, 0.9, 7, 0, nodes=40),
+    ]
     table = summary_table(runs)
     assert list(table.columns) == TABLE_COLUMNS
     assert table["algorithm"].tolist() == ["Fuzzy ART", "CAE"]
     first = table.iloc[0]
-    # mean ± sample sd: NMI 0.6 ± 0.141, #clusters 9 ± 1.4, merges 3 ± 1.4
-    assert (first["NMI"], first["#clusters"], first["merges"]) == ("0.600 ± 0.141", "9.0 ± 1.4", "3.0 ± 1.4")
-    assert first["setting"] == "ρ = 0.5 (too low)" and first["seeds"] == 2
-    assert table.iloc[1]["merges"] == "0.0 ± 0.0" and table.iloc[1]["setting"] == "— (no parameter)"
+    # mean ± sample sd: noisy NMI 0.6 ± 0.141, #clusters 9 ± 1.4; noise-free NMI 0.95 ± 0.071
+    assert (first["NMI, noisy"], first["#clusters, noisy"]) == ("0.600 ± 0.141", "9.0 ± 1.4")
+    assert first["NMI, noise-free"] == "0.950 ± 0.071" and first["setting"] == "ρ = 0.5 (low)"
+    assert table.iloc[1]["#nodes, noisy"] == "40 ± 0" and table.iloc[1]["NMI, noise-free"] == "—"
+    assert table.iloc[1]["setting"] == "— (no parameter)"
 
 
-def test_each_setting_gets_a_sentence_on_its_fixed_parameter():
-    runs = [_run(s.key, 0, 0.5, 8, 2) for s in SETTINGS]
-    words = {s.key: setting_sentence(s, runs) for s in SETTINGS}
-    assert words["Fuzzy ART ρ = 0.5"].startswith(
-        "ρ = 0.5 is too low: a box may grow until its sides sum to 2 (1 − ρ) = 1"
+def test_a_run_is_reproducible_and_counts_what_it_says():
+    s = setting("GNG λ = 100, a_max = 50")
+    a = run_one(s, seed=1, stream_name="noisy", n_per_class=250)
+    b = run_one(s, seed=1, stream_name="noisy", n_per_class=250)
+    assert (a.nmi, a.n_clusters, a.merges, a.n_nodes, a.edges_across) == (
+        b.nmi,
+        b.n_clusters,
+        b.merges,
+        b.n_nodes,
+        b.edges_across,
     )
-    assert "too high" in words["Fuzzy ART ρ = 0.95"] and "many small boxes" in words["Fuzzy ART ρ = 0.95"]
-    assert words["GNG λ = 10"].startswith("λ = 10 is too small") and "follow" in words["GNG λ = 1000"]
-    assert words["CAE"].startswith("No parameter") and "grid-searched" in words[SETTINGS[6].key]
-    assert all("2.0 classes merged" in w for w in words.values())
-    assert setting_sentence(SETTINGS[0], []) == ""
+    assert a.n_samples == 1650 and 0 <= a.merges <= 6 and 0 <= a.on_noise <= 1 and 0 <= a.edges_across <= a.n_edges
+    clean = run_one(s, seed=1, stream_name="noise-free", n_per_class=250)
+    assert clean.n_samples == 1500 and clean.on_noise == 0.0
+    cae = run_one(setting("CAE"), seed=1, stream_name="noisy", n_per_class=250)
+    assert cae.lam > 0 and cae.edges_deleted >= 0 and np.isnan(a.lam) and np.isnan(a.edges_deleted)
 
 
-def test_a_run_is_reproducible_and_scored_on_the_classes():
-    s = SETTINGS[0]
-    a, b = run_one(s, seed=1, n_per_class=250), run_one(s, seed=1, n_per_class=250)
-    assert (a.nmi, a.n_clusters, a.merges, a.n_nodes) == (b.nmi, b.n_clusters, b.merges, b.n_nodes)
-    assert a.n_samples == 1650 and 0 <= a.merges <= 6 and 0 <= a.on_noise <= 1
+def test_edges_across_classes_count_edges_between_nodes_nearest_to_two_classes():
+    """Two nodes on class 0's points and one on class 1's: an edge 0–1 is within a class, 1–2 across."""
+    from types import SimpleNamespace
+
+    stream = SimpleNamespace(
+        X=np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 1.0], [0.5, 0.9]]), y=np.array([0, 0, 1, 6]), noise_label=6
+    )
+    model = SimpleNamespace(
+        nodes_=np.array([[0.0, 0.01], [0.1, 0.01], [0.95, 1.0]]),
+        edges_=np.array([[0, 1], [1, 2]]),
+        node_labels_=np.array([0, 0, 0]),
+    )
+    on_noise, n_edges, across, small = ln._network_counts(model, stream)
+    assert (on_noise, n_edges, across, small) == (0.0, 2, 1, 1)
 
 
-def test_the_job_runs_every_setting_for_every_seed_in_the_background():
-    job = LineageJob(n_seeds=2, n_per_class=250).start()
+def test_the_job_runs_every_setting_on_both_streams_for_every_seed_in_the_background():
+    few = SETTINGS[:2]
+    job = LineageJob(n_seeds=2, n_per_class=100, settings=few).start()
     assert job.wait(300)
-    assert job.error is None and len(job.runs) == 2 * len(SETTINGS)
-    assert {(r.setting, r.seed) for r in job.runs} == {(s.key, seed) for s in SETTINGS for seed in (0, 1)}
-    assert job.words() == "Done: 8 settings over 2 seeds (seeds 0–1)."
+    assert job.error is None and len(job.runs) == 2 * 2 * len(few)
+    assert {(r.setting, r.stream, r.seed) for r in job.runs} == {
+        (s.key, name, seed) for s in few for name in STREAMS for seed in (0, 1)
+    }
+    assert job.words() == "Done: 2 settings on 2 streams over 2 seeds (seeds 0–1)."
     stopped = LineageJob(n_seeds=50, n_per_class=250).start()
     stopped.cancel()
-    assert stopped.wait(60) and len(stopped.runs) < 50 * len(SETTINGS) and stopped.words().startswith("Stopped")
+    assert stopped.wait(60) and len(stopped.runs) < stopped.total and stopped.words().startswith("Stopped")
 
 
 def test_models_at_a_step_have_learned_exactly_that_many_samples():
-    stream, models = models_at(300, seed=0, n_per_class=250)
-    assert [s.algorithm for s, _, _ in models] == ["Fuzzy ART", "GNG", "CAEA", "CAE"]
+    stream, models = models_at(300, seed=0, n_per_class=250, stream_name="noise-free")
+    assert [s.algorithm for s, _, _ in models] == ["Fuzzy ART", "TCA", "CAEA", "CAE", "GNG", "ASOINN", "SOINN+"]
     assert all(m.n_samples_seen_ == 300 and rec.t == 300 for _, m, rec in models)
-    _, empty = models_at(0, seed=0, n_per_class=250)
+    assert len(stream.X) == 1500
+    _, empty = models_at(0, seed=0, n_per_class=250, settings=[setting("CAE")])
     assert all(rec is None for _, _, rec in empty)
-    _, clamped = models_at(10**9, seed=0, n_per_class=250)
-    assert clamped[0][1].n_samples_seen_ == len(stream.X)
+    _, clamped = models_at(10**9, seed=0, n_per_class=250, settings=[setting("CAE")])
+    assert clamped[0][1].n_samples_seen_ == 1650
+
+
+def test_an_older_lessons_csv_is_refused_with_a_message(tmp_path):
+    old = tmp_path / "lineage.csv"
+    old.write_text(
+        "setting,seed,nmi,ari,n_clusters,merges,n_nodes,on_noise,n_samples,seconds\nCAE,0,1,1,6,0,9,0,99,0\n"
+    )
+    with pytest.raises(ValueError, match="not this lesson's file .*python -m cae.experiments lineage"):
+        read_runs(old)
+
+
+# ------------------------------------------------------------------ the sentences against the CSV
+#: how the sentences write each number: the test's own table, not the module's
+DIGITS = {"nmi": 3, "n_clusters": 1, "merges": 1, "n_nodes": 0, "n_edges": 0, "edges_across": 1, "small_clusters": 1}
+DIGITS.update({"on_noise": "%", "lam": 0, "edges_deleted": 1})
+NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?%?")
+
+
+def _expected(df, key, stream, field):
+    """The mean the sentence should quote, from the CSV with pandas, formatted as a reader reads it."""
+    v = df[(df["setting"] == key) & (df["stream"] == stream)][field].mean()
+    d = DIGITS[field]
+    return f"{v:.0%}" if d == "%" else f"{v:,.{d}f}"
+
+
+def _check_sentences(path):
+    df = pd.read_csv(path)
+    runs = read_runs(path)
+    checked = 0
+    for s in SETTINGS:
+        text, quotes = sentence_quotes(s, runs)
+        assert text.startswith(s.key), text
+        assert quotes and all(q.text in text for q in quotes)
+        for q in quotes:
+            assert q.text == _expected(df, q.setting, q.stream, q.field), (s.key, q)
+            checked += 1
+        # every number in the sentence is a quote, a parameter of its setting, or a constant of the fixed text
+        allowed = {q.text for q in quotes} | {f"{v:g}" for v in s.params.values()} | {"6", "1,000"}
+        fixed = " ".join(v for k, v in MEANINGS.items() if k[0] == s.algorithm) + " " + ln._extra([], s)[0]
+        allowed |= set(NUMBER.findall(fixed)) | {str(ln.SMALL_CLUSTER)}
+        rest = NUMBER.findall(text)
+        for q in quotes:  # one occurrence per quote
+            if q.text in rest:
+                rest.remove(q.text)
+        assert set(rest) <= allowed, (s.key, set(rest) - allowed)
+    return checked
+
+
+def test_every_number_a_sentence_quotes_is_read_back_from_the_lessons_csv(tmp_path):
+    """A fresh, small lesson through the command (1 seed, 100 points per distribution): each quoted number is the
+    mean pandas computes from the CSV the command wrote."""
+    from cae.experiments.cli import main
+
+    assert main(["lineage", "--seeds", "2", "--n-per-class", "100", "--results", str(tmp_path)]) == 0
+    assert _check_sentences(tmp_path / "lineage.csv") > 25 * 8
+
+
+def test_the_committed_lessons_sentences_quote_its_csv():
+    """The same for results/lineage.csv, the run docs/algorithms.md and the page show."""
+    if not COMMITTED.exists():
+        pytest.skip("results/lineage.csv is not there")
+    runs = read_runs(COMMITTED)
+    assert {r.setting for r in runs} == {s.key for s in SETTINGS} and {r.stream for r in runs} == set(STREAMS)
+    assert len({r.seed for r in runs}) == 10
+    assert _check_sentences(COMMITTED) > 25 * 8
+
+
+def test_a_quote_that_does_not_match_the_csv_fails_the_check(tmp_path):
+    """The check can fail: a CSV whose NMI was changed after the sentences' runs no longer matches."""
+    runs = [run_one(setting("CAE"), 0, name, n_per_class=100) for name in STREAMS]
+    path = tmp_path / "lineage.csv"
+    write_runs(runs, path)
+    df = pd.read_csv(path)
+    text, quotes = sentence_quotes(setting("CAE"), runs)
+    df.loc[0, "nmi"] = df.loc[0, "nmi"] + 0.01
+    q = next(q for q in quotes if q.field == "nmi" and q.stream == "noisy")
+    assert q.text != _expected(df, q.setting, q.stream, q.field)
+
+
+def test_no_sentence_likens_caes_lambda_to_gngs():
+    """CAE's λ is the number of samples between isolated-node deletions, with λ/2 active nodes setting V; GNG's λ
+    is its insertion interval. No text of the lesson puts the two side by side."""
+    runs = [
+        run_one(s, 0, name, n_per_class=100) for s in SETTINGS if s.algorithm in ("CAE", "CAEA") for name in STREAMS
+    ]
+    texts = [ln.setting_sentence(s, runs) for s in SETTINGS if s.algorithm in ("CAE", "CAEA")]
+    texts += [MEANINGS[("CAE", "")], MEANINGS[("CAEA", "deletion_interval")], ln.step_of("CAEA → CAE").change]
+    for text in texts:
+        assert "GNG" not in text and "insertion" not in text, text
+    assert "insertion interval" in MEANINGS[("GNG", "insertion_interval")]
+    assert (
+        "λ/2 active nodes" in MEANINGS[("CAEA", "deletion_interval")]
+        and "every λ samples" in MEANINGS[("CAEA", "deletion_interval")]
+    )
+
+
+# ------------------------------------------------------------------ what the sentences say each parameter does
+def _stream(n=150, seed=0, noise=0.1):
+    return ln._stream(seed, n, "noisy" if noise else "noise-free")
+
+
+def test_caes_lambda_is_estimated_and_sets_the_active_nodes_and_the_deletion_interval():
+    """CAE: λ = 2 n_active once the DPP test holds (λ/2 active nodes set V); CAEA: n_active = λ/2 as given."""
+    X = _stream().X
+    cae = ALGORITHMS["CAE"].make().fit(X)
+    assert cae.deletion_interval_ == 2 * cae.n_active_nodes_
+    caea = ALGORITHMS["CAEA"].make(deletion_interval=50, max_edge_age=40).fit(X)
+    assert (caea.deletion_interval_, caea.n_active_nodes_) == (50, 25)
+
+
+def test_tcas_bandwidths_stay_within_half_and_one_and_a_half_sigma_init():
+    for sigma in (0.03, 0.1, 0.5):
+        m = ALGORITHMS["TCA"].make(reconstruction_interval=100, sigma_init=sigma).fit(_stream(300).X)
+        assert np.all(m.sigmas_ >= 0.5 * sigma - 1e-12) and np.all(m.sigmas_ <= 1.5 * sigma + 1e-12)
+
+
+def test_fuzzy_arts_vigilance_is_the_sides_of_the_stretched_box():
+    """|I ∧ w|/|I| ≥ ρ exactly when the box stretched to hold the sample has sides summing to at most 2 (1 − ρ)."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        lo = rng.random(2) * 0.5
+        hi = lo + rng.random(2) * 0.5
+        x = rng.random(2)
+        w = np.concatenate([lo, 1 - hi])
+        I = np.concatenate([x, 1 - x])
+        match = np.minimum(I, w).sum() / I.sum()
+        sides = (np.maximum(hi, x) - np.minimum(lo, x)).sum()
+        rho = rng.random()
+        assert (match >= rho) == (sides <= 2 * (1 - rho) + 1e-12) or abs(match - rho) < 1e-9
+
+
+def test_gngs_insertions_come_every_lambda_signals_after_the_two_start_nodes():
+    m = ALGORITHMS["GNG"].make(insertion_interval=7)
+    inserted = [t for t, x in enumerate(_stream(100).X[:200], start=1) if m.learn_one(x).inserted]
+    assert inserted == list(range(9, 201, 7))
+
+
+def test_asoinns_edge_age_limit_never_removes_a_node_and_its_denoising_runs_every_lambda():
+    m = ALGORITHMS["ASOINN"].make(deletion_interval=40, max_edge_age=2)
+    seen = []
+    for t, x in enumerate(_stream(100).X[:400], start=1):
+        before = len(m.nodes_) if t > 1 else 0
+        rec = m.learn_one(x)
+        if len(m.nodes_) < before:
+            seen.append(t)
+        assert rec is not None
+    assert seen and all(t % 40 == 0 for t in seen)

@@ -12,6 +12,9 @@ Two kinds of model (the registry entry's ``kind``) get their layers here, regist
   on the white plot (:func:`age_colours`), and an insertion drawn as an event — the new node r ringed and
   named, with q and f (:func:`insertion_marks`).
 
+And the *Lineage* page's two pieces of HTML: the paper's two families meeting in CAE (:func:`lineage_html`) and the
+lesson's table grouped by stream (:func:`lineage_table_html`).
+
 Pure functions, no Streamlit.
 """
 
@@ -45,6 +48,9 @@ __all__ = [
     "insertion_marks",
     "insertion_layer",
     "KIND_NOTES",
+    "BOX_WORDS",
+    "lineage_html",
+    "lineage_table_html",
 ]
 
 
@@ -307,3 +313,112 @@ KIND_NOTES = {
 
 MODEL_LAYERS["boxes"] = (boxes_layer, nodes_layer, acceptance_layer)
 MODEL_LAYERS["gas"] = (age_edges_layer, nodes_layer, insertion_layer)
+
+
+# ------------------------------------------------------------------ the lineage and its table, as HTML
+#: what each algorithm of the lineage is given or estimates, in its box of :func:`lineage_html`
+BOX_WORDS = {
+    "Fuzzy ART": "ρ fixed",
+    "TCA": "CIM; λ, σ_init searched",
+    "CAEA": "λ, a_max searched",
+    "GNG": "λ, a_max fixed",
+    "ASOINN": "λ, a_max searched",
+    "SOINN+": "a_max from edge ages",
+    "CAE": "V, λ, a_max estimated",
+}
+_FAMILIES = (("ART family", ("Fuzzy ART", "TCA", "CAEA")), ("GNG family", ("GNG", "ASOINN", "SOINN+")))
+
+
+def _box(name, colour, chosen, style=""):
+    from html import escape
+
+    border = "2px solid #000" if chosen else "1px solid #b9b9b9"
+    return (
+        f'<div style="border:{border};border-left:5px solid {colour};border-radius:4px;padding:0.15rem 0.45rem;'
+        f'background:#fff;line-height:1.25;{style}"><b>{escape(name)}</b><br>'
+        f'<span style="font-size:0.8rem;color:#333">{escape(BOX_WORDS[name])}</span></div>'
+    )
+
+
+def lineage_html(chosen=(), colours=None):
+    """The paper's two families meeting in CAE, as HTML: Fuzzy ART → TCA → CAEA and GNG → ASOINN → SOINN+, each
+    box saying what the algorithm fixes, grid-searches ("searched") or estimates (:data:`BOX_WORDS`), both rows
+    ending in CAE;
+    the algorithms named in ``chosen`` (a step's two) are framed in black. ``colours``: name → the box's edge
+    colour (the registry's).
+
+    >>> html = lineage_html(("GNG", "ASOINN"))
+    >>> html.count("border:2px solid #000"), "V, λ, a_max estimated" in html
+    (2, True)
+    """
+    colours = colours or {}
+    cells = []
+    for row, (family, names) in enumerate(_FAMILIES, start=1):
+        cells.append(f'<div style="grid-row:{row};grid-column:1;font-size:0.8rem;color:#333">{family}</div>')
+        for k, name in enumerate(names):
+            cells.append(
+                _box(name, colours.get(name, "#7f7f7f"), name in chosen, f"grid-row:{row};grid-column:{2 + 2 * k}")
+            )
+            cells.append(
+                f'<div aria-hidden="true" style="grid-row:{row};grid-column:{3 + 2 * k};text-align:center;'
+                'font-size:1.1rem;color:#555">→</div>'
+            )
+    cae = _box("CAE", colours.get("CAE", "#d62728"), "CAE" in chosen, "grid-row:1 / span 2;grid-column:8;")
+    text = (
+        "The lineage: Fuzzy ART, then TCA, then CAEA, then CAE; and GNG, then ASOINN, then SOINN+, whose edge "
+        "deletion CAE's a_max follows."
+    )
+    return (
+        f'<figure style="margin:0" aria-label="{text}">'
+        '<div style="display:grid;grid-template-columns:auto repeat(3, minmax(0, 1fr) 1.4rem) minmax(0, 1.1fr);'
+        'gap:0.3rem 0.15rem;align-items:center">' + "".join(cells) + cae + "</div></figure>"
+    )
+
+
+def lineage_table_html(table, groups, first_columns=2):
+    """The lesson's table (:func:`cae.app.lineage.summary_table`) as HTML that fits a 1280×720 screen whole: the
+    columns of each number grouped under one heading (``groups``: heading → sub-headings, in the table's order
+    after its ``first_columns``), every "mean ± sd" written as the mean with a small "±sd" after it, one line a
+    row, the algorithm named once for its block of rows.
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"algorithm": ["CAE"], "setting": ["—"], "NMI, noisy": ["0.953 ± 0.064"], "NMI, clean": ["1.000 ± 0.000"]})
+    >>> html = lineage_table_html(t, {"NMI": ["noisy", "clean"]})
+    >>> 'colspan="2"' in html, "±0.064" in html, html.count("<tr")
+    (True, True, 3)
+    """
+    from html import escape
+
+    pad = "padding:0.08rem 0.3rem"
+    th = f'style="{pad};text-align:{{}};border-bottom:1px solid #888;font-weight:600"'
+    head1 = "".join(
+        f'<th rowspan="2" {th.format("left")} scope="col">{escape(c)}</th>' for c in table.columns[:first_columns]
+    )
+    head1 += "".join(
+        f'<th colspan="{len(subs)}" {th.format("center")} scope="colgroup">{escape(g)}</th>'
+        for g, subs in groups.items()
+    )
+    head2 = "".join(f'<th {th.format("right")} scope="col">{escape(s)}</th>' for subs in groups.values() for s in subs)
+    algorithms = list(table.iloc[:, 0])
+    rows = []
+    for i, values in enumerate(table.itertuples(index=False)):
+        first = i == 0 or algorithms[i - 1] != values[0]
+        top = "border-top:1px solid #bbb;" if first else ""
+        cells = []
+        if first:
+            span = 1
+            while i + span < len(algorithms) and algorithms[i + span] == values[0]:
+                span += 1
+            cells.append(
+                f'<th scope="rowgroup" rowspan="{span}" style="{top}{pad};text-align:left;vertical-align:top">{escape(values[0])}</th>'
+            )
+        cells += [f'<td style="{top}{pad}">{escape(str(v))}</td>' for v in values[1:first_columns]]
+        for v in values[first_columns:]:
+            mean, _, sd = str(v).partition(" ± ")
+            small = f'<span style="font-size:0.68rem;color:#555"> ±{escape(sd)}</span>' if sd else ""
+            cells.append(f'<td style="{top}{pad};text-align:right;white-space:nowrap">{escape(mean)}{small}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<table class="cae-lineage-table" style="border-collapse:collapse;font-size:0.8rem;line-height:1.2;width:100%">'
+        f"<thead><tr>{head1}</tr><tr>{head2}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )

@@ -381,8 +381,8 @@
     let html = "";
     if (r.length >= 8) {
       html += '<div class="row">' + metric(r[0][0], r[0][1], r[0][2]) + metric(r[1][0], r[1][1]) + "</div>";
-      html += '<div class="row">' + [2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1])).join("") + "</div>";
-      html += '<div class="row">' + metric(r[6][0], r[6][1]) + metric(r[7][0], r[7][1]) + "</div>";
+      html += '<div class="row">' + [2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1], r[k][2])).join("") + "</div>";
+      html += '<div class="row">' + metric(r[6][0], r[6][1], r[6][2]) + metric(r[7][0], r[7][1], r[7][2]) + "</div>";
     }
     if (p.last) html += '<p class="last"><b>Last step</b> · ' + esc(p.last) + "</p>";
     if (p.finished) html += '<div class="end">End of the stream.</div>';
