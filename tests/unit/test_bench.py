@@ -41,3 +41,17 @@ def test_interleaved_timing_keeps_each_functions_best():
     calls = []
     best = bench.interleaved_best([lambda: calls.append("a"), lambda: calls.append("b")], 3)
     assert calls == ["a", "b"] * 3 and len(best) == 2 and all(t >= 0 for t in best)
+
+
+def test_the_algorithms_table_fits_every_registered_name():
+    """``--algorithms``' name column is as wide as the longest registered name (a 15-character one included):
+    every row's numbers sit under their header."""
+    from cae.registry import ALGORITHMS
+
+    names = [*ALGORITHMS, "Hypersphere ART"]
+    width = bench.name_width(names)
+    head = bench.algorithm_line(width, "algorithm", "workload")
+    for name in names:
+        row = bench.algorithm_line(width, name, "paper2d (20,000 x 2)", (3.25, 1.0, 0.065, 41, 6, 0.5))
+        assert row.index("paper2d") == head.index("workload") and len(row) == len(head), (name, row, head)
+        assert row[:width].rstrip() == name
