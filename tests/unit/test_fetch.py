@@ -356,8 +356,11 @@ def test_openml_unreachable(tmp_path):
 
 
 def test_the_bundled_iris_is_the_papers(tmp_path):
-    [o] = F.fetch(["iris"], to=tmp_path, log=None)
-    assert o.status == "fetched" and o.identity == "identical"
+    lines = []
+    [o] = F.fetch(["iris"], to=tmp_path, log=lines.append)
+    assert o.status == "fetched" and o.identity == "identical" and o.bundled
+    # nothing was downloaded: the line says where Iris comes from
+    assert "Iris" in lines[0] and "bundled with scikit-learn" in lines[0] and "fetched" not in lines[0], lines
 
 
 def test_an_explicit_data_folder_wins_even_when_it_cannot_be_written(tmp_path, monkeypatch):
