@@ -52,9 +52,8 @@ def _download(fig, name, key):
 
 @st.cache_data(show_spinner=False)
 def _comparison(path, mtime):
-    return pd.read_csv(path, keep_default_na=True).fillna(
-        {"mark": "", "mark_abs": "", "note": "", "stage": "", "beside": ""}
-    )
+    text = ("mark", "mark_abs", "note", "stage", "beside")  # read as text: a column that is all missing stays text
+    return pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys(text, str)).fillna(dict.fromkeys(text, ""))
 
 
 @st.cache_data(show_spinner=False)

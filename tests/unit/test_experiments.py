@@ -488,6 +488,34 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
     assert not at.exception and any("critical difference" in c.value for c in at.caption)
 
 
+def test_text_columns_that_are_all_missing_read_without_a_pandas_warning(tmp_path, monkeypatch):
+    """A comparison whose text columns are all missing reads them from the CSV as float64: filling them with ""
+    warned (Pandas4Warning: pandas 4 will refuse it) on the Experiments page and in the tables."""
+    import warnings
+
+    from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
+
+    pandas4 = getattr(pd.errors, "Pandas4Warning", None)
+    if pandas4 is None:
+        pytest.skip(f"pandas {pd.__version__} has no Pandas4Warning")
+    paper, ours = _fake_paper(tmp_path)
+    ex.main(["compare", "--results", str(ours), "--paper", str(paper), "--quiet"])
+    df = pd.read_csv(ours / "paper_comparison.csv")
+    df = df.assign(**dict.fromkeys(["mark_abs", "stage", "beside", "note"], np.nan))
+    df.to_csv(ours / "paper_comparison.csv", index=False)
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(ours))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pandas4)
+        back = pd.read_csv(ours / "paper_comparison.csv")
+        rows = cmp.display_rows(back)
+        assert not {"stage", "beside", "note"} & set(rows.columns)  # empty text columns are left out
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page("pages/experiments.py").run()
+        assert not at.exception, at.exception
+
+
 def test_paper_quick_without_the_papers_tables(tmp_path, folder):
     """--paper naming a folder that is not there: every study still runs; the comparison is skipped, and said so."""
     out = tmp_path / "results"
