@@ -22,7 +22,8 @@ RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().p
 st.title("Experiments")
 st.caption(
     "The paper's studies. The full reproduction runs from the command line "
-    "(`python -m cae.experiments paper --out results`) and is shown under *Against the paper*; the other "
+    "(`python -m cae.experiments paper --out results --n-jobs 2 --data authors`, after `python -m cae.data fetch`) and "
+    "is shown under *Against the paper*; the other "
     "tabs run small versions here."
 )
 tabs = st.tabs(["Against the paper", "Noise robustness", "Synthetic 2-D", "λ sweep", "Runtime"])

@@ -760,3 +760,21 @@ def test_realworld_refuses_fuzzy_art_without_min_max_scaling(tmp_path):
     for scaling in ("zscore", "none"):
         with pytest.raises(SystemExit, match=r"Fuzzy ART take\(s\) values in \[0, 1\] only: use --scaling minmax"):
             main(["realworld", "--datasets", str(tmp_path), "--scaling", scaling, "--algorithms", "CAE,Fuzzy ART"])
+
+
+def test_the_results_record_the_command_a_reader_can_type(tmp_path):
+    """A --data file that is the authors' 2-D data byte for byte is recorded as ``--data authors``, a --datasets
+    folder of the paper's datasets byte for byte is left out (the fetched folder is the default); another file
+    stays as typed."""
+    from conftest import paper_datasets_folder
+
+    from cae.experiments.cli import command_line
+
+    datasets, data = paper_datasets_folder()
+    authors = str(data / "paper_2d_6class_90000.csv")
+    typed = ["paper", "--out", "results", "--data", authors, "--datasets", str(datasets), "--n-jobs", "2"]
+    assert command_line(typed) == "python -m cae.experiments paper --out results --data authors --n-jobs 2"
+    assert command_line(["noise", f"--data={authors}"]) == "python -m cae.experiments noise --data authors"
+    other = tmp_path / "mine.csv"
+    other.write_bytes((data / "paper_2d_6class_90000.csv").read_bytes()[:-40])  # the last rows cut
+    assert command_line(["synthetic", "--data", str(other)]) == f"python -m cae.experiments synthetic --data {other}"
