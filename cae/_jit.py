@@ -5,8 +5,8 @@ modules) decorates its functions with :func:`jit`. The same source runs in two w
 bit-identical results: as plain Python, or compiled by numba. There is never a second
 implementation.
 
-Compiling every kernel takes tens of seconds, once per machine; a classroom laptop should not
-wait for it. So, by default (``CAE_JIT=auto``):
+Compiling every kernel takes minutes, once per machine (docs/performance.md, *A fresh machine*,
+says how long); a classroom laptop should not wait for it. So, by default (``CAE_JIT=auto``):
 
 1. the decorated functions stay plain Python, and the first call into a kernel starts a
    *background process* (``python -m cae._warmup``) that compiles every kernel with numba and

@@ -123,7 +123,7 @@ def pytest_sessionstart(session):
     """Use the compiled kernels throughout: start (or find) the background compilation and wait for it.
 
     On a machine whose cache is warm this returns at once; on a fresh one it waits for the one
-    background compilation (about two minutes on two quiet cores, longer on a busy machine). The
+    background compilation (docs/performance.md, *A fresh machine*, gives how long it takes). The
     un-jitted path and the switch are tested in subprocesses of their own (tests/unit/test_coldstart.py,
     the tests with CAE_DISABLE_NUMBA).
     """
