@@ -51,6 +51,7 @@ def _home_picture():
 
 
 def home():
+    from cae.registry import count_in_words, names_in_words
     from pages._playground_session import PRESET_PAPER
     from pages._session import session
 
@@ -94,11 +95,13 @@ def home():
             "3. **Your data** — upload a CSV, learn it, see the clusters (PCA for more than two features), download "
             "labels, nodes, edges, the graph and the model.\n"
             "4. **Continual learning** — one class after another: the R matrix, AI and BWT.\n"
-            "5. **Compare algorithms** — the same stream into two to four of the paper's algorithms (CAE, CAEA, "
-            "SOINN+, ASOINN, TCA, AutoCloud), side by side, with the paper's parameter settings.\n"
-            "6. **Experiments** — our reproduction of the paper's tables beside the published numbers (marks, "
+            f"5. **Compare algorithms** — the same stream into two to four of the {count_in_words()} algorithms "
+            f"({names_in_words()}), side by side, with the paper's parameter settings.\n"
+            "6. **Lineage** — Fuzzy ART, GNG, CAEA and CAE on one drifting stream: what each fixed parameter does, "
+            "and what CAE estimates from the data instead.\n"
+            "7. **Experiments** — our reproduction of the paper's tables beside the published numbers (marks, "
             "critical-difference diagrams, λ validity), and small studies to run here.\n"
-            "7. **Classroom** — a live class: your steps on every student's screen, their predictions back as a "
+            "8. **Classroom** — a live class: your steps on every student's screen, their predictions back as a "
             "chart before you reveal.\n"
         )
     _load_charts_in_the_background()

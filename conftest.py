@@ -1,6 +1,19 @@
-"""Collection rules for the whole repository (tests/ and the doctests of cae/)."""
+"""Collection rules for the whole repository (tests/ and the doctests of cae/), and the test session's own home.
+
+The suite never reads or writes the user's files: before anything is collected (module-level code reads the
+per-user folders when it is imported), :func:`pytest_configure` points ``HOME`` and the XDG folders at a
+throw-away folder of the session and unsets the two settings that name the user's files,
+``CAE_EXPLORER_DATA`` and ``CAE_CLASSROOM_URL``; everything the tests start (app servers, the CLI) inherits
+it. Two per-user folders are still read, each for a reason and named explicitly: the kernel cache
+(``CAE_EXPLORER_CACHE``: the compiled kernels of this very code, which a fresh folder would compile again for
+minutes), and the paper's datasets ``python -m cae.data fetch`` saved (``CAE_TEST_FETCHED``, read only).
+``tests/conftest.py``'s session fixture ``own_home`` hands the folders to the tests and checks they are in use.
+"""
 
 import importlib.util
+import os
+import shutil
+import tempfile
 
 # cae.integrations.river needs the optional River extra; without it its doctests are not collected
 # (tests/unit/test_river.py skips itself, with the reason). The test extra installs River, so CI runs them.
@@ -8,3 +21,45 @@ collect_ignore = [] if importlib.util.find_spec("river") else ["cae/integrations
 # a throw-away algorithm's modules, copied into cae/algorithms of a copy of the repository by
 # tests/unit/test_adding_an_algorithm.py (their relative imports work only there)
 collect_ignore.append("tests/fixtures/new_algorithm")
+
+#: the settings that name the user's files: unset for the session (tests that need one set their own)
+USER_SETTINGS = ("CAE_EXPLORER_DATA", "CAE_CLASSROOM_URL")
+
+
+def pytest_configure(config):
+    """Give the session its own HOME, XDG folders and data folder (see the module docstring)."""
+    if os.environ.get("CAE_TEST_HOME"):  # a run of the suite inside the suite: its parent's home is its own
+        return
+    from cae import _paths
+
+    cache = _paths.first_writable(_paths.cache_candidates("numba", env=("CAE_EXPLORER_CACHE", "NUMBA_CACHE_DIR")))
+    fetched = _paths.user_data_dir(create=False)
+    base = tempfile.mkdtemp(prefix="cae-tests-home-")
+    home = os.path.join(base, "home")
+    new = {
+        "HOME": home,
+        "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
+        "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+        "XDG_CACHE_HOME": os.path.join(home, ".cache"),
+        "XDG_STATE_HOME": os.path.join(home, ".local", "state"),
+        "CAE_EXPLORER_CACHE": cache,
+        "NUMBA_CACHE_DIR": cache,
+        "CAE_TEST_HOME": base,
+        "CAE_TEST_FETCHED": fetched,
+    }
+    for d in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        os.makedirs(new[d], exist_ok=True)
+    saved = {k: os.environ.get(k) for k in [*new, *USER_SETTINGS]}
+    for k in USER_SETTINGS:
+        os.environ.pop(k, None)
+    os.environ.update(new)
+
+    def restore():
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(base, ignore_errors=True)
+
+    config.add_cleanup(restore)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     import networkx as nx
     import pandas as pd
 
-__all__ = ["StreamingClusterer", "PathOrFile"]
+__all__ = ["StreamingClusterer", "EdgelessClusterer", "PathOrFile"]
 
 #: where a model is saved to or loaded from: a path, or a binary file object
 PathOrFile = str | os.PathLike[str] | IO[bytes]
@@ -62,8 +62,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     """Base class of CAE and the baselines (see the module docstring).
 
     Subclasses set ``algorithm`` (the name written into model files),
-    ``_State`` (the state class) and implement ``_check_params``,
-    ``_state_kwargs``, ``_record`` and ``nearest_nodes``.
+    ``_State`` (the state class) and implement ``_state_kwargs``, ``_record``
+    and ``_nearest_nodes`` (the public methods check their samples first, once,
+    in :meth:`_samples`).
     """
 
     algorithm: ClassVar[str] = ""
@@ -102,8 +103,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     def _record(self) -> Record:
         raise NotImplementedError
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
-        """Row of the node each row of X is assigned to (the algorithm's own similarity)."""
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
+        """Row of the node each row of X is assigned to (the algorithm's own similarity), for a model with
+        at least one node; X is checked (:meth:`_samples`): C-contiguous float64, finite, the model's width."""
         raise NotImplementedError
 
     def end_batch(self) -> Self:
@@ -119,10 +121,68 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         """
         return self
 
-    # ------------------------------------------------------------ learning
-    def _new_network(self, d: int) -> ArrayState:
-        self._check_params()
-        return self._State(d, **self._state_kwargs())
+    # ------------------------------------------------------------ the one input check
+    def _samples(
+        self, X: ArrayLike, *, name: str = "X", one: bool = False, fitted: bool = False, reset: bool = False
+    ) -> NDArray[np.float64]:
+        """X as this model takes it — a C-contiguous float64 array, one row per sample — or a ValueError that
+        says what is wrong, raised before anything changes.
+
+        The one check of every public method that takes samples: ``fit``, ``partial_fit``, ``learn_many``,
+        ``learn_one``, ``learn_traced``, ``learn_traced_into``, ``predict``, ``nearest_nodes`` and an
+        algorithm's own (Fuzzy ART's ``acceptance``, AutoCloud's ``memberships``, CAE's
+        ``winner_search_counts``). It refuses what is not real numbers; a wrong dimension (``one``: a single
+        sample, a 1-D array; else a 2-D array); an empty array; NaN and infinity; another number of features
+        than the model learned (any number, at least one, before it has learned; ``reset``: ``fit``, which
+        starts over); values whose squared differences would overflow; values outside :attr:`input_range`.
+        ``fitted``: the method needs a model that has learned (scikit-learn's ``NotFittedError``, a
+        ValueError, otherwise).
+
+        Examples
+        --------
+        >>> from cae import CAE
+        >>> model = CAE().fit([[0.0, 0.0], [1.0, 1.0]])
+        >>> model.nearest_nodes([[0.5, float("nan")]])
+        Traceback (most recent call last):
+        ...
+        ValueError: X contains NaN or infinity (first at row 0, feature 1): drop or impute those values first
+        >>> model.learn_one([0.5, 0.5, 0.5])
+        Traceback (most recent call last):
+        ...
+        ValueError: x has 3 features, but CAE is expecting 2 features as input.
+        >>> model.n_samples_seen_
+        2
+        """
+        if fitted:
+            check_is_fitted(self, "network_")
+        try:
+            raw = np.asarray(X)
+            if raw.dtype.kind == "c":
+                raise ValueError("complex numbers are not supported")
+            A = raw.astype(np.float64, copy=False)
+        except (TypeError, ValueError) as exc:  # text, complex numbers, ragged rows; an object: TypeError
+            raise type(exc)(f"{name} must hold real numbers only ({exc})") from None
+        if A.ndim != (1 if one else 2):
+            want = "one sample, a 1-D array of its features" if one else "a 2-D array, one row per sample"
+            raise ValueError(f"{name} must be {want}; got an array of shape {A.shape}")
+        if A.size == 0:
+            what = "no feature" if one or A.shape[0] else "no sample"
+            raise ValueError(f"{name} is empty (shape {A.shape}): it has {what}")
+        A = A.reshape(1, -1) if one else A
+        if not reset and "network_" in self.__dict__ and A.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{name} has {A.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        finite = np.isfinite(A)
+        if not finite.all():
+            row, col = np.argwhere(~finite)[0]
+            raise ValueError(
+                f"{name} contains NaN or infinity (first at row {row}, feature {col}): drop or impute those values first"
+            )
+        _check_magnitude(A)
+        self._check_range(A)
+        return np.ascontiguousarray(A)
 
     def _check_range(self, X: NDArray[np.float64]) -> None:
         """Refuse values outside :attr:`input_range`, saying how to bring them in."""
@@ -135,16 +195,40 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
                 f"to {float(X.max()):g}): min-max scale the data first"
             )
 
-    def _learn(self, X: ArrayLike, track: bool = False, trace: NDArray[np.float64] | None = None) -> None:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
-        self._check_range(X)
+    def _validated(self, X: ArrayLike, *, reset: bool) -> NDArray[np.float64]:
+        """:meth:`_samples` for the scikit-learn methods (``fit``, ``partial_fit``, ``learn_many``, ``predict``):
+        scikit-learn's ``validate_data`` first (feature names, ``n_features_in_``; ``reset`` sets them), and
+        what it set is put back when X is refused: a refused X changes nothing."""
+        names = ("n_features_in_", "feature_names_in_")
+        saved = {k: self.__dict__[k] for k in names if k in self.__dict__}
+        try:
+            data = validate_data(self, X, reset=reset, dtype=np.float64, ensure_min_samples=1)
+            return self._samples(data, reset=reset)
+        except BaseException:
+            for k in names:
+                self.__dict__.pop(k, None)
+            self.__dict__.update(saved)
+            raise
+
+    # ------------------------------------------------------------ learning
+    def _new_network(self, d: int) -> ArrayState:
+        self._check_params()
+        return self._State(d, **self._state_kwargs())
+
+    def _learn(self, X: NDArray[np.float64], track: bool = False, trace: NDArray[np.float64] | None = None) -> None:
+        """Learn the rows of X, checked by :meth:`_samples`."""
         self.network_.run(X, track=track, trace=trace)
         self._version = getattr(self, "_version", 0) + 1
 
     def _start(self, d: int) -> None:
         self.network_ = self._new_network(d)
+        self.n_features_in_ = d
         self._version = 0
+
+    def _begin(self, d: int) -> None:
+        """Start a stream of ``d`` features, unless one has started (``d`` is checked by :meth:`_samples`)."""
+        if "network_" not in self.__dict__:
+            self._start(d)
 
     def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Reset the model and learn the rows of X in order.
@@ -159,8 +243,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         -------
         self
         """
-        data: NDArray[np.float64] = validate_data(self, X, reset=True, dtype=np.float64, ensure_min_samples=1)
-        self._check_range(data)  # before the network is replaced: a refused X keeps the model
+        data = self._validated(X, reset=True)  # a refused X keeps the model
         self._start(data.shape[1])
         self._learn(data)
         self.end_batch()
@@ -186,11 +269,8 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
 
     def _continue(self, X: ArrayLike) -> NDArray[np.float64]:
         """Validate X against the stream so far (or start one) and learn it; returns the validated X."""
-        first = not hasattr(self, "network_")
-        data: NDArray[np.float64] = validate_data(self, X, reset=first, dtype=np.float64, ensure_min_samples=1)
-        self._check_range(data)
-        if first:
-            self._start(data.shape[1])
+        data = self._validated(X, reset="network_" not in self.__dict__)
+        self._begin(data.shape[1])
         self._learn(data)
         return data
 
@@ -203,19 +283,6 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         """
         self._continue(X)
         return self
-
-    def _check_sample_width(self, n: int) -> None:
-        if hasattr(self, "network_"):
-            if n != self.n_features_in_:
-                raise ValueError(
-                    f"X has {n} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
-                )
-        else:
-            if n < 1:
-                raise ValueError("a sample needs at least one feature")
-            self.n_features_in_ = n
-            self._start(n)
 
     @property
     def trace_columns(self) -> tuple[str, ...]:
@@ -232,8 +299,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         """
         import pandas as pd
 
-        X = self._check_traced(X)
+        X = self._samples(X)
         out = np.zeros((X.shape[0], len(self.trace_columns)))
+        self._begin(X.shape[1])
         self._learn(X, trace=out)
         return pd.DataFrame(out, columns=list(self.trace_columns))
 
@@ -243,20 +311,13 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         ``out`` is a C-contiguous float64 array of shape ``(len(X), len(trace_columns))``, e.g. rows
         of a longer trace: the app's stepper records 99,000 steps this way.
         """
-        X = self._check_traced(X)
+        X = self._samples(X)
         shape = (X.shape[0], len(self.trace_columns))
         if out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float64 array of shape {shape}")
+        self._begin(X.shape[1])
         self._learn(X, trace=out)
         return out
-
-    def _check_traced(self, X: ArrayLike) -> NDArray[np.float64]:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or not np.all(np.isfinite(X)):
-            raise ValueError("learn_traced expects a finite 2-D array")
-        self._check_range(X)
-        self._check_sample_width(X.shape[1])
-        return X
 
     def learn_one(self, x: ArrayLike) -> Record:
         """Learn one sample and return a record of what happened (see the module docstring).
@@ -265,14 +326,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         ----------
         x : array-like of shape (n_features,)
         """
-        x = np.asarray(x, dtype=np.float64)
-        if x.ndim != 1:
-            raise ValueError(f"learn_one expects one sample (a 1-D array), got shape {x.shape}")
-        if not np.all(np.isfinite(x)):
-            raise ValueError("Input contains NaN or infinity.")
-        self._check_range(x)
-        self._check_sample_width(x.shape[0])
-        self._learn(x[None, :], track=True)
+        X = self._samples(x, name="x", one=True)
+        self._begin(X.shape[1])
+        self._learn(X, track=True)
         return self._record()
 
     def last_trace_row(self) -> NDArray[np.float64]:
@@ -290,17 +346,32 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             model has no node.
         """
         check_is_fitted(self, "network_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._predict_array(X)
+        return self._predict_array(self._validated(X, reset=False))
 
-    def _predict_array(self, X: ArrayLike) -> NDArray[np.int64]:
+    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+        """Row of the node each row of X is assigned to, by the algorithm's own similarity.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        rows : ndarray of shape (n_samples,)
+            Rows of ``nodes_``; -1 for every row when the model has no node.
+        """
+        return self._nearest_rows(self._samples(X, fitted=True))
+
+    def _nearest_rows(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         _jit.ensure()
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
-        self._check_range(X)
         if self.network_.K == 0:
             return np.full(X.shape[0], -1, dtype=np.int64)
-        return np.asarray(self.node_labels_)[self.nearest_nodes(X)]
+        return self._nearest_nodes(X)
+
+    def _predict_array(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
+        """The labels of the rows of X, checked by :meth:`_samples`."""
+        rows = self._nearest_rows(X)
+        return rows if self.network_.K == 0 else np.asarray(self.node_labels_)[rows]
 
     def fit_predict(self, X: ArrayLike, y: object = None) -> NDArray[np.int64]:
         """Fit on X (reset) and return ``labels_``."""
@@ -484,3 +555,35 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             model.input_scaling_ = meta["input_scaling"]
         model._version = 0
         return model
+
+
+class EdgelessClusterer(StreamingClusterer[Record]):
+    """The shell of an algorithm whose nodes have no edges (AutoCloud's clouds, Fuzzy ART's categories).
+
+    Every node is a cluster of its own, so that code written for networks reads these models without special
+    cases: ``edges_`` is an empty (0, 2) array, ``node_labels_`` is 0 .. K-1, ``n_clusters_`` is K, and the
+    edges have no age (``edge_ages_`` raises AttributeError). The state has no neighbour lists (its kernel keeps
+    ``I_E`` and ``I_MAXDEG`` at 0).
+
+    Examples
+    --------
+    >>> from cae import FuzzyART
+    >>> model = FuzzyART(vigilance=0.9).fit([[0.1, 0.1], [0.9, 0.9], [0.12, 0.1]])
+    >>> model.edges_.shape, model.node_labels_.tolist(), model.n_clusters_
+    ((0, 2), [0, 1], 2)
+    """
+
+    _edge_ages = False
+
+    @property
+    def edges_(self) -> NDArray[np.int64]:
+        self._net()
+        return self._ro(np.zeros((0, 2), dtype=np.int64))
+
+    @property
+    def node_labels_(self) -> NDArray[np.int64]:
+        return self._ro(np.arange(self._net().K, dtype=np.int64))
+
+    @property
+    def n_clusters_(self) -> int:
+        return int(self._net().K)

@@ -5,8 +5,8 @@ modules) decorates its functions with :func:`jit`. The same source runs in two w
 bit-identical results: as plain Python, or compiled by numba. There is never a second
 implementation.
 
-Compiling every kernel takes tens of seconds, once per machine; a classroom laptop should not
-wait for it. So, by default (``CAE_JIT=auto``):
+Compiling every kernel takes minutes, once per machine (docs/performance.md, *A fresh machine*,
+says how long); a classroom laptop should not wait for it. So, by default (``CAE_JIT=auto``):
 
 1. the decorated functions stay plain Python, and the first call into a kernel starts a
    *background process* (``python -m cae._warmup``) that compiles every kernel with numba and
@@ -69,12 +69,12 @@ if not HAVE_NUMBA:
 
 
 def _kernel_modules():
-    """This module, the shared graph primitives, and every algorithm's kernel: by convention the files
+    """This module, the shared graph and ART primitives, and every algorithm's kernel: by convention the files
     ``cae/algorithms/_<name>_kernel.py`` (found without importing anything; the registry, which names each
     algorithm's kernels, sits above this layer, and tests/unit/test_registry.py checks that the two agree)."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "algorithms")
     found = sorted(f[:-3] for f in os.listdir(here) if f.startswith("_") and f.endswith("_kernel.py"))
-    return ("cae._jit", "cae._graph", *(f"cae.algorithms.{f}" for f in found))
+    return ("cae._jit", "cae._graph", "cae._art", *(f"cae.algorithms.{f}" for f in found))
 
 
 #: the kernel modules (their sources name the cache the background process builds)

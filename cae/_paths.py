@@ -15,6 +15,10 @@ the paper's datasets      ``$CAE_EXPLORER_DATA``,                         :mod:`
                           ``~/.local/share/cae-explorer/datasets``        the experiments' ``--datasets``
 ========================  =============================================  ================================
 
+The datasets' folder is the exception to "the first that can be written": ``$CAE_EXPLORER_DATA``, when set,
+is used even when it cannot be written (the write then fails in words) — a setting a user typed wins over a
+default, as it does for the classroom's file (:func:`cae.classroom.default_sqlite_choice`).
+
 Examples
 --------
 >>> import os, tempfile
@@ -87,15 +91,18 @@ def user_cache_dir(sub, env=()):
 def user_data_dir(sub="datasets", env=("CAE_EXPLORER_DATA",), create=True):
     """The per-user data folder (``$CAE_EXPLORER_DATA``, else ``~/.local/share/cae-explorer/datasets``).
 
-    With ``create=False`` nothing is created (where the experiments look for fetched data): the
-    folder an environment variable names, else the first candidate folder that exists, else the
-    first candidate (where :func:`cae.data.fetch.fetch` would write).
+    A folder an environment variable names is the one, always: a setting wins over every default, and
+    when it cannot be created or written the caller's write fails (an OSError), never lands elsewhere.
+    Without one, ``create=True`` gives the first candidate that can be created and written to. With
+    ``create=False`` nothing is created (where the experiments look for fetched data): the first
+    candidate folder that exists, else the first candidate (where :func:`cae.data.fetch.fetch` would
+    write).
     """
-    if create:
-        return first_writable(data_candidates(sub, env), f"{_APP}-{sub}-")
     for var in env:
         if os.environ.get(var):
             return os.environ[var]
+    if create:
+        return first_writable(data_candidates(sub), f"{_APP}-{sub}-")
     candidates = list(data_candidates(sub))
     for d in candidates:
         if os.path.isdir(d):

@@ -10,7 +10,7 @@ separated) limits it to some algorithms (a test uses that).
 The work comes in *parts* (each algorithm on 2-D data, on 3-D data, and CAE's parallel labelling). After
 each part it writes ``MARKER``'s ``.progress`` file (JSON: ``done``, ``total``, ``started``, ``updated``,
 ``part``), from which :func:`cae._jit.progress` tells the app how far it is and how long the rest should
-take at the time per part measured so far: a busy classroom laptop took 9.5 minutes, not "about a minute".
+take at the time per part measured so far (how long the whole takes: docs/performance.md, *A fresh machine*).
 """
 
 from __future__ import annotations

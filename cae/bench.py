@@ -7,8 +7,8 @@ measured with tracemalloc (NumPy allocations, including any copy of the input
 and the labels_ array). Timings are the best
 of ``--repeat`` runs after a warm-up (numba compiles once, then caches).
 
-``--algorithms`` also times every registered algorithm (CAE, CAEA, SOINN+,
-ASOINN, TCA, AutoCloud) with the paper's parameters on the 2-D paper stream
+``--algorithms`` also times every registered algorithm (:data:`cae.registry.ALGORITHMS`)
+with the paper's parameters (the defaults where the paper has none) on the 2-D paper stream
 (20,000 samples) and, when the paper's datasets are fetched (``python -m cae.data fetch``), on
 Letter (20,000 x 16) and Skin (245,057 x 3), min-max scaled as in the paper.
 
@@ -446,10 +446,8 @@ def algorithms(folder, repeat=3):
     """Every registered algorithm, the paper's stationary parameters, learn time per sample."""
     from .registry import ALGORITHMS
 
-    print(
-        f"{'algorithm':10s} {'workload':24s} {'learn us/sample':>16s} {'x CAE':>6s} {'total s':>9s} {'nodes':>7s} "
-        f"{'clusters':>9s} {'predict us/sample':>18s}"
-    )
+    width = name_width(ALGORITHMS)
+    print(algorithm_line(width, "algorithm", "workload"))
     for name, key, X in algorithm_workloads(folder):
         cae_time = None
         for algo, spec in ALGORITHMS.items():
@@ -460,10 +458,32 @@ def algorithms(folder, repeat=3):
             model = spec.make(**params).learn_many(X)
             predict = best_of(lambda: model.predict(X), repeat)
             nodes = len(model.nodes_) if spec.kind != "clouds" else f"{len(model.nodes_)}c"
-            print(
-                f"{algo:10s} {name:24s} {best / len(X) * 1e6:16.2f} {best / cae_time:6.1f} {best:9.3f} {nodes!s:>7s} "
-                f"{model.n_clusters_:9d} {predict / len(X) * 1e6:18.2f}"
-            )
+            numbers = (best / len(X) * 1e6, best / cae_time, best, nodes, model.n_clusters_, predict / len(X) * 1e6)
+            print(algorithm_line(width, algo, name, numbers))
+
+
+def name_width(names):
+    """The width of ``--algorithms``' name column: the longest of ``names`` and the header's."""
+    return max(len("algorithm"), *map(len, names))
+
+
+def algorithm_line(width, algorithm, workload, numbers=None):
+    """One line of ``--algorithms``' table, its name column ``width`` wide (the header's without ``numbers``:
+    learn µs/sample, x CAE, total s, nodes, clusters, predict µs/sample).
+
+    >>> width = name_width(["CAE", "Hypersphere ART"])
+    >>> head = algorithm_line(width, "algorithm", "workload")
+    >>> row = algorithm_line(width, "Hypersphere ART", "paper2d", (1.5, 2.0, 3.0, 41, 6, 0.25))
+    >>> row.index("paper2d") == head.index("workload") and len(row) == len(head)
+    True
+    """
+    if numbers is None:
+        names = ("learn us/sample", "x CAE", "total s", "nodes", "clusters", "predict us/sample")
+        tail = " ".join(f"{n:>{w}s}" for n, w in zip(names, (16, 6, 9, 7, 9, 18)))
+    else:
+        learn, ratio, total, nodes, clusters, predict = numbers
+        tail = f"{learn:16.2f} {ratio:6.1f} {total:9.3f} {nodes!s:>7s} {clusters:9d} {predict:18.2f}"
+    return f"{algorithm:{width}s} {workload:24s} {tail}"
 
 
 def frames(argv=None):

@@ -404,7 +404,10 @@ def _warm():
     X = np.random.default_rng(0).random((300, 2))
     CAE().fit(X)
     if not _jit.compiled() and _jit.status() == "preparing":
-        print("(compiling CAE's kernels before timing anything: a few minutes, once per machine)", flush=True)
+        print(
+            "(compiling CAE's kernels before timing anything, once per machine: docs/performance.md, A fresh machine)",
+            flush=True,
+        )
         _jit.wait()
         CAE().fit(X)
     if not _jit.compiled():

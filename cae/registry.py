@@ -42,6 +42,8 @@ __all__ = [
     "model_file_names",
     "kernel_modules",
     "column_order",
+    "names_in_words",
+    "count_in_words",
 ]
 
 
@@ -138,14 +140,16 @@ class Algorithm:
     ``cls`` is ``"module:Class"``; ``fixed`` are constructor arguments that
     every model of this entry has. ``variant_of`` names the entry whose
     estimator and model file this one shares (CAEA is CAE with both
-    parameters given): a variant exports no class of its own. ``kind`` is
-    ``"network"`` (nodes and edges), ``"clouds"`` (AutoCloud), ``"boxes"`` (Fuzzy ART) or ``"gas"`` (GNG):
-    how the app draws it (:data:`cae.app.figures.network.MODEL_LAYERS`).
+    parameters given): a variant exports no class of its own. ``kind`` is how
+    the app draws it (:data:`cae.app.figures.network.MODEL_LAYERS`): ``"network"``
+    (nodes and edges, the default), ``"clouds"`` (AutoCloud), ``"boxes"`` (Fuzzy
+    ART) or ``"gas"`` (GNG).
 
     ``kernels`` are the numba kernel modules the estimator runs (compiled in
-    the background, :mod:`cae._jit`); ``small`` are parameters that make every
-    kind of deletion happen within a few hundred samples (the warm-up that
-    compiles the kernels, and the tests every algorithm passes).
+    the background, :mod:`cae._jit`); ``small`` are the parameters under which
+    every kind of event of the kernel (new nodes, deletions, resets, ...)
+    happens within a few hundred samples: the warm-up compiles every branch
+    with them and the common tests run with them.
 
     ``in_paper`` marks the algorithms the paper compares (the default of
     ``python -m cae.experiments paper``); ``mean_variant`` those it also runs
@@ -518,3 +522,27 @@ def column_order() -> list[str]:
     names = list(ALGORITHMS)
     ranked = sorted(names, key=lambda n: (ALGORITHMS[n].column is None, ALGORITHMS[n].column or 0, names.index(n)))
     return [v for n in ranked for v in ([n, f"{n}(mean)"] if ALGORITHMS[n].mean_variant else [n])]
+
+
+# ------------------------------------------------------------------ the registry in the pages' words
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven")
+
+
+def names_in_words(names: list[str] | None = None) -> str:
+    """``names`` (default: every registered algorithm) as a sentence lists them, for the pages' text.
+
+    >>> names_in_words(["CAE", "GNG"]), names_in_words()[:20], names_in_words()[-17:]
+    ('CAE and GNG', 'CAE, CAEA, SOINN+, A', 'Fuzzy ART and GNG')
+    """
+    names = list(ALGORITHMS) if names is None else list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def count_in_words(n: int | None = None) -> str:
+    """``n`` (default: how many algorithms are registered) as the pages write a count: a word up to eleven.
+
+    >>> count_in_words(), count_in_words(6), count_in_words(12)
+    ('eight', 'six', '12')
+    """
+    n = len(ALGORITHMS) if n is None else int(n)
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)

@@ -10,7 +10,7 @@ from cae.app.panel import score_row
 from cae.app.stepper import SINGLE_CLASS_NOTE
 from cae.app.streams import SOURCES
 from cae.app.view_options import ViewOptions
-from cae.classroom import names
+from cae.classroom import classes_elsewhere, names
 from cae.classroom import room as roomlib
 from cae.classroom.qr import qr_svg
 from cae.classroom.store import (
@@ -504,6 +504,8 @@ def _teacher_header(code):
         st.warning(said, icon=":material/restore:")
     if getattr(store(), "note", None):  # not the usual folder: the teacher knows which store holds the class
         message("warning", "This class is kept in {}.", store().location)
+    if elsewhere := classes_elsewhere(store()):  # a setting chose this store: the teacher learns where the others are
+        message("info", "{}", elsewhere)
 
 
 def _teacher_poll(code):

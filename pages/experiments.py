@@ -22,7 +22,8 @@ RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().p
 st.title("Experiments")
 st.caption(
     "The paper's studies. The full reproduction runs from the command line "
-    "(`python -m cae.experiments paper --out results`) and is shown under *Against the paper*; the other "
+    "(`python -m cae.experiments paper --out results --n-jobs 2 --data authors`, after `python -m cae.data fetch`) and "
+    "is shown under *Against the paper*; the other "
     "tabs run small versions here."
 )
 tabs = st.tabs(["Against the paper", "Noise robustness", "Synthetic 2-D", "λ sweep", "Runtime"])
@@ -52,9 +53,8 @@ def _download(fig, name, key):
 
 @st.cache_data(show_spinner=False)
 def _comparison(path, mtime):
-    return pd.read_csv(path, keep_default_na=True).fillna(
-        {"mark": "", "mark_abs": "", "note": "", "stage": "", "beside": ""}
-    )
+    text = ("mark", "mark_abs", "note", "stage", "beside")  # read as text: a column that is all missing stays text
+    return pd.read_csv(path, keep_default_na=True, dtype=dict.fromkeys(text, str)).fillna(dict.fromkeys(text, ""))
 
 
 @st.cache_data(show_spinner=False)

@@ -1,5 +1,6 @@
 import os
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +21,48 @@ REFERENCE_HOWTO = (
 
 
 def fetched_folder():
-    """Where ``python -m cae.data fetch`` saves the paper's datasets (``$CAE_EXPLORER_DATA``, else the per-user
-    data folder); nothing is created."""
+    """Where ``python -m cae.data fetch`` saved the paper's datasets for the user who runs the tests
+    (``$CAE_EXPLORER_DATA``, else the per-user data folder, as it was before the session got its own home:
+    ``CAE_TEST_FETCHED``, read only); nothing is created."""
+    if os.environ.get("CAE_TEST_FETCHED"):
+        return Path(os.environ["CAE_TEST_FETCHED"])
     from cae.data.fetch import default_folder
 
     return default_folder()
+
+
+@dataclass(frozen=True)
+class OwnHome:
+    """The session's own folders (the repository's conftest.py makes them before anything runs)."""
+
+    base: Path  # everything below is in it, and goes at the end of the session
+    home: Path  # $HOME
+    data: Path  # $XDG_DATA_HOME: where the classroom's file and fetched datasets go without a setting
+    kernel_cache: Path  # the one per-user folder the session writes: the compiled kernels (CAE_EXPLORER_CACHE)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_home():
+    """The test session's own HOME, XDG folders and data folder: the suite never reads or writes the user's
+    files (a class file, fetched data, settings). Checked before the first test and after the last: a test that
+    points HOME elsewhere for good, or a run without the repository's conftest.py, fails here."""
+
+    def check():
+        base = os.environ.get("CAE_TEST_HOME")
+        assert base, "the session has no home of its own (the repository's conftest.py makes it)"
+        for var in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+            assert Path(os.environ[var]).is_relative_to(base), f"${var} left the session's home: {os.environ[var]}"
+        assert not os.environ.get("CAE_EXPLORER_DATA") and not os.environ.get("CAE_CLASSROOM_URL")
+        return OwnHome(
+            Path(base),
+            Path(os.environ["HOME"]),
+            Path(os.environ["XDG_DATA_HOME"]),
+            Path(os.environ["CAE_EXPLORER_CACHE"]),
+        )
+
+    folders = check()
+    yield folders
+    assert check() == folders
 
 
 def _paper_data(parts):
@@ -85,7 +123,7 @@ def pytest_sessionstart(session):
     """Use the compiled kernels throughout: start (or find) the background compilation and wait for it.
 
     On a machine whose cache is warm this returns at once; on a fresh one it waits for the one
-    background compilation (about two minutes on two quiet cores, longer on a busy machine). The
+    background compilation (docs/performance.md, *A fresh machine*, gives how long it takes). The
     un-jitted path and the switch are tested in subprocesses of their own (tests/unit/test_coldstart.py,
     the tests with CAE_DISABLE_NUMBA).
     """

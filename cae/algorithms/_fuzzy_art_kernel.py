@@ -8,11 +8,11 @@ w_j = (wl[j], wc[j]) is stored as its two halves: ``wl`` = w_j[:d], the box's lo
 For every category, :func:`choice_and_match` computes |I ∧ w_j| (∧ the element-wise minimum, |·| the
 L1 norm, summed in the order of artlib's ``l1norm``: the d lower entries, then the d complement
 entries), the choice T_j = |I ∧ w_j| / (α + |w_j|) and the match M_j = |I ∧ w_j| / d (|I| = d under
-complement coding; artlib divides by d too). The search visits the categories in order of decreasing
-T (ties: lower row first) and resets each whose M_j < ρ; the first with M_j >= ρ resonates. That
-category is the one of largest T among those that pass — found in one pass, without sorting (the
-step record sorts, in Python, when it is asked for). With no such category, a new one is made,
-w = I. Learning: w_j <- β (I ∧ w_j) + (1 - β) w_j.
+complement coding; artlib divides by d too). The search is every ART's, :func:`cae._art.search`: the
+categories in order of decreasing T (ties: lower row first), each whose M_j < ρ reset, the first with
+M_j >= ρ resonating (found in one pass, without sorting; the step record sorts, in Python, with
+:func:`cae._art.search_record`). With no such category, a new one is made, w = I. Learning:
+w_j <- β (I ∧ w_j) + (1 - β) w_j.
 
 State (rows ``[:K]`` live, in creation order; categories are never removed): ``wl``, ``wc``, ``n``
 (samples coded by the category, its creation included) and stable ``ids`` (= the row).
@@ -20,6 +20,7 @@ State (rows ``[:K]`` live, in creation order; categories are never removed): ``w
 
 import math
 
+from .._art import search, strongest
 from .._jit import jit
 
 # ---- integer scalars (iscal) -------------------------------------------------
@@ -79,23 +80,6 @@ def choice_and_match(X, r, wl, wc, K, alpha, T, M):
             size += wc[j, i]
         T[j] = num / (alpha + size)
         M[j] = num / d
-
-
-@jit
-def search(K, rho, T, M):
-    """Row that resonates — the largest T among the categories with M >= ρ, the lowest row on ties — and
-    the number of categories reset before it (every category when none resonates: row -1)."""
-    best = -1
-    for j in range(K):
-        if M[j] >= rho and (best < 0 or T[j] > T[best]):
-            best = j
-    if best < 0:
-        return -1, K
-    reset = 0
-    for j in range(K):  # those searched before the winner: larger T, or equal T and a lower row
-        if M[j] < rho and (T[j] > T[best] or (T[j] == T[best] and j < best)):
-            reset += 1
-    return best, reset
 
 
 @jit
@@ -164,8 +148,4 @@ def nearest_nodes(X, wl, wc, K, alpha, T, M, out):
     """Category of largest T for each row of X (the lowest row on ties), as artlib's ``step_pred``."""
     for r in range(X.shape[0]):
         choice_and_match(X, r, wl, wc, K, alpha, T, M)
-        best = 0
-        for j in range(1, K):
-            if T[j] > T[best]:
-                best = j
-        out[r] = best
+        out[r] = strongest(K, T)

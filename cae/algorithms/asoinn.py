@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import StreamingClusterer
 from .._params import Interval
 from .._storage import ArrayState, ModelFileError
 from . import _asoinn_kernel as kernel
@@ -382,10 +382,8 @@ class ASOINN(StreamingClusterer[AsoinnStepRecord]):
             n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the nearest node (Euclidean distance, first row on ties) of each row of X."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
         kernel.nearest_nodes(X, net.Y, net.K, out)

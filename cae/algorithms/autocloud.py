@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import EdgelessClusterer
 from .._params import Interval
 from .._storage import ArrayState
 from . import _autocloud_kernel as kernel
@@ -235,7 +235,7 @@ class AutoCloudStepRecord:
         return what
 
 
-class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
+class AutoCloud(EdgelessClusterer[AutoCloudStepRecord]):
     """AutoCloud: evolving clustering by typicality and eccentricity (Bezerra et al. 2020).
 
     A sample joins every data cloud for which it is typical — its normalised
@@ -315,7 +315,6 @@ class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
 
     algorithm = "AutoCloud"
     _State = CloudState
-    _edge_ages = False
     _parameter_ranges = {"m": Interval("float", 0, low_open=True)}
 
     def __init__(self, m: float = 1.0) -> None:
@@ -356,10 +355,8 @@ class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
             n_clusters=C,
         )
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the cloud of highest membership of each row of X (first on ties, NaN ignored)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
         kernel.nearest_nodes(X, net.Y, net.var, net.n, net.K, np.zeros(max(net.K, 1)), out)
@@ -367,11 +364,10 @@ class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
 
     def memberships(self, X: ArrayLike) -> NDArray[np.float64]:
         """Membership tau_i / sum(tau) of each row of X in each cloud (n_samples x n_clouds)."""
-        X = np.asarray(X, dtype=np.float64)
-        net = self._net()
+        X = self._samples(X, fitted=True)
+        net = self.network_
         C = net.K
         out = np.zeros((X.shape[0], C))
-        X = np.ascontiguousarray(X.reshape(-1, net.d))
         for r in range(X.shape[0]):
             tau = np.array([1.0 - kernel.tentative(X, r, net.Y, net.var, net.n, c)[0] for c in range(C)])
             s = 0.0
@@ -409,19 +405,6 @@ class AutoCloud(StreamingClusterer[AutoCloudStepRecord]):
     @property
     def win_counts_(self) -> NDArray[np.int64]:
         return self.cloud_support_
-
-    @property
-    def edges_(self) -> NDArray[np.int64]:
-        self._net()
-        return self._ro(np.zeros((0, 2), dtype=np.int64))
-
-    @property
-    def node_labels_(self) -> NDArray[np.int64]:
-        return self._ro(np.arange(self._net().K, dtype=np.int64))
-
-    @property
-    def n_clusters_(self) -> int:
-        return self._net().K
 
     def _node_attributes(self, row: int) -> dict[str, Any]:
         return {

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import _jit
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import StreamingClusterer
 from .._params import Choice, Interval
 from .._storage import ModelFileError
 from . import _cae_kernel as kernel
@@ -383,7 +383,7 @@ class CAE(StreamingClusterer[CAEStepRecord]):
             deletion_interval=lam if lam > 0 else None,
         )
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the nearest node (by CIM with the prediction bandwidth) of each row of X.
 
         A large X is labelled on every core (see :func:`cae._jit.threads`; ``CAE_THREADS=1`` keeps it
@@ -392,8 +392,6 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         stream and a 16-D mixture of 20,000 rows were labelled slower on two threads, Letter, a 64-D
         mixture and Skin 2x faster).
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
         args = (X, net.Y, net.K, self.prediction_sigma(), out, _jit.compiled())
@@ -408,7 +406,7 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         For the warm-up (``python -m cae._warmup``), which compiles every kernel before a class needs it:
         :meth:`nearest_nodes` takes the parallel path only for large inputs on several threads.
         """
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = self._samples(X, fitted=True)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
         kernel.nearest_nodes_parallel(X, net.Y, net.K, self.prediction_sigma(), out, True)
@@ -417,7 +415,7 @@ class CAE(StreamingClusterer[CAEStepRecord]):
         """What the winner search does over the rows of ``X`` on the current network (for ``python -m cae.bench``):
         how many CIMs it computes exactly, and how many nodes the distance bound alone would have skipped, summed
         over the rows; ``runner_up``: learning's search (s1 and s2), else labelling's (s1)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = self._samples(X, fitted=True)
         Y = np.asfortranarray(self.nodes_, dtype=np.float64)
         counts = np.zeros(2, dtype=np.int64)
         kernel.search_counts(X, Y, Y.shape[0], self.prediction_sigma(), runner_up, counts)

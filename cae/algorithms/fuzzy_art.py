@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .. import _art
+from .._base import EdgelessClusterer
 from .._params import Interval
 from .._storage import ArrayState
 from . import _fuzzy_art_kernel as kernel
@@ -218,7 +219,7 @@ class FuzzyARTAcceptance:
     reset: list[int]
 
 
-class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
+class FuzzyART(EdgelessClusterer[FuzzyARTStepRecord]):
     """Fuzzy ART (Carpenter, Grossberg & Rosen 1991): boxes, a choice function and a fixed vigilance ρ.
 
     See the module docstring for the algorithm and ``docs/baselines/fuzzy_art.md``. Every feature must
@@ -267,7 +268,6 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
 
     algorithm = "Fuzzy ART"
     _State = FuzzyARTState
-    _edge_ages = False
     input_range = (0.0, 1.0)
     _parameter_ranges = {
         "vigilance": Interval("float", 0, 1, symbol="ρ"),
@@ -292,18 +292,17 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
         ri, rf = net.ri, net.rf
         case = int(ri[kernel.RI_CASE])
         kb = int(ri[kernel.RI_KBEFORE])
-        T, M = net.T[:kb], net.M[:kb]
-        order = np.lexsort((np.arange(kb), -T)) if kb else np.zeros(0, dtype=np.int64)
+        order, choices, matches, reset_ids = _art.search_record(net.T[:kb], net.M[:kb], ri[kernel.RI_NRESET])
         winner = int(ri[kernel.RI_WINNER])
         K = net.K
         return FuzzyARTStepRecord(
             t=int(net.iscal[kernel.I_T]),
             case=case,
             vigilance=float(net.fscal[kernel.F_RHO]),
-            order=[int(j) for j in order],
-            choices=[float(T[j]) for j in order],
-            matches=[float(M[j]) for j in order],
-            reset_ids=[int(j) for j in order[: int(ri[kernel.RI_NRESET])]],
+            order=order,
+            choices=choices,
+            matches=matches,
+            reset_ids=reset_ids,
             resonance_id=winner if case == kernel.CASE_RESONANCE else -1,
             new_node_id=winner if case == kernel.CASE_NEW else -1,
             s1_id=winner,
@@ -319,11 +318,8 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
         kernel.choice_and_match(X, 0, net.wl, net.wc, net.K, float(net.fscal[kernel.F_ALPHA]), T, M)
         return T[: net.K], M[: net.K]
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Category of largest choice T for each row of X (the older on ties), as artlib's ``predict``."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
-        self._check_range(X)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
         T, M = np.zeros(max(net.K, 1)), np.zeros(max(net.K, 1))
@@ -336,15 +332,12 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
         For each category j: T_j, M_j, whether it accepts x (M_j >= ρ) and R_j ⊕ x, the box it would
         need to accept x; and the search's outcome (see :class:`FuzzyARTAcceptance`).
         """
-        net = self._net()
-        x = np.ascontiguousarray(x, dtype=np.float64).reshape(1, -1)
-        if x.shape[1] != self.n_features_in_ or not np.all(np.isfinite(x)):
-            raise ValueError(f"x must be {self.n_features_in_} finite numbers")
-        self._check_range(x)
+        x = self._samples(x, name="x", one=True, fitted=True)
+        net = self.network_
         T, M = self._choice_and_match(x)
         rho = float(net.fscal[kernel.F_RHO])
-        best, nreset = kernel.search(net.K, rho, T, M)
-        order = np.lexsort((np.arange(net.K), -T)).astype(np.int64)
+        best, nreset = _art.search(net.K, rho, T, M)
+        order = _art.search_order(T)
         return FuzzyARTAcceptance(
             x=x[0].copy(),
             choices=T.copy(),
@@ -389,16 +382,3 @@ class FuzzyART(StreamingClusterer[FuzzyARTStepRecord]):
     @property
     def win_counts_(self) -> NDArray[np.int64]:
         return self._rows("n")
-
-    @property
-    def edges_(self) -> NDArray[np.int64]:
-        self._net()
-        return self._ro(np.zeros((0, 2), dtype=np.int64))
-
-    @property
-    def node_labels_(self) -> NDArray[np.int64]:
-        return self._ro(np.arange(self._net().K, dtype=np.int64))
-
-    @property
-    def n_clusters_(self) -> int:
-        return self._net().K

@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import StreamingClusterer
 from .._params import Interval
 from .._storage import ArrayState
 from . import _gng_kernel as kernel
@@ -409,10 +409,8 @@ class GNG(StreamingClusterer[GNGStepRecord]):
             n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the nearest node (squared Euclidean distance, the last row on ties, as GNG's winner) of each row of X."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
         kernel.nearest_nodes(X, net.Y, net.K, out)

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import StreamingClusterer
 from .._storage import ArrayState
 from . import _soinn_kernel as kernel
 
@@ -333,10 +333,8 @@ class _SoinnBase(StreamingClusterer[SoinnStepRecord]):
             n_clusters=int(ri[kernel.RI_NCLUSTERS]),
         )
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the nearest node (squared Euclidean distance, first row on ties) of each row of X."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         out = np.zeros(X.shape[0], dtype=np.int64)
         net = self.network_
         kernel.nearest_nodes(X, net.Y, net.K, out)

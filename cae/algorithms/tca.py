@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-from .._base import StreamingClusterer, _check_magnitude
+from .._base import StreamingClusterer
 from .._params import Interval
 from .._storage import ArrayState
 from . import _tca_kernel as kernel
@@ -450,10 +450,8 @@ class TCA(StreamingClusterer[TCAStepRecord]):
         net = self._net()
         return float(net.fscal[kernel.F_SIGSUM] / net.K) if net.K else float(self.sigma_init)
 
-    def nearest_nodes(self, X: ArrayLike) -> NDArray[np.int64]:
+    def _nearest_nodes(self, X: NDArray[np.float64]) -> NDArray[np.int64]:
         """Row of the nearest node by CIM(x, w, σ̄) of each row of X (the first on ties)."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        _check_magnitude(X)
         net = self.network_
         out = np.zeros(X.shape[0], dtype=np.int64)
         kernel.nearest_nodes(X, net.Y, net.K, self.prediction_sigma(), out, np.empty(max(net.K, 1)))

@@ -42,6 +42,7 @@ __all__ = [
     "store_url",
     "default_sqlite_path",
     "default_sqlite_choice",
+    "classes_elsewhere",
     "limits_from_env",
     "client_key",
     "StoreError",
@@ -58,11 +59,11 @@ __all__ = [
 
 
 def _sqlite_candidates():
+    """The folders a classroom file may be in without a setting, in order (``CAE_EXPLORER_DATA`` is not one:
+    a folder it names is always the one, :func:`default_sqlite_choice`)."""
     import tempfile
 
     cands = []
-    if os.environ.get("CAE_EXPLORER_DATA"):
-        cands.append(Path(os.environ["CAE_EXPLORER_DATA"]))
     if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
         cands.append(Path(os.environ["LOCALAPPDATA"]) / "cae-explorer")
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
@@ -86,12 +87,19 @@ def _unwritable(d):
 def default_sqlite_choice():
     """The classroom file and, when it is not in the usual folder, why: ``(path, note or None)``.
 
-    The candidates are ``$CAE_EXPLORER_DATA``, ``$XDG_DATA_HOME/cae-explorer`` (``~/.local/share/cae-explorer``;
-    ``%LOCALAPPDATA%`` on Windows) and a folder in the temporary directory. A candidate that holds a classroom
-    file already wins even when it cannot be written now (its classes are there: writes then fail in words,
-    and the teacher's page shows the file); else the first folder that can be written. The note says which
-    folder was passed over and why, for the teacher's page: a process never moves a class silently.
+    A folder that ``$CAE_EXPLORER_DATA`` names is the one, always: a setting wins over every default (when it
+    cannot be written, writes fail in words and the note says why; classes kept elsewhere are named on the
+    teacher's page, :func:`classes_elsewhere`). Without it, the candidates are ``$XDG_DATA_HOME/cae-explorer``
+    (``~/.local/share/cae-explorer``; ``%LOCALAPPDATA%`` on Windows) and a folder in the temporary directory.
+    A candidate that holds a classroom file already wins even when it cannot be written now (its classes are
+    there: writes then fail in words, and the teacher's page shows the file); else the first folder that can be
+    written. The note says which folder was passed over and why, for the teacher's page: a process never moves
+    a class silently.
     """
+    if os.environ.get("CAE_EXPLORER_DATA"):
+        d = Path(os.environ["CAE_EXPLORER_DATA"])
+        why = _unwritable(d)
+        return d / "classroom.sqlite3", (None if why is None else f"its folder cannot be written: {why}")
     cands = _sqlite_candidates()
     for d in cands:
         if (d / "classroom.sqlite3").exists():
@@ -110,6 +118,57 @@ def default_sqlite_choice():
 def default_sqlite_path():
     """The classroom file of :func:`default_sqlite_choice` (without the note)."""
     return default_sqlite_choice()[0]
+
+
+def classes_elsewhere(store):
+    """The sentence for the teacher's page when a classroom file other than ``store``'s lies in a folder that
+    holds classes without a setting (or in ``$CAE_EXPLORER_DATA``'s, when ``$CAE_CLASSROOM_URL`` names the
+    store): where those classes are, which setting chose this store instead, and how to open them; None when
+    there is no other.
+
+    >>> import os, tempfile
+    >>> from cae.classroom.sqlite import SQLiteStore
+    >>> home, here = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> (home / "cae-explorer").mkdir()
+    >>> _ = (home / "cae-explorer" / "classroom.sqlite3").write_bytes(b"")
+    >>> saved = {k: os.environ.pop(k, None) for k in ("XDG_DATA_HOME", "CAE_EXPLORER_DATA", "CAE_CLASSROOM_URL")}
+    >>> os.environ.update(XDG_DATA_HOME=str(home), CAE_EXPLORER_DATA=str(here))
+    >>> for line in classes_elsewhere(SQLiteStore(here / "classroom.sqlite3")).replace(str(home), "~").split(". "):
+    ...     print(line)
+    Classes are also kept in ~/cae-explorer/classroom.sqlite3, which this app does not use because CAE_EXPLORER_DATA names another folder
+    To open them, start the app with CAE_EXPLORER_DATA=~/cae-explorer.
+    >>> classes_elsewhere(SQLiteStore(home / "cae-explorer" / "classroom.sqlite3")) is None  # the store in use
+    True
+    >>> for k, v in saved.items():
+    ...     _ = os.environ.pop(k, None) if v is None else os.environ.update({k: v})
+    """
+    in_use = getattr(store, "path", None)
+    folders = list(_sqlite_candidates())
+    if os.environ.get("CAE_CLASSROOM_URL") and os.environ.get("CAE_EXPLORER_DATA"):
+        folders.insert(0, Path(os.environ["CAE_EXPLORER_DATA"]))
+    others = []
+    for d in folders:
+        f = d / "classroom.sqlite3"
+        try:
+            here = f.is_file() and not (in_use is not None and f.resolve() == Path(in_use).resolve())
+        except OSError:
+            here = False
+        if here and f not in others:
+            others.append(f)
+    if not others:
+        return None
+    if os.environ.get("CAE_CLASSROOM_URL"):
+        why, start = "CAE_CLASSROOM_URL names its store", "without CAE_CLASSROOM_URL and with"
+    elif os.environ.get("CAE_EXPLORER_DATA"):
+        why, start = "CAE_EXPLORER_DATA names another folder", "with"
+    else:
+        why, start = "the folder it uses comes first", "with"
+    where = " and ".join(str(f) for f in others)
+    how = " or ".join(f"CAE_EXPLORER_DATA={f.parent}" for f in others)
+    return (
+        f"Classes are also kept in {where}, which this app does not use because {why}. "
+        f"To open them, start the app {start} {how}."
+    )
 
 
 #: the environment variables :func:`limits_from_env` reads, by the :class:`Limits` field they set

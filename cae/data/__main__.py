@@ -102,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         outcomes = fetch(a.names, to=a.to, force=a.force, from_folder=a.from_folder, timeout=a.timeout)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
+    except OSError as exc:  # the folder (--to, or the one CAE_EXPLORER_DATA names) cannot be made or written
+        raise SystemExit(f"cannot write the datasets to {a.to or default_folder()}: {exc.strerror or exc}") from None
     failed = [o for o in outcomes if o.status == "failed"]
     folder = a.to or default_folder()
     print(f"{len(outcomes) - len(failed)} of {len(outcomes)} datasets in {folder}")

@@ -731,7 +731,8 @@ def _convert_file(spec: PaperDataset, raw: Path) -> _Content:
 # ------------------------------------------------------------------ fetch
 @dataclass
 class Outcome:
-    """What :func:`fetch` did for one dataset: ``status`` is ``"fetched"``, ``"present"`` (already there and
+    """What :func:`fetch` did for one dataset: ``status`` is ``"fetched"`` (written: downloaded, copied from a
+    local folder, or taken from scikit-learn's bundled copy, ``bundled``), ``"present"`` (already there and
     checked), or ``"failed"``; ``kind`` the failure's kind (see :class:`FetchError`)."""
 
     stem: str
@@ -741,6 +742,7 @@ class Outcome:
     path: Path | None = None
     kind: str = ""
     identity: str = ""
+    bundled: bool = False
 
 
 def fetch(
@@ -796,7 +798,8 @@ def fetch(
                     raise FetchError("no network", f"not tried: {unreachable[host]}")
                 data = _obtain(spec, sources, from_folder, timeout)
                 c = _write_checked(spec, data, dest)
-                out = Outcome(spec.stem, spec.name, "fetched", c.summary, dest, identity=c.identity)
+                bundled = from_folder is None and isinstance(spec.source, BundledSource)
+                out = Outcome(spec.stem, spec.name, "fetched", c.summary, dest, identity=c.identity, bundled=bundled)
                 manifest[spec.stem] = _manifest_entry(spec, dest, c, from_folder)
             except FetchError as exc:
                 if exc.kind == "no network" and host and not str(exc).startswith("not tried"):
@@ -888,7 +891,8 @@ def _write_manifest(folder: Path, manifest: dict[str, object]) -> None:
 
 def _line(o: Outcome, seconds: float) -> str:
     mark = {"fetched": "✓", "present": "✓", "failed": "✗"}[o.status]
-    what = {"fetched": "fetched", "present": "already there", "failed": f"FAILED ({o.kind})"}[o.status]
+    fetched = "bundled with scikit-learn, written (no download)" if o.bundled else "fetched"
+    what = {"fetched": fetched, "present": "already there", "failed": f"FAILED ({o.kind})"}[o.status]
     return f"{mark} {o.name:<22s} {what}: {o.message}" + (f"  [{seconds:.1f} s]" if o.status == "fetched" else "")
 
 

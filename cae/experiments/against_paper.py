@@ -83,6 +83,17 @@ TABLE_ORDER = [
 ]
 
 
+def text_column(values):
+    """A column of text with its missing values as ``""``: a column that is all missing reads from a CSV as
+    float64, where pandas 4 refuses a string fill value (``fillna("")``), so the column is text first.
+
+    >>> text_column(pd.Series([np.nan, np.nan])).tolist(), text_column(pd.Series(["✓", np.nan])).tolist()
+    (['', ''], ['✓', ''])
+    """
+    values = pd.Series(values)
+    return values.astype(object).where(values.notna(), "").astype(str)
+
+
 def _num(s):
     return pd.to_numeric(s, errors="coerce")
 
@@ -219,7 +230,7 @@ def build_comparison(results, paper):
     for c in ("beside", "beside_mean", "beside_std"):
         if c not in df:
             df[c] = "" if c == "beside" else np.nan
-    df["beside"] = df["beside"].fillna("")
+    df["beside"] = text_column(df["beside"])
     return df[cols].reset_index(drop=True)
 
 
@@ -446,7 +457,7 @@ def display_rows(part):
     out = pd.DataFrame(
         {
             "dataset": part["dataset"].astype(str),
-            "stage": part["stage"].fillna("").astype(str),
+            "stage": text_column(part["stage"]),
             "metric": part["metric"].astype(str),
             "algorithm": part["algorithm"].astype(str),
             "paper": [fmt_mean_std(m, s) for m, s in zip(_num(part["paper_mean"]), _num(part["paper_std"]))],
@@ -454,7 +465,7 @@ def display_rows(part):
             "z": _num(part["z"]).round(2),
             "mark": [
                 str(m) + (f" · |Δ| {a}" if isinstance(a, str) and a else "")
-                for m, a in zip(part["mark"].fillna(""), part["mark_abs"])
+                for m, a in zip(text_column(part["mark"]), part["mark_abs"])
             ],
             "reference": [_fmt_ref(m, s) for m, s in zip(_num(part["reference_mean"]), _num(part["reference_std"]))],
             "beside": [
@@ -462,10 +473,10 @@ def display_rows(part):
                 for m, s, label in zip(
                     _num(part.get("beside_mean", pd.Series(np.nan, index=part.index))),
                     _num(part.get("beside_std", pd.Series(np.nan, index=part.index))),
-                    part.get("beside", pd.Series("", index=part.index)).fillna(""),
+                    text_column(part.get("beside", pd.Series("", index=part.index))),
                 )
             ],
-            "note": part["note"].fillna("").astype(str),
+            "note": text_column(part["note"]),
         }
     ).reset_index(drop=True)
     for col in ("stage", "reference", "beside", "note"):
@@ -507,7 +518,7 @@ def stationary_caea_note(df):
     if not len(part):
         return ""
     names = {"n_nodes": "#nodes", "n_clusters": "#clusters"}
-    part = part.assign(beside=part["beside"].fillna("") if "beside" in part else "")
+    part = part.assign(beside=text_column(part["beside"]) if "beside" in part else "")
     beside = next((b for b in part["beside"] if b), "")
     rows = []
     for r in part.itertuples(index=False):

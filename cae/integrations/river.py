@@ -163,7 +163,7 @@ class Clusterer(base.Clusterer):
         if name not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}")
         model = ALGORITHMS[name].make(**self._algorithm_params())
-        model._check_sample_width(len(names))  # starts the network (the estimator shell's own check)
+        model._begin(len(names))  # starts the network
         model.feature_names_in_ = np.array(names, dtype=object)  # kept in the model file by save()
         return model
 
@@ -211,17 +211,21 @@ class Clusterer(base.Clusterer):
             if not names:
                 raise ValueError("a sample needs at least one feature")
         row = self._row(x, names)
+        model = self._build(names) if first else self._model
+        X = model._samples(
+            row, name="x", one=True
+        )  # the estimator shell's one check (a refused first sample keeps no model)
         if first:
-            self._model = self._build(names)
+            self._model = model
             self.feature_names_in_ = names
-        self._model._learn(row[None, :])
+        model._learn(X)
 
     def predict_one(self, x: dict) -> int:
         """The cluster of the node ``x`` is assigned to (the algorithm's own similarity); -1 while there is none."""
         if self._model is None:
             return -1
         row = self._row(x, self.feature_names_in_)
-        return int(self._model._predict_array(row[None, :])[0])
+        return int(self._model._predict_array(self._model._samples(row, name="x", one=True))[0])
 
     @property
     def n_clusters(self) -> int:

@@ -1,16 +1,20 @@
-"""A new algorithm is its module, its kernel and ONE registry entry: in a copy of the repository, a throw-away
-algorithm (nearest centroid within a radius, ``tests/fixtures/new_algorithm``) is added that way, and the
-package exports it, ``make_algorithm`` makes it, its model files save and load, the warm-up and the numba
-cache know its kernel, the River adapter has its class, the experiments' CLI runs it, and the app's algorithm
-picker lists it -- with no other file edited (docs/adding-an-algorithm.md is the recipe)."""
+"""A new algorithm is five files: its module, its kernel, its docs page, its tests and ONE registry entry. In a copy
+of the repository, a throw-away algorithm (nearest centroid within a radius, ``tests/fixtures/new_algorithm``) is
+added that way, the files that differ from the repository are counted (five, as docs/adding-an-algorithm.md's
+table lists them), and the package exports it, ``make_algorithm`` makes it, its model files save and load, the
+warm-up and the numba cache know its kernel, the River adapter has its class, the experiments' CLI runs it, the
+app's algorithm picker lists it, and the docs' checks, the common tests and its own pass -- with no other file
+edited (docs/adding-an-algorithm.md is the recipe)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 import pytest
 from conftest import ROOT
+from support.runs import pytest_run
 
 FIXTURE = ROOT / "tests" / "fixtures" / "new_algorithm"
 
@@ -100,6 +104,37 @@ print("the new algorithm is everywhere")
 """
 
 
+#: the recipe's files in the copy: fixture file -> where it goes (the registry entry is written into the registry)
+ADDED = {
+    "_centroid_kernel.py": "cae/algorithms/_centroid_kernel.py",
+    "centroid.py": "cae/algorithms/centroid.py",
+    "centroid.md": "docs/baselines/centroid.md",
+    "test_centroid.py": "tests/unit/test_centroid.py",
+}
+
+
+def recipe_files(root, name="centroid"):
+    """The files docs/adding-an-algorithm.md's table lists, for the algorithm ``name``."""
+    text = (root / "docs" / "adding-an-algorithm.md").read_text(encoding="utf-8")
+    table = text.split("## The recipe, as measured", 1)[1].split("\n1. ", 1)[0]
+    return {f.replace("<name>", name) for f in re.findall(r"^\| `([^`]+)`", table, re.M)}
+
+
+def changed_files(copy, original):
+    """The files of ``copy`` that ``original`` does not have or holds with other bytes."""
+    out = set()
+    for path in copy.rglob("*"):
+        rel = path.relative_to(copy).as_posix()
+        if path.is_file() and "__pycache__" not in rel:
+            if not (original / rel).is_file() or (original / rel).read_bytes() != path.read_bytes():
+                out.add(rel)
+    return out
+
+
+def test_the_recipe_lists_five_files():
+    assert recipe_files(ROOT) == {*ADDED.values(), "cae/registry.py"}
+
+
 def _tracked_files():
     try:
         out = subprocess.run(
@@ -114,16 +149,15 @@ def _tracked_files():
 
 
 @pytest.mark.slow
-def test_a_new_algorithm_is_one_registry_entry(tmp_path):
+def test_a_new_algorithm_is_five_files(tmp_path):
     copy = tmp_path / "repo"
-    for f in _tracked_files():
-        if f.startswith("results/"):
-            continue  # not read by the package, the Compare page, the experiments' CLI or the tests run below
+    files = _tracked_files()
+    for f in files:
         (copy / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, copy / f)
-    # the new algorithm: its module and its kernel ...
-    for name in ("centroid.py", "_centroid_kernel.py"):
-        shutil.copy2(FIXTURE / name, copy / "cae" / "algorithms" / name)
+    # the new algorithm: its kernel, its module, its page, its tests ...
+    for name, dest in ADDED.items():
+        shutil.copy2(FIXTURE / name, copy / dest)
     # ... and one registry entry, nothing else
     registry = copy / "cae" / "registry.py"
     text = registry.read_text(encoding="utf-8")
@@ -133,15 +167,26 @@ def test_a_new_algorithm_is_one_registry_entry(tmp_path):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAE_", "NUMBA_", "STREAMLIT_"))}
     env.update(PYTHONPATH=str(copy), CAE_JIT="off", CAE_EXPLORER_CACHE=str(tmp_path / "cache"))
-    (copy / "results").mkdir()  # its files are not copied; the folder is in the Layout
-    # the common tests take the new algorithm in, and the README's Layout needs no line for it (the registry
-    # indexes the algorithms' modules)
-    common = ["tests/unit/test_all_algorithms.py", "tests/unit/test_kernel_contract.py", "tests/unit/test_readme.py"]
-    pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", *common, "-k", "Centroid or layout", "-v"]
-    run = subprocess.run([sys.executable, *pytest_args], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
+    # the recipe, measured: the five files of docs/adding-an-algorithm.md's table and no other
+    changed = changed_files(copy, ROOT)
+    assert changed == recipe_files(copy) and len(changed) == 5, sorted(changed)
+    # the docs' checks take its page (no README line, no entry in their tables), the common tests and its own take
+    # the algorithm, and the README's Layout needs no line for it (the registry indexes the algorithms' modules)
+    tests = ["tests/unit/test_docs.py", "tests/unit/test_centroid.py", "tests/unit/test_readme.py"]
+    tests += [
+        "tests/unit/test_all_algorithms.py",
+        "tests/unit/test_kernel_contract.py",
+        "tests/unit/test_input_checks.py",
+    ]
+    selected = "test_docs or test_centroid or layout or Centroid"
+    run = pytest_run(*tests, "-k", selected, "-v", env=env, cwd=copy, timeout=1500)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-3000:]
-    ran = [line for line in run.stdout.splitlines() if "[Centroid" in line and "PASSED" in line]
-    assert len(ran) >= 9, run.stdout[-3000:]  # the common tests ran for it (all_algorithms 3, kernel contract 6)
+    passed = [line for line in run.stdout.splitlines() if "PASSED" in line]
+    ran = [line for line in passed if "[Centroid" in line]
+    assert len(ran) >= 20, run.stdout[-3000:]  # all_algorithms 3, kernel contract 6, the input checks 12+
+    page = [line for line in passed if "centroid" in line and "test_docs.py" in line]
+    assert len(page) >= 5, run.stdout[-3000:]  # its page: reference and marks, links, code names, counts
+    assert sum("test_centroid.py" in line for line in passed) == 2, run.stdout[-3000:]
     # ... and the package, the model files, the warm-up, River, the experiments and the app pick it up
     run = subprocess.run([sys.executable, "-c", CHECKS], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-5000:]

@@ -59,3 +59,17 @@ def test_bench_csv_writes_its_data_and_prints_the_ratios(tmp_path, capsys):
     rows = [line for line in out.splitlines() if line.startswith("| `cae ")]
     assert len(rows) == 2 and all(line.count("x |") == 2 for line in rows)  # wall and CPU ratios
     assert "this project: CSVStream + FeatureReader" in out and "load average at the start" in out
+
+
+def test_the_algorithms_table_fits_every_registered_name():
+    """``--algorithms``' name column is as wide as the longest registered name (a 15-character one included):
+    every row's numbers sit under their header."""
+    from cae.registry import ALGORITHMS
+
+    names = [*ALGORITHMS, "Hypersphere ART"]
+    width = bench.name_width(names)
+    head = bench.algorithm_line(width, "algorithm", "workload")
+    for name in names:
+        row = bench.algorithm_line(width, name, "paper2d (20,000 x 2)", (3.25, 1.0, 0.065, 41, 6, 0.5))
+        assert row.index("paper2d") == head.index("workload") and len(row) == len(head), (name, row, head)
+        assert row[:width].rstrip() == name

@@ -35,11 +35,12 @@ TOPIC_PAGES = [
 ]
 # pages that say where each step is implemented: at least five links to code names each
 CODE_PAGES = [CAE_PAGE, *BASELINE_PAGES.values(), DOCS / "adding-an-algorithm.md", DOCS / "architecture.md"]
-# how a page names its reference where the reference has no repository commit to cite
+# how a page names its reference where the reference has neither a repository commit nor a PyPI release to cite
 REFERENCE_WITHOUT_COMMIT = {
     "asoinn": "fastSOINN(data, agemax, lambda, c)",
-    "fuzzy_art": "artlib",  # a PyPI package: the page names its version
 }
+#: a reference published on PyPI, as a page names it: the package and its version ("`artlib` 0.1.12 on PyPI")
+PYPI_REFERENCE = re.compile(r"`([A-Za-z0-9_.-]+)`\s+(\d+(?:\.\d+)+)\s+on\s+PyPI")
 
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
 
@@ -55,11 +56,16 @@ def _relative(target):
 
 
 def test_the_pages_exist_and_the_readme_links_them():
+    """Each topic page is linked from the README; each algorithm's page exists and is reached through the README's
+    link to ``docs/baselines/`` (and from its module's docstring, below): a new algorithm's page needs no README
+    edit."""
     assert CAE_PAGE in PAGES and all(p in PAGES for p in BASELINE_PAGES.values())
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     targets = {t.split("#", 1)[0] for _, t in _links(ROOT / "README.md")}
-    assert "docs/cae-algorithm.md" in targets
-    for page in [*BASELINE_PAGES.values(), *TOPIC_PAGES]:
+    assert "docs/cae-algorithm.md" in targets and "docs/baselines/" in targets
+    for page in BASELINE_PAGES.values():
+        assert page.exists(), f"{page.relative_to(ROOT)} is missing: every registered algorithm has its page"
+    for page in TOPIC_PAGES:
         assert page.exists(), f"{page.relative_to(ROOT)} is missing"
         assert page.relative_to(ROOT).as_posix() in targets, f"the README does not link {page.relative_to(ROOT)}"
     layout = readme.split("## Layout", 1)[1]
@@ -334,12 +340,15 @@ def test_each_baseline_page_gives_its_reference_and_marks(name):
     # the module docstring is short, points here, and cites the same commit as the page
     assert f"docs/baselines/{name}.md" in doc and len(doc.splitlines()) < 40
     commits = set(re.findall(r"\b[0-9a-f]{40}\b", doc))
+    pypi = PYPI_REFERENCE.findall(text)
     if name in REFERENCE_WITHOUT_COMMIT:
         assert REFERENCE_WITHOUT_COMMIT[name] in doc and REFERENCE_WITHOUT_COMMIT[name] in text
+    elif pypi and not commits:  # a published package: the docstring names it, the page its version
+        assert any(package in doc for package, _ in pypi), f"{name}'s docstring names none of {pypi}"
     else:
         assert commits and commits <= set(re.findall(r"\b[0-9a-f]{40}\b", text))
     assert "## What" in text and "[ref]" in text
-    for phrase, mark in BASELINE_REFS[name]:
+    for phrase, mark in BASELINE_REFS.get(name, []):  # a new page needs no entry: its marks are its own
         ok, blocks = _marked(page, phrase, mark)
         assert ok, f"{name}: {phrase!r} is not marked {mark}: {blocks}"
 
@@ -347,3 +356,174 @@ def test_each_baseline_page_gives_its_reference_and_marks(name):
 def test_the_cae_module_points_to_its_page():
     doc = ast.get_docstring(ast.parse((ROOT / "cae" / "algorithms" / "cae.py").read_text(encoding="utf-8")))
     assert "docs/cae-algorithm.md" in doc and ">>> " in doc
+
+
+# ------------------------------------------------ the docs count the algorithms the registry has
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_NUMBER = r"(?:" + "|".join(_NUMBERS) + r"|\d+)"
+#: a count of algorithms: "the other five algorithms", "any of the six algorithms", "two to four algorithms", ...
+COUNT = re.compile(
+    rf"(?P<before>\b(?:the paper's|the other|at least)\s+)?\b(?P<n>{_NUMBER})(?:\s+to\s+(?P<upto>{_NUMBER}))?"
+    r"\s+(?:registered\s+)?(?P<noun>algorithms|baselines)\b",
+    re.I,
+)
+#: "all six" (without a noun) in a sentence about the algorithms
+ALL_OF_THEM = re.compile(rf"\ball\s+(?P<n>{_NUMBER})\b(?!\s+(?:algorithms|baselines)\b)", re.I)
+COUNTED_TEXTS = [ROOT / "README.md", ROOT / "app.py", *PAGES, *sorted((ROOT / "pages").glob("*.py"))]
+
+
+def _number(word):
+    return int(word) if word.isdigit() else _NUMBERS.index(word.lower())
+
+
+def _paper(name):
+    return ALGORITHMS[name].in_paper
+
+
+def algorithm_counts(text):
+    """``(phrase, the number written, the number the registry has)`` of every count of algorithms in ``text``.
+
+    What a count counts follows from its words: "the paper's six" the algorithms the paper compares, "four
+    baselines" the paper's baselines, "the other seven" all but one, "two to four" and "at least two" the Compare
+    page's range,
+    any other ("any of the eight algorithms", "all eight") every registered algorithm. Inline code is left out.
+    """
+    text = " ".join(re.sub(r"`[^`]*`", "", text).split())
+    paper = sum(map(_paper, ALGORITHMS))
+    baselines = sum(1 for n in ALGORITHMS if _paper(n) and "CAE" not in (n, ALGORITHMS[n].variant_of))
+    compare_max = int(re.search(r"max_selections=(\d+)", (ROOT / "pages" / "compare.py").read_text()).group(1))
+    out = []
+    for m in COUNT.finditer(text):
+        before = (m.group("before") or "").lower().strip()
+        n = _number(m.group("n"))
+        if m.group("upto"):
+            out.append((m.group(0), (n, _number(m.group("upto"))), (2, compare_max)))
+        elif before == "at least":  # the Compare page's least
+            out.append((m.group(0), n, 2))
+        elif m.group("noun").lower() == "baselines":
+            out.append((m.group(0), n, baselines))
+        elif before == "the paper's":
+            out.append((m.group(0), n, paper))
+        else:
+            out.append((m.group(0), n, len(ALGORITHMS) - (before == "the other")))
+    for sentence in re.split(r"(?<=[.;:!?])\s+", text):
+        if re.search(r"\balgorithms?\b", sentence, re.I):
+            out += [(m.group(0), _number(m.group("n")), len(ALGORITHMS)) for m in ALL_OF_THEM.finditer(sentence)]
+    return out
+
+
+def test_the_count_check_reads_counts_as_meant():
+    total = len(ALGORITHMS)
+    counts = algorithm_counts(
+        "Learned by any of the six algorithms. The paper's six algorithms run; the four baselines too. "
+        "CAE and the other five algorithms; two to four algorithms in lock step. The registry lists all six "
+        "algorithm entries. It asks for all seven columns. `the other nine algorithms` The paper's four baselines."
+    )
+    assert [(n, want) for _, n, want in counts] == [
+        (6, total),
+        (6, 6),
+        (4, 4),
+        (5, total - 1),
+        ((2, 4), (2, 4)),
+        (4, 4),
+        (6, total),
+    ]
+
+
+@pytest.mark.parametrize("path", COUNTED_TEXTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_count_of_algorithms_is_the_registrys(path):
+    """ "Any of the six algorithms" went stale when Fuzzy ART and GNG were registered: every count a page or a
+    doc writes is checked against :data:`cae.registry.ALGORITHMS` (pages that can, write it from there)."""
+    for phrase, written, right in algorithm_counts(path.read_text(encoding="utf-8")):
+        assert written == right, f"{path.relative_to(ROOT)}: {phrase!r} should count {right}"
+
+
+# lists of registered names: in the pages and the docs that describe the product, a list of four or more is a
+# set the code defines (the results and the algorithms' own pages compare any algorithms they like)
+_NAME = "|".join(re.escape(n) for n in sorted(ALGORITHMS, key=len, reverse=True))
+_ITEM = rf"\*{{0,2}}(?:{_NAME})(?:\(mean\))?\*{{0,2}}"
+NAME_LIST = re.compile(rf"(?<![\w+]){_ITEM}(?:\s*,\s*{_ITEM})+(?:,?\s+(?:and|or)\s+{_ITEM})?(?![\w+])")
+LISTING_TEXTS = [
+    ROOT / "README.md",
+    ROOT / "app.py",
+    *sorted((ROOT / "pages").glob("*.py")),
+    *(DOCS / n for n in ("app.md", "package.md", "testing.md", "architecture.md", "adding-an-algorithm.md")),
+    DOCS / "performance.md",
+]
+
+
+def known_sets():
+    """The sets of algorithms the code defines, that a list of names may give: every one, the paper's, its four
+    baselines, all but CAE and CAEA, those the Playground explains, and the Lineage page's."""
+    from cae.app.explainable import ENTRIES
+    from cae.app.lineage import SETTINGS
+
+    every = set(ALGORITHMS)
+    paper = {n for n in every if _paper(n)}
+    cae_family = {n for n in every if "CAE" in (n, ALGORITHMS[n].variant_of)}
+    return {
+        "every registered algorithm": every,
+        "the paper's": paper,
+        "the paper's baselines": paper - cae_family,
+        "all but CAE and CAEA": every - cae_family,
+        "those the Playground explains": set(ENTRIES),
+        "the Lineage page's": {s.algorithm for s in SETTINGS},
+    }
+
+
+def name_lists(text):
+    """Every list of four or more registered names in ``text``, as sets (``(mean)`` variants by their name)."""
+    text = " ".join(text.split())
+    out = []
+    for m in NAME_LIST.finditer(text):
+        names = set(re.findall(rf"(?<![\w+])({_NAME})(?![\w+])", m.group(0)))
+        if len(names) >= 4:
+            out.append((m.group(0), names))
+    return out
+
+
+@pytest.mark.parametrize("path", LISTING_TEXTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_list_of_algorithms_is_a_set_the_code_defines(path):
+    """The README once listed four baselines and the kernels by name, Home six algorithms for Compare (which
+    offers eight): a list of names is one of :func:`known_sets`, or it goes stale."""
+    sets = known_sets()
+    for phrase, names in name_lists(path.read_text(encoding="utf-8")):
+        assert names in sets.values(), f"{path.relative_to(ROOT)}: {phrase!r} is none of {list(sets)}"
+
+
+def test_the_list_check_sees_a_list_that_lost_a_name():
+    assert [n for _, n in name_lists("Two to four of CAE, CAEA, SOINN+, ASOINN, TCA and AutoCloud.")] == [
+        {"CAE", "CAEA", "SOINN+", "ASOINN", "TCA", "AutoCloud"}
+    ]
+    assert {"CAE", "CAEA", "SOINN+", "ASOINN", "TCA", "AutoCloud"} in known_sets().values()  # the paper's
+    stale = name_lists("Two to four of CAE, CAEA, SOINN+, ASOINN, TCA, AutoCloud and Fuzzy ART.")[0][1]
+    assert stale not in known_sets().values()
+
+
+# ------------------------------------------------ the results name the command a reader can type
+def _documented_paper_command():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return next(
+        line.split("#")[0].strip()
+        for line in readme.splitlines()
+        if line.startswith("python -m cae.experiments paper --out results")
+    )
+
+
+def test_the_results_and_the_experiments_page_name_the_documented_command():
+    """results/paper_run.json (shown on the Experiments page) and the results' "Generated by" lines name the
+    README's command (``--data authors``, the fetched datasets), never a folder only the machine that ran them
+    has (``--data ../shared/…`` was recorded as typed)."""
+    import json
+
+    documented = _documented_paper_command()
+    assert "--data authors" in documented
+    run = ROOT / "results" / "paper_run.json"
+    if run.exists():
+        assert json.loads(run.read_text(encoding="utf-8"))["command"] == documented
+    assert f"`{documented}`" in (ROOT / "pages" / "experiments.py").read_text(encoding="utf-8")
+    for md in sorted((ROOT / "results").glob("*.md")):
+        for command in re.findall(r"Generated by `([^`]*)`", md.read_text(encoding="utf-8")):
+            assert "../" not in command and "shared" not in command, f"{md.name}: {command}"
+            data = re.findall(r"--data(?:=|\s+)(\S+)", command)
+            assert data in ([], ["authors"]), f"{md.name}: {command}"

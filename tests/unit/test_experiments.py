@@ -488,6 +488,34 @@ def test_against_the_paper_view(tmp_path, monkeypatch):
     assert not at.exception and any("critical difference" in c.value for c in at.caption)
 
 
+def test_text_columns_that_are_all_missing_read_without_a_pandas_warning(tmp_path, monkeypatch):
+    """A comparison whose text columns are all missing reads them from the CSV as float64: filling them with ""
+    warned (Pandas4Warning: pandas 4 will refuse it) on the Experiments page and in the tables."""
+    import warnings
+
+    from conftest import ROOT
+    from streamlit.testing.v1 import AppTest
+
+    pandas4 = getattr(pd.errors, "Pandas4Warning", None)
+    if pandas4 is None:
+        pytest.skip(f"pandas {pd.__version__} has no Pandas4Warning")
+    paper, ours = _fake_paper(tmp_path)
+    ex.main(["compare", "--results", str(ours), "--paper", str(paper), "--quiet"])
+    df = pd.read_csv(ours / "paper_comparison.csv")
+    df = df.assign(**dict.fromkeys(["mark_abs", "stage", "beside", "note"], np.nan))
+    df.to_csv(ours / "paper_comparison.csv", index=False)
+    monkeypatch.setenv("CAE_EXPLORER_RESULTS", str(ours))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pandas4)
+        back = pd.read_csv(ours / "paper_comparison.csv")
+        rows = cmp.display_rows(back)
+        assert not {"stage", "beside", "note"} & set(rows.columns)  # empty text columns are left out
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.run()
+        at.switch_page("pages/experiments.py").run()
+        assert not at.exception, at.exception
+
+
 def test_paper_quick_without_the_papers_tables(tmp_path, folder):
     """--paper naming a folder that is not there: every study still runs; the comparison is skipped, and said so."""
     out = tmp_path / "results"
@@ -732,3 +760,21 @@ def test_realworld_refuses_fuzzy_art_without_min_max_scaling(tmp_path):
     for scaling in ("zscore", "none"):
         with pytest.raises(SystemExit, match=r"Fuzzy ART take\(s\) values in \[0, 1\] only: use --scaling minmax"):
             main(["realworld", "--datasets", str(tmp_path), "--scaling", scaling, "--algorithms", "CAE,Fuzzy ART"])
+
+
+def test_the_results_record_the_command_a_reader_can_type(tmp_path):
+    """A --data file that is the authors' 2-D data byte for byte is recorded as ``--data authors``, a --datasets
+    folder of the paper's datasets byte for byte is left out (the fetched folder is the default); another file
+    stays as typed."""
+    from conftest import paper_datasets_folder
+
+    from cae.experiments.cli import command_line
+
+    datasets, data = paper_datasets_folder()
+    authors = str(data / "paper_2d_6class_90000.csv")
+    typed = ["paper", "--out", "results", "--data", authors, "--datasets", str(datasets), "--n-jobs", "2"]
+    assert command_line(typed) == "python -m cae.experiments paper --out results --data authors --n-jobs 2"
+    assert command_line(["noise", f"--data={authors}"]) == "python -m cae.experiments noise --data authors"
+    other = tmp_path / "mine.csv"
+    other.write_bytes((data / "paper_2d_6class_90000.csv").read_bytes()[:-40])  # the last rows cut
+    assert command_line(["synthetic", "--data", str(other)]) == f"python -m cae.experiments synthetic --data {other}"

@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import http.server
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -355,8 +356,26 @@ def test_openml_unreachable(tmp_path):
 
 
 def test_the_bundled_iris_is_the_papers(tmp_path):
-    [o] = F.fetch(["iris"], to=tmp_path, log=None)
-    assert o.status == "fetched" and o.identity == "identical"
+    lines = []
+    [o] = F.fetch(["iris"], to=tmp_path, log=lines.append)
+    assert o.status == "fetched" and o.identity == "identical" and o.bundled
+    # nothing was downloaded: the line says where Iris comes from
+    assert "Iris" in lines[0] and "bundled with scikit-learn" in lines[0] and "fetched" not in lines[0], lines
+
+
+def test_an_explicit_data_folder_wins_even_when_it_cannot_be_written(tmp_path, monkeypatch):
+    """``CAE_EXPLORER_DATA`` is where fetch writes: a folder it cannot write is an error, never another folder."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("CAE_EXPLORER_DATA", str(blocker / "datasets"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    with pytest.raises(OSError):
+        F.fetch(["iris"], log=None)
+    assert not (tmp_path / "xdg").exists()
+    env = dict(os.environ, CAE_EXPLORER_DATA=str(blocker / "datasets"), XDG_DATA_HOME=str(tmp_path / "xdg"))
+    r = _run("fetch", "--names", "iris", env=env)  # the command says so, in words
+    assert r.returncode != 0 and f"cannot write the datasets to {blocker / 'datasets'}" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "xdg").exists()
 
 
 # ------------------------------------------------------------------ local copies, the CLI

@@ -242,7 +242,7 @@ def test_acceptance_is_pure_and_checks_its_sample():
     assert model.n_samples_seen_ == 200
     with pytest.raises(ValueError, match="min-max scale"):
         model.acceptance([0.5, 1.5])
-    with pytest.raises(ValueError, match="2 finite numbers"):
+    with pytest.raises(ValueError, match="x has 1 features, but FuzzyART is expecting 2"):
         model.acceptance([0.5])
 
 

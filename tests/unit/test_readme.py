@@ -19,11 +19,26 @@ def _quickstart():
     return [line for line in block.splitlines() if line.strip()]
 
 
+#: the Quickstart's first steps: a virtual environment (Debian's own Python refuses a bare ``pip install``)
+VENV = ("python3 -m venv .venv", ". .venv/bin/activate")
+
+
 def test_quickstart_is_two_commands():
     cmds = _quickstart()
     assert len(cmds) == 2
-    assert "streamlit run app.py" in cmds[0] and cmds[0].startswith("pip install")
+    steps = [s.strip() for s in cmds[0].split("&&")]
+    assert tuple(steps[:2]) == VENV and steps[2].startswith("pip install") and steps[-1] == "streamlit run app.py"
     assert "pytest" in cmds[1] and cmds[1].startswith("pip install")
+
+
+def test_ci_makes_the_readme_virtual_environment():
+    """.ci/run makes and activates the Quickstart's virtual environment, in that order, before it installs."""
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    steps = [s.strip() for s in _quickstart()[0].split("&&")][:2]
+    assert all(s in lines for s in steps), f"the Quickstart's {steps} are not lines of .ci/run"
+    first_install = next(i for i, line in enumerate(lines) if line.startswith("pip install"))
+    assert lines.index(steps[0]) < lines.index(steps[1]) < first_install
 
 
 def test_ci_runs_the_readme_test_command():

@@ -98,7 +98,7 @@ def test_the_package_follows_the_registry():
     for file_name in model_file_names():
         assert cae.algorithms.estimator_class(file_name).algorithm == file_name
     # the kernels found by their file names (cae._jit sits below the registry) are the registry's
-    assert set(_jit.KERNEL_MODULES) == {"cae._jit", "cae._graph", *kernel_modules()}
+    assert set(_jit.KERNEL_MODULES) == {"cae._jit", "cae._graph", "cae._art", *kernel_modules()}
     order = column_order()
     assert [a for a in order if a in ALGORITHMS] == sorted(ALGORITHMS, key=order.index) and len(order) == len(
         set(order)
