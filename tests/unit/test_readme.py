@@ -28,7 +28,9 @@ def test_quickstart_is_two_commands():
     assert len(cmds) == 2
     steps = [s.strip() for s in cmds[0].split("&&")]
     assert tuple(steps[:2]) == VENV and steps[2].startswith("pip install") and steps[-1] == "streamlit run app.py"
-    assert "pytest" in cmds[1] and cmds[1].startswith("pip install")
+    # the test command on its own, in a new shell too: the same environment made or reused, then the tests
+    tests = [s.strip() for s in cmds[1].split("&&")]
+    assert tuple(tests[:2]) == VENV and tests[2].startswith("pip install") and tests[-1] == "python -m pytest"
 
 
 def test_ci_makes_the_readme_virtual_environment():
