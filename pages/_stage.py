@@ -40,7 +40,7 @@ def stage_css(present=False):
         "header[data-testid='stHeader'] * { pointer-events: auto; }",
         "[data-testid='stMainBlockContainer'] { padding: 0.75rem 1.5rem 4rem; max-width: none; }",
         "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] { gap: 0.5rem; }",
-        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0; }",
+        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0.3rem; }",
         f".st-key-stage {{ container-type: inline-size; --net: {net}; }}",
         f"{row} {{ flex-wrap: nowrap; gap: 1rem; }}",
         f"{row} > [data-testid='stColumn']:first-child"
@@ -113,26 +113,25 @@ def columns_for(n):
     return 2 if n in (2, 4) else 3
 
 
-def grid_style(n):
-    """Compare's style: a compact head, and each of ``n`` networks in a square as large as the screen lets every
-    one of them be seen at once (its side: the screen's height shared by the rows, or the row's width by the
-    columns, whichever is smaller)."""
-    cols = columns_for(n)
+def grid_style(n, grid="cmp_grid", cell="cmp_net_", chrome=GRID_CHROME, per_row=None):
+    """The style of a page of ``n`` networks side by side (Compare, the Lineage): a compact head, and each network
+    in a square (a container keyed ``cell`` + its number, inside the container keyed ``grid``) as large as the screen
+    lets every one of them be seen at once — its side the screen's height less ``chrome`` px shared by the rows, or
+    the row's width shared by the columns, whichever is smaller."""
+    cols = per_row or columns_for(n)
     rows = -(-n // cols)
-    cell = (
-        f"min(calc((100vh - {GRID_CHROME}px) / {rows} - {GRID_ROW}px), calc((100cqw - {(cols - 1) * 16}px) / {cols}))"
-    )
+    side = f"min(calc((100vh - {chrome}px) / {rows} - {GRID_ROW}px), calc((100cqw - {(cols - 1) * 16}px) / {cols}))"
     st.html(
         "<style>"
         "header[data-testid='stHeader'] { background: transparent; pointer-events: none; }"
         "header[data-testid='stHeader'] * { pointer-events: auto; }"
         "[data-testid='stMainBlockContainer'] { padding: 0.75rem 1.5rem 4rem; max-width: none; }"
         "[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock'] { gap: 0.5rem; }"
-        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0; }"
-        f".st-key-cmp_grid {{ container-type: inline-size; --cell: {cell}; }}"
-        "[class*='st-key-cmp_net_'] { flex: none !important; width: var(--cell) !important;"
+        "[data-testid='stMainBlockContainer'] h1 { font-size: 1.6rem; padding: 0.1rem 0 0.3rem; }"
+        f".st-key-{grid} {{ container-type: inline-size; --cell: {side}; }}"
+        f"[class*='st-key-{cell}'] {{ flex: none !important; width: var(--cell) !important;"
         " height: var(--cell) !important; }"
-        "[class*='st-key-cmp_net_'] > [data-testid='stElementContainer']"
+        f"[class*='st-key-{cell}'] > [data-testid='stElementContainer']"
         " { flex: 1 1 auto !important; height: auto !important; min-height: 0; }"
         "</style>"
     )

@@ -118,8 +118,11 @@ with st.container(key="cmp_grid"):
                     st.plotly_chart(fig, key=f"cmp_fig_{label}", height="stretch")
                 network_summary(pg, f"cmp_{k}")
                 keys.append(fig.layout.meta["key"])
-# the key of the pictures (each the first's marks, which they share), and how to read each kind of model
-st.html(max(keys, key=len))
+# under the grid, each picture's key (the marks are shared; the clusters, the edges' ages and a model's own marks are
+# its own) and how to read each kind of model
+for key, label in zip(keys, ls.playgrounds):
+    st.markdown(f"**{label}**")
+    st.html(key)
 for label in ls.playgrounds:
     kind = ALGORITHMS[ls.runs[label][0]].kind
     if kind == "clouds":

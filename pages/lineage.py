@@ -25,12 +25,15 @@ from cae.app.lesson_links import (
 )
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, message
+from pages._stage import grid_style
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 # the lesson's committed run (python -m cae.experiments lineage); CAE_EXPLORER_RESULTS points elsewhere (tests)
 RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().parent.parent / "results"))
-PICTURE_HEIGHT = 360  # two pictures side by side, whole in the first screen at 1280×720
+#: px above the two pictures: the title, the lineage's boxes, its controls and the pictures' names (pages/_stage.py
+#: sizes each picture a square as large as the first screen then allows)
+PICTURES_CHROME = 330
 
 # a lesson link (once per session; later reruns carry the query this page wrote itself)
 if not st.session_state.get("lineage_link_read"):
@@ -43,12 +46,9 @@ if not st.session_state.get("lineage_link_read"):
 for k, v in LINEAGE_DEFAULTS.items():
     st.session_state.setdefault(f"w_lin_{k}", v)
 
-# the page's own style, on every run: less room above a smaller title, so that the lineage, its controls and the two
-# pictures of one step fit the first screen at 1280×720
-st.html(
-    "<style>[data-testid='stMainBlockContainer'] { padding-top: 3rem; }"
-    " [data-testid='stMainBlockContainer'] h1 { font-size: 1.75rem; padding: 0.75rem 0 0.25rem; }</style>"
-)
+# the page's own style, on every run: a compact head, and the two pictures of one step as large as the first screen
+# allows (at 1280×720 too)
+grid_style(2, grid="lin_grid", cell="lin_net_", chrome=PICTURES_CHROME, per_row=2)
 st.title("Lineage: two families meeting in CAE")
 step = ln.STEPS[int(st.session_state.w_lin_step) - 1]
 st.html(lineage_html((step.before, step.after), {name: a.colour for name, a in ALGORITHMS.items()}))
@@ -82,10 +82,14 @@ def _picture(s, model, rec, stream, t, k):
         rec,
         bounds=((0, 1), (0, 1)),
         show_vigilance=True,
-        height=PICTURE_HEIGHT,
+        height=None,
+        legend=False,
         current_name="the sample of step t",
     )
-    st.plotly_chart(fig, key=f"lin_fig_{k}", config={"displayModeBar": False})
+    with st.container(key=f"lin_net_{k}"):
+        st.plotly_chart(fig, key=f"lin_fig_{k}", config={"displayModeBar": False}, height="stretch")
+    if fig.layout.meta:  # the picture's key (its marks, colours and edge ages) under it
+        st.html(fig.layout.meta["key"])
     if rec is not None:
         clusters, nodes = _plural(int(model.n_clusters_), "cluster"), _plural(len(model.nodes_), "node")
         st.caption(f"Step {t:,}: {rec.event}. {clusters}, {nodes}.")
@@ -97,9 +101,10 @@ def _picture(s, model, rec, stream, t, k):
 
 drawn = (ln.usual_setting(step.before), ln.usual_setting(step.after))
 stream, models = _models(t, seed, n, stream_name, tuple(s.key for s in drawn))
-for k, (col, (s, model, rec)) in enumerate(zip(st.columns(2), models)):
-    with col:
-        _picture(s, model, rec, stream, t, k)
+with st.container(key="lin_grid"):
+    for k, (col, (s, model, rec)) in enumerate(zip(st.columns(2), models)):
+        with col:
+            _picture(s, model, rec, stream, t, k)
 st.caption(f"**{step.key}** · {step.change}")
 
 st.header("Each parameter low, usual and high, on both streams")

@@ -56,9 +56,9 @@ def test_compare_with_cae_fuzzy_art_and_gng(server, browser):
     page.mouse.move(5, 5)
     page.wait_for_timeout(1000)
     _shot(page, "40b_compare_gng")
-    # Fuzzy ART's categories are drawn as boxes, GNG's edges by age (their legend entries and colour bar)
-    assert page.locator(".js-plotly-plot .legendtext", has_text="categories (boxes)").count() >= 1
-    assert page.locator(".js-plotly-plot .cbtitle", has_text="removed past a_max").count() >= 1
+    # Fuzzy ART's categories are drawn as boxes, GNG's edges by age (their entries in the pictures' keys)
+    assert page.locator(".cae-key li", has_text="categories (boxes)").count() >= 1
+    assert page.locator(".cae-key", has_text="removed past a_max").count() >= 1
     ctx.close()
 
 
