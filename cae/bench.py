@@ -499,7 +499,7 @@ def frames(argv=None):
     server can compute — the browser draws them (the browser test measures
     the frames shown).
     """
-    from .app.figures import network_figure
+    from .app.figures import network_figure, network_spec
     from .app.player import PlaySession, decode_chunk, panel
     from .app.stepper import Stepper, drawn_sample
     from .data import make_paper2d, stationary_stream
@@ -542,7 +542,7 @@ def frames(argv=None):
 
     def draw(p):
         idx = drawn_sample(p.t, max_points=5000)  # as the Playground draws it: the same samples plus the new
-        return network_figure(
+        return network_spec(  # as plain data, the picture's key beside it, as Play's frames are made
             p.model,
             X[idx],
             X[max(0, p.t - 300) : p.t],
@@ -551,6 +551,8 @@ def frames(argv=None):
             bounds=bounds,
             show_vigilance=True,
             deleted=p.deleted_in_frame,
+            legend=False,
+            height=None,
         )
 
     print()
