@@ -24,11 +24,18 @@ ENTRYPOINT_SEEN = False
 #: - KaTeX pulls a subscript's 2 px "strut" (``.vlist-t2``) out to the right, a workaround for Safari: a formula
 #:   then overflows its box by 2 px, which makes the box a scrollable region a keyboard cannot reach. Without
 #:   the negative margin the formula fits its box.
+#: - A formula fits its column: the explanations break long formulas into lines of at most 22 em
+#:   (:func:`cae.app.explanations._lines`), and a box narrower than 22 em at KaTeX's size (1.21 em, 19.4 px: 426 px)
+#:   scales its formulas down to fit, never below 14 px (a 308 px box; at a 200 % zoom of a 1400×900 window, 700 CSS
+#:   px, the formulas' column of *Explain a step* is 349 px and they are 15.9 px). No formula then scrolls (a
+#:   scrolling box that the keyboard cannot reach is a WCAG failure, and a cut formula hides its numbers).
 ACCESSIBLE_CSS = (
     "<style>"
     "[data-testid='stMain'] [data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
     " letter-spacing: -0.005em; }"
     ".katex .vlist-t2 { margin-right: 0; }"
+    "[data-testid='stMarkdown']:has(.katex-display) { container-type: inline-size; }"
+    ".katex-display > .katex { font-size: clamp(14px, calc(100cqi / 22), 1.21em); }"
     "button:focus-visible, a:focus-visible, [role='tab']:focus-visible, summary:focus-visible"
     " { outline: 2px solid #171615 !important; outline-offset: 2px; }"
     "[class*='st-key-fig_summary'] { position: absolute !important; width: 1px !important; height: 1px !important;"
