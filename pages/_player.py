@@ -15,6 +15,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from cae.app import toolbar
 from cae.app.player import FRONTEND, PlaySession, frames_wanted
 from pages._session import W
 
@@ -135,7 +136,7 @@ def player(pg, draw, describe, samples_per_frame, height):
         playing=True,
         fps=int(ss.get("play_fps", DEFAULT_FPS)),
         height=int(height),
-        config={"displaylogo": False},
+        config=toolbar.config(),  # no Share chart… (Plotly Cloud), no box/lasso selection: they did nothing
         on_change=_on_request,
         default=None,
     )
