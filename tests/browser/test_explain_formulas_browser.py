@@ -18,7 +18,7 @@ import json
 import pytest
 from conftest import ROOT
 from support.axe import report, violations
-from support.browser import SHOTS, _wait_idle
+from support.browser import _shot, _wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -99,15 +99,14 @@ def _fits(page, state):
     return shown
 
 
-def _shot(page, name):
+def _explanation_shot(page, name):
     """The explanation in view (its headline at the top), as the reader sees it."""
     page.evaluate(
         "() => { const h = [...document.querySelectorAll('[data-testid=stMain] h2')].find(h => h.innerText.startsWith('t = '));"
         " if (h) h.scrollIntoView({block: 'start'}) }"
     )
     page.wait_for_timeout(300)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    _shot(page, name)
 
 
 def _record(key, shown):
@@ -149,5 +148,5 @@ def test_every_kind_of_step_fits_and_passes_axe(server, browser, algo, zoom):
             assert not found, f"{state}: axe found\n{report(found)}"
             _record(state, shown)
             name = f"80_explain_{algo}_{kind}_{width}x{height}".replace(" ", "_").replace("=", "")
-            _shot(page, name)
+            _explanation_shot(page, name)
     ctx.close()
