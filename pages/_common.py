@@ -58,7 +58,9 @@ ACCESSIBLE_CSS = (
     "[data-testid='stHeaderActionElements'] a:focus-visible, .modebar:has(:focus-visible),"
     " .modebar:has(:focus-visible) .modebar-group, [data-testid='stElementToolbar']:has(:focus-visible)"
     " { opacity: 1 !important; transition: none !important; }"
-    ".st-key-a11y_keyboard { display: none !important; }"
+    # the keyboard's script (pages/_a11y.py) takes no room: its container and the wrapper around it (a flex item
+    # of the page's column, which would add a 16 px gap)
+    "[data-testid='stLayoutWrapper']:has(> .st-key-a11y_keyboard), .st-key-a11y_keyboard { display: none !important; }"
     "[class*='st-key-fig_summary'] { position: absolute !important; width: 1px !important; height: 1px !important;"
     " overflow: hidden; clip-path: inset(50%); white-space: nowrap; margin: -1px; padding: 0; border: 0; }"
     "</style>"

@@ -190,6 +190,10 @@ def _after_rerun(page, wanted, timeout_ms=20000):
 )
 def test_the_skip_link_is_the_first_tab_stop_and_goes_to_the_first_control(server, browser, path, first):
     ctx, page = _open(browser, server + path)
+    hidden = page.evaluate(
+        "() => getComputedStyle(document.querySelector('.st-key-a11y_keyboard').parentElement).display"
+    )
+    assert hidden == "none"  # the script's element takes no room, not even the column's gap
     page.keyboard.press("Tab")
     link = _focus(page)
     assert (link["kind"], link["name"]) == ("link", "Skip to the controls")
