@@ -18,19 +18,49 @@ ENTRYPOINT_SEEN = False
 #:   heading list expects; they keep the size they had as h3 (``st.subheader``) (the sidebar's h2s keep theirs).
 #: - A network view in words (:func:`network_summary`, keys ``fig_summary...``) is read by a screen reader but not
 #:   shown: the numbers beside the chart say the same.
-#: - A keyboard user sees where the focus is: a solid ring in the text colour (17:1 on white) around the focused
-#:   button, link, tab or expander, where Streamlit draws a half-transparent red glow (2.1:1 on white; WCAG 2.1 asks
-#:   3:1 for what identifies a control's state).
+#: - A keyboard user sees where the focus is, on every control (WCAG 2.2: 2.4.7 focus visible, 1.4.11 3:1 for what
+#:   shows a control's state): a solid 2 px ring in the text colour (17:1 on white, 15:1 on the sidebar) around the
+#:   focused button, link, tab or expander, where Streamlit draws a half-transparent red glow (2.1:1 on white); and
+#:   around what shows a control whose own element is hidden: a toggle's or checkbox's label, a radio option, a
+#:   slider's thumb, a selectbox's or number input's box (Streamlit gave these 1.15-1.2:1); and around whatever
+#:   else takes the focus (a code block, a multiselect's chip, a table). A box the focus scrolls (the main area, a
+#:   table) gets the ring inside its edge; a heading's anchor link, a chart's toolbar and an element's toolbar,
+#:   invisible until hovered, show while they hold the focus.
 #: - KaTeX pulls a subscript's 2 px "strut" (``.vlist-t2``) out to the right, a workaround for Safari: a formula
 #:   then overflows its box by 2 px, which makes the box a scrollable region a keyboard cannot reach. Without
 #:   the negative margin the formula fits its box.
+#: - A formula fits its column: the explanations break long formulas into lines of at most 22 em
+#:   (:func:`cae.app.explanations._lines`), and a box narrower than 22 em at KaTeX's size (1.21 em, 19.4 px: 426 px)
+#:   scales its formulas down to fit, never below 14 px (a 308 px box; at a 200 % zoom of a 1400×900 window, 700 CSS
+#:   px, the formulas' column of *Explain a step* is 349 px and they are 15.9 px). No formula then scrolls (a
+#:   scrolling box that the keyboard cannot reach is a WCAG failure, and a cut formula hides its numbers).
 ACCESSIBLE_CSS = (
     "<style>"
     "[data-testid='stMain'] [data-testid='stHeading'] h2 { font-size: 1.75rem; padding: 0.75rem 0 1rem; line-height: 1.2;"
     " letter-spacing: -0.005em; }"
     ".katex .vlist-t2 { margin-right: 0; }"
-    "button:focus-visible, a:focus-visible, [role='tab']:focus-visible, summary:focus-visible"
+    "[data-testid='stMarkdown']:has(.katex-display) { container-type: inline-size; }"
+    ".katex-display > .katex { font-size: clamp(14px, calc(100cqi / 22), 1.21em); }"
+    "button:focus-visible, a:focus-visible, summary:focus-visible, [role='tab']:focus-visible,"
+    " [data-testid='stCheckbox'] label:has(input:focus-visible), [data-testid='stRadioOption']:has(input:focus-visible),"
+    " [data-testid='stSlider'] div:has(> div > input[type='range']:focus-visible),"
+    " div[role='group']:has(input[role='combobox']:focus-visible),"
+    " [data-testid='stNumberInputContainer']:has(input:focus-visible), [data-testid='stTextInputRootElement']:has(input:focus-visible),"
+    " [tabindex='0']:not(input, textarea):focus-visible,"
+    " .dvn-scroller:focus-visible, [data-testid='stMain']:focus-visible"
     " { outline: 2px solid #171615 !important; outline-offset: 2px; }"
+    # inside the edge where a box around it cuts what is outside: tabs, expanders, the charts' toolbar buttons,
+    # the input boxes, tables, the main area
+    "summary:focus-visible, [role='tab']:focus-visible, .modebar-btn:focus-visible,"
+    " div[role='group']:has(input[role='combobox']:focus-visible),"
+    " [data-testid='stNumberInputContainer']:has(input:focus-visible), [data-testid='stTextInputRootElement']:has(input:focus-visible),"
+    " [data-testid='stDataFrame'] :focus-visible, [data-testid='stMain']:focus-visible { outline-offset: -2px !important; }"
+    "[data-testid='stHeaderActionElements'] a:focus-visible, .modebar:has(:focus-visible),"
+    " .modebar:has(:focus-visible) .modebar-group, [data-testid='stElementToolbar']:has(:focus-visible)"
+    " { opacity: 1 !important; transition: none !important; }"
+    # the keyboard's script (pages/_a11y.py) takes no room: its container and the wrapper around it (a flex item
+    # of the page's column, which would add a 16 px gap)
+    "[data-testid='stLayoutWrapper']:has(> .st-key-a11y_keyboard), .st-key-a11y_keyboard { display: none !important; }"
     "[class*='st-key-fig_summary'] { position: absolute !important; width: 1px !important; height: 1px !important;"
     " overflow: hidden; clip-path: inset(50%); white-space: nowrap; margin: -1px; padding: 0; border: 0; }"
     "</style>"
@@ -50,16 +80,21 @@ SHARED_STYLE = (
 
 
 def accessible_style():
-    """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page)."""
+    """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page) and the
+    keyboard's script (:func:`pages._a11y.keyboard_support`: the skip link, the focus after an action)."""
+    from pages._a11y import keyboard_support
+
     st.html(ACCESSIBLE_CSS)
+    keyboard_support()
 
 
-def network_summary(pg, key):
-    """A Stepper's network view in words, for a screen reader (visually hidden; ``key`` is made unique here)."""
+def network_summary(pg, key, then=""):
+    """A Stepper's network view in words, for a screen reader (visually hidden; ``key`` is made unique here);
+    ``then``: a sentence more (what else the view shows: the quiz's next sample)."""
     from cae.app.explanations import view_summary
 
     with st.container(key=f"fig_summary_{key}"):
-        st.markdown(view_summary(pg.model, pg.t, pg.record, len(pg.stream)))
+        st.markdown(" ".join(filter(None, (view_summary(pg.model, pg.t, pg.record, len(pg.stream)), then))))
 
 
 def data_table(fig, key, x_name="x", y_name="y"):

@@ -129,7 +129,6 @@ def player(pg, draw, describe, samples_per_frame, present=False):
         fps=int(ss.get("play_fps", DEFAULT_FPS)),
         present=bool(present),
         side=SIDE[bool(present)],
-        config={"displaylogo": False},
         on_change=_on_request,
         default=None,
     )

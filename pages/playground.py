@@ -15,6 +15,7 @@ from cae.app.stepper import drawn_sample
 from cae.app.view_options import ViewOptions
 from pages import _how_often as how_often
 from pages import _player, _stage
+from pages._a11y import focus_after, key_selector, skip_to
 from pages._classroom_session import classroom_bar, publish_step
 from pages._common import (
     data_table,
@@ -47,6 +48,12 @@ cfg, pg, notices = start("playground")
 ALGO = explainable.entry(cfg["algo"])  # what explains, quizzes and finds the steps of the chosen algorithm
 _player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
 ss.take_lesson_applied()
+#: where the focus goes after the quiz's Next sample, and where "Skip to the controls" goes in the quiz
+PREDICTION = (
+    key_selector(ALGO.quiz_key, "input[type=radio]:checked"),
+    key_selector(ALGO.quiz_key, "input[type=radio]"),
+)
+skip_to(key_selector("b_step1"), *PREDICTION, key_selector("b_quiz_next"))
 
 
 def _quiz_focus():  # the quiz starts focused (so the class can tell whether the sample lies inside V)
@@ -142,6 +149,7 @@ def controls():
     c = st.columns(CONTROLS, vertical_alignment="center")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
+        focus_after(key_selector("b_step1"))  # a keyboard user presses it again
     # no help button: its name, "Help for N for Step N", would be a second "Step N" button to a screen reader
     n_step = int(c[1].number_input("N for Step N", 1, 100000, 100, key="w_stepn", label_visibility="collapsed"))
     if c[2].button(
@@ -149,6 +157,7 @@ def controls():
     ):
         with st.spinner(f"learning {n_step:,} samples…" + slow_hint()):
             pg.step(n_step)
+        focus_after(key_selector("b_stepn"))
     # (no help icons in this row: each took a toggle's room and cut its label; the player says what Pause does)
     c[3].toggle("Play", key=W.PLAY)
     c[4].selectbox(
@@ -249,6 +258,7 @@ def _quiz_revealed(left, right, score, revealed):
         st.metric("Score", score.text)
         if st.button("Next sample ▶", type="primary", key="b_quiz_next"):
             score.next_sample()
+            focus_after(*PREDICTION, key_selector("b_quiz_reveal"))  # the next prediction
             st.rerun()
     with st.expander(ALGO.headline(pg.record), expanded=True):
         render_blocks(ALGO.explain_step(pg.record, pg.model, pg.stream.X[pg.t - 1]))
@@ -260,7 +270,7 @@ def _quiz_asked(left, right, score, ahead):
     with left, _stage.net_box():
         fig = network_view(pg, VIEW.with_(current_name="next sample"), record=ahead.record, current=ahead.x)
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False}, height="stretch")
-        _view_summary()
+        _view_summary(ahead=ahead.x)
         if not ALGO.is_cae:
             st.caption(f"The star is the next sample: what will {ALGO.name} do with it?")
         elif ahead.record.case > 0:
@@ -291,6 +301,8 @@ def _quiz_prediction(score):
     if st.button("Reveal", type="primary", key="b_quiz_reveal"):
         score.reveal_step(pg, (answer, *checks), ALGO.name)
         ss.invalidate_traces()
+        # the focus on Next sample (at the stream's end, where there is none: on the quiz's toggle)
+        focus_after(key_selector("b_quiz_next"), key_selector(W.QUIZ, "input"))
         st.rerun()
     if not teacher:
         st.metric("Score", score.text)
@@ -302,10 +314,15 @@ def _quiz_prediction(score):
         st.caption("Teacher view: the metrics and the score show after the reveal.")
 
 
-def _view_summary():
+def _view_summary(ahead=None):
     """The main view in words, beside the chart, for a screen reader (visually hidden: the panel beside the chart
-    shows the same numbers)."""
-    network_summary(pg, "main")
+    shows the same numbers); in the quiz before the reveal, where the next sample (``ahead``, its position) is."""
+    where = ", ".join(f"{v:.3g}" for v in ahead) if ahead is not None else ""
+    network_summary(
+        pg,
+        "main",
+        then=f"The star is the next sample, at ({where}): what will {ALGO.name} do with it?" if where else "",
+    )
 
 
 # ------------------------------------------------------------------ live view
@@ -363,7 +380,10 @@ def _first_picture():
 @st.fragment
 def live():
     # Pause in the player, or the scrubber moved: the whole page follows (Play off, history, explanation)
-    if _player.stopped() or st.session_state.pop("pg_rerun_app", False):
+    stopped = _player.stopped()
+    if stopped or st.session_state.pop("pg_rerun_app", False):
+        if stopped:
+            focus_after(key_selector(W.PLAY, "input"))  # the player's Pause is gone: Play again is the next action
         st.rerun(scope="app")
     # the first picture's style, on every run: a style-only st.html is a top-level element, and one that
     # came and went would shift the page's later elements (an open expander below would close)

@@ -13,6 +13,8 @@ The pages (``pages/*.py``) read widgets, call these modules and draw what they r
 - :mod:`.figures` — Plotly figures (one module per view) and the static SVG picture;
 - :mod:`.view_options` — how the main view is drawn (:class:`~.view_options.ViewOptions`, one value from page to figure);
 - :mod:`.slides` — a range of steps as a self-contained animated HTML file, traces as CSV;
+- :mod:`.toolbar` — the charts' toolbar where plotly.js draws outside Streamlit (the player, the slides): no button
+  that does nothing;
 - :mod:`.lesson_links` — the Playground's and Continual page's state as a URL query and back;
 - :mod:`.lockstep` — several algorithms stepped together (Compare algorithms);
 - :mod:`.your_data` — chunked learning, tables and downloads (Your data).

@@ -91,6 +91,20 @@ def _vec_lines(a, p=4, per_line=4):
     return "(" + r",\\ &\qquad ".join(chunks) + ")"
 
 
+def _lines(*lines, align=False):
+    r"""One formula on several lines, each short enough for a narrow column.
+
+    A line is at most about 22 em (the left column of *Explain a step* at 1280×720 is 431 px, 22 em of KaTeX's
+    19.4 px; narrower boxes scale the formula down, see ``pages/_common.py``). ``align``: the lines line up at
+    their ``&`` (``aligned``); else each is centred (``gathered``).
+
+    >>> _lines("a = 1", "b = 2")
+    '\\begin{gathered} a = 1 \\\\ b = 2 \\end{gathered}'
+    """
+    env = "aligned" if align else "gathered"
+    return rf"\begin{{{env}}} " + r" \\ ".join(lines) + rf" \end{{{env}}}"
+
+
 def _pvec(a, p=4):
     return "(" + ", ".join(f"{float(v):.{p}g}" for v in np.asarray(a, float)) + ")"
 
@@ -302,9 +316,12 @@ def _the_case(rec):
         ),
         (
             "latex",
-            r"\mathrm{CIM}(x, y, \bar\sigma) = \sqrt{1 - \tfrac{1}{d}\textstyle\sum_j "
-            r"\exp\!\big(-\tfrac{(x_j - y_j)^2}{2\bar\sigma^2}\big)},\quad "
-            rf"\bar\sigma = {_v(rec.sigma)}",
+            _lines(  # on two lines: on one, σ̄ was cut at the column's edge at 1280×720
+                r"\mathrm{CIM}(x, y, \bar\sigma) &= \sqrt{1 - \tfrac{1}{d}\textstyle\sum_j "
+                r"\exp\!\big(-\tfrac{(x_j - y_j)^2}{2\bar\sigma^2}\big)}",
+                rf"\bar\sigma &= {_v(rec.sigma)}",
+                align=True,
+            ),
         ),
         ("latex", case_text),
     ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .explanations import _pvec, _v, _vec
+from .explanations import _lines, _pvec, _v, _vec, _vec_lines
 
 __all__ = [
     "explain_step",
@@ -198,6 +198,33 @@ def _search_table(rec):
     return pd.DataFrame(rows)
 
 
+def _fuzzy_art_search(rec, d, alpha, rho):
+    """The search of a step that had categories to test: T and M, the candidates in order of T, ρ in 2-D words."""
+    return [
+        (
+            "md",
+            "Every category j is scored by the **choice function** T_j and searched in order of decreasing T; "
+            "the first one whose **match** M_j reaches the vigilance ρ resonates, each one before it is reset "
+            "(∧ is the element-wise minimum, |·| the sum):",
+        ),
+        (
+            "latex",
+            _lines(  # a line each: on one, ρ was cut at the column's edge at 1280×720
+                r"T_j &= \frac{|I \wedge w_j|}{\alpha + |w_j|}, \quad \alpha = " + _v(alpha),
+                r"M_j &= \frac{|I \wedge w_j|}{|I|} \geq \rho = " + _v(rho),
+                align=True,
+            ),
+        ),
+        ("table", _search_table(rec)),
+        (
+            "md",
+            f"In 2-D words: a category accepts x when its box, stretched to hold x, has sides summing to at most "
+            f"d (1 − ρ) = {d * (1 - rho):.4g}; a larger ρ accepts less (more, smaller boxes), a smaller ρ more "
+            "(fewer, larger boxes that may merge classes).",
+        ),
+    ]
+
+
 def explain_fuzzy_art_step(rec, model, x):
     """Fuzzy ART's step: the sample complement coded, the candidates in order of T with their match against ρ,
     the resets, and the resonance (and what the category learned) or the new category."""
@@ -232,32 +259,10 @@ def explain_fuzzy_art_step(rec, model, x):
             )
         )
     out.append(("md", "The sample is **complement coded**, so that |I| = d whatever x is:"))
-    out.append(("latex", rf"I = (x,\ 1 - x) = {_vec(I)}, \qquad |I| = {d}"))
+    # on lines of their own: on one, |I| was cut at the column's edge at 1280×720
+    out.append(("latex", _lines(r"I &= (x,\ 1 - x)", "&= " + _vec_lines(I), rf"|I| &= {d}", align=True)))
     if rec.order:
-        out.append(
-            (
-                "md",
-                "Every category j is scored by the **choice function** T_j and searched in order of decreasing T; "
-                "the first one whose **match** M_j reaches the vigilance ρ resonates, each one before it is reset "
-                "(∧ is the element-wise minimum, |·| the sum):",
-            )
-        )
-        out.append(
-            (
-                "latex",
-                r"T_j = \frac{|I \wedge w_j|}{\alpha + |w_j|}, \qquad M_j = \frac{|I \wedge w_j|}{|I|} \geq \rho"
-                rf" \quad (\alpha = {_v(alpha)},\ \rho = {_v(rho)})",
-            )
-        )
-        out.append(("table", _search_table(rec)))
-        out.append(
-            (
-                "md",
-                f"In 2-D words: a category accepts x when its box, stretched to hold x, has sides summing to at most "
-                f"d (1 − ρ) = {d * (1 - rho):.4g}; a larger ρ accepts less (more, smaller boxes), a smaller ρ more "
-                "(fewer, larger boxes that may merge classes).",
-            )
-        )
+        out += _fuzzy_art_search(rec, d, alpha, rho)
     if rec.case == 1:
         J = rec.resonance_id
         out.append(("latex", rf"M_{{{J}}} = {_v(rec.match)} \geq \rho = {_v(rho)} \;\Rightarrow\; \text{{resonance}}"))
@@ -322,12 +327,16 @@ def _gng_insertion(rec, model):
         ),
         (
             "latex",
-            r"w_r = \tfrac{1}{2}(w_q + w_f), \qquad E_q \leftarrow \alpha E_q,\ E_f \leftarrow \alpha E_f,\ E_r = E_q",
+            _lines(
+                r"w_r = \tfrac{1}{2}(w_q + w_f)", r"E_q \leftarrow \alpha E_q,\ E_f \leftarrow \alpha E_f,\ E_r = E_q"
+            ),
         ),
         (
             "latex",
-            rf"E_q = {_v(rec.error_q)},\quad E_f = {_v(rec.error_f)},\quad E_r = {_v(rec.error_r)}"
-            r" \quad \text{(after the cut)}",
+            _lines(
+                rf"E_q = {_v(rec.error_q)},\quad E_f = {_v(rec.error_f)}",
+                rf"E_r = {_v(rec.error_r)} \quad \text{{(after the cut)}}",
+            ),
         ),
         ("md", DEMOGNG_ORDER),
     ]
@@ -341,7 +350,10 @@ def _gng_winners(rec, model):
             f"The nearest node is **s1 = node {rec.s1_id}**, the second-nearest **s2 = node {rec.s2_id}** "
             "(squared distances):",
         ),
-        ("latex", rf"\|x - w_{{s_1}}\|^2 = {_v(rec.dist1)}, \qquad \|x - w_{{s_2}}\|^2 = {_v(rec.dist2)}"),
+        (
+            "latex",
+            _lines(rf"\|x - w_{{s_1}}\|^2 &= {_v(rec.dist1)}", rf"\|x - w_{{s_2}}\|^2 &= {_v(rec.dist2)}", align=True),
+        ),
         ("md", f"Every error decays by (1 − β), β = {beta:g}, and s1's grows by its squared distance:"),
         ("latex", rf"E_{{s_1}} \leftarrow (1 - \beta) E_{{s_1}} + \|x - w_{{s_1}}\|^2 = {_v(rec.error_s1)}"),
     ]
@@ -368,8 +380,11 @@ def _gng_moves(rec, model):
         ("md", "s1 moves towards the sample by ε_b, each of its neighbours by ε_n:"),
         (
             "latex",
-            rf"\Delta w_{{s_1}} = \varepsilon_b (x - w_{{s_1}}), \quad \Delta w_n = \varepsilon_n (x - w_n)"
-            rf" \quad (\varepsilon_b = {_v(eb)},\ \varepsilon_n = {_v(en)})",
+            _lines(  # a line each: on one, ε_n was cut at the column's edge at 1280×720
+                rf"\Delta w_{{s_1}} &= \varepsilon_b (x - w_{{s_1}}), \quad \varepsilon_b = {_v(eb)}",
+                rf"\Delta w_n &= \varepsilon_n (x - w_n), \quad \varepsilon_n = {_v(en)}",
+                align=True,
+            ),
         ),
         ("table", pd.DataFrame(moves)),
     ]

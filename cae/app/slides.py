@@ -51,6 +51,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from ..data.csvio import to_safe_csv
+from . import toolbar
 from .figures import PALETTE
 from .figures.palette import OTHER_CLUSTERS, colour_index
 
@@ -609,7 +610,7 @@ def animation_html(frames, X, *, page_title=None, **kwargs):
         full_html=True,
         auto_play=False,
         post_script=_QUIET_PAUSE,
-        config=dict(displaylogo=False, responsive=True),
+        config=toolbar.config(responsive=True),  # no Share chart… or selection tools: they do nothing
     )
     name = page_title or kwargs.get("title") or "CAE Explorer animation"
     text = text.replace("<head>", f"<head><title>{_html.escape(str(name))}</title>", 1)

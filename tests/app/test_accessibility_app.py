@@ -34,11 +34,13 @@ def _int(s):
     return int(s.replace(",", ""))
 
 
-def _check_summary(at):
+def _check_summary(at, then=""):
+    """The main view's sentence says the Playground's step, what it did and the network's counts (and ``then``, a
+    pattern for the sentence after them)."""
     pg = at.session_state.pg
-    m = SUMMARY.fullmatch(_summary(at))
+    m = re.fullmatch(SUMMARY.pattern + then, _summary(at))
     assert m, _summary(at)
-    t, n, event, nodes, edges, clusters, v = m.groups()
+    t, n, event, nodes, edges, clusters, v = m.groups()[:7]
     assert (_int(t), _int(n)) == (pg.t, len(pg.stream))
     assert event.startswith(pg.record.event)
     assert (_int(nodes), _int(edges), _int(clusters)) == (
@@ -60,14 +62,22 @@ def test_the_main_view_says_in_words_what_it_shows():
     assert at.session_state.pg.t == 251
 
 
-def test_the_quiz_view_says_the_network_in_words_but_not_the_answer():
+def test_the_quiz_views_say_the_network_in_words_but_not_the_answer():
+    """Before the reveal: the step shown (not the one the class predicts) and where the next sample is; after it:
+    the step just taken, what it did, and the network after it."""
     at = AppTest.from_file(APP, default_timeout=180)
     at.query_params.update(stream="paper2d-ns", n="500", t="700", quiz="1")
     at.run()
     at.switch_page("pages/playground.py").run()
     assert not at.exception
-    _check_summary(at)
-    assert at.session_state.pg.t == 700  # the step shown, not the one the class predicts
+    pg = at.session_state.pg
+    _check_summary(at, r" The star is the next sample, at \((\S+), (\S+)\): what will CAE do with it\?")
+    assert pg.t == 700
+    x, y = pg.stream.X[700]  # the 701st sample: the one the class predicts
+    assert _summary(at).endswith(f"at ({x:.3g}, {y:.3g}): what will CAE do with it?")
+    at.button(key="b_quiz_reveal").click().run()
+    assert not at.exception and at.session_state.pg.t == 701
+    _check_summary(at)  # the step revealed, what it did; no next sample any more
 
 
 def test_the_traces_as_a_table():

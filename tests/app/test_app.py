@@ -236,7 +236,7 @@ def test_long_formulas_are_broken_into_lines():
         rec = m.learn_one(x)
         if rec.case == 3:
             break
-    update = next(c for k, c in explain_step(rec, m, x) if k == "latex" and "aligned" in c)
+    update = next(c for k, c in explain_step(rec, m, x) if k == "latex" and "aligned" in c and "M_{s_1} &=" in c)
     lines = update.split("\\\\")
     assert len(lines) >= 12 and all(line.count(",") <= 4 for line in lines)  # 4 numbers, 3 commas + 1 at the break
     _, before, after = rec.moved[0]

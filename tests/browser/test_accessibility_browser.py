@@ -10,11 +10,12 @@ import json
 
 import pytest
 from conftest import ROOT
+from support.axe import SERIOUS, violations
+from support.axe import report as _report
 from support.browser import SHOTS, _player_frame, _wait_idle, _wait_seen
 
 pytestmark = pytest.mark.browser
 
-SERIOUS = ("serious", "critical")
 #: rules checked whatever axe's impact: a screen-reader user finds their way by the headings' levels
 ALWAYS = ("heading-order",)
 #: Rule + element pairs that come from Streamlit itself and that neither the theme nor CSS can fix
@@ -38,28 +39,7 @@ def _shot(page, name, full=False):
 def _serious(page, frame=None):
     """axe-core's serious and critical violations (and ALWAYS's) on the page or in one of its frames, minus
     EXCLUDED."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    target = frame or page
-    results = Axe().run(target, options={"resultTypes": ["violations"]})
-    found = []
-    for v in results.response["violations"]:
-        if v["impact"] not in SERIOUS and v["id"] not in ALWAYS:
-            continue
-        nodes = [n for n in v["nodes"] if ", ".join(n["target"]) not in EXCLUDED.get(v["id"], [])]
-        if nodes:
-            found.append({"id": v["id"], "impact": v["impact"], "help": v["help"], "nodes": nodes})
-    return found
-
-
-def _report(found):
-    lines = []
-    for v in found:
-        lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
-        for n in v["nodes"][:8]:
-            lines.append(f"    {', '.join(n['target'])}: {n.get('failureSummary', '').splitlines()[-1:]}")
-            lines.append(f"        {n['html'][:160]}")
-    return "\n".join(lines)
+    return violations(frame or page, SERIOUS, ALWAYS, EXCLUDED)
 
 
 def _record(name, found):

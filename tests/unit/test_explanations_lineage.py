@@ -53,7 +53,7 @@ def test_fuzzy_art_search_is_explained_in_order_of_T_with_the_matches_against_rh
     assert table["M vs ρ"].tolist() == ["< 0.8", "≥ 0.8"]
     assert table["outcome"].tolist() == ["reset (M < ρ)", "resonance: learns the sample"]
     assert text.startswith("**Resonance** (t = 4): category 1 passes the vigilance test after 1 reset(s)")
-    assert r"I = (x,\ 1 - x) = (0.3, 0.15, 0.7, 0.85)" in text
+    assert r"I &= (x,\ 1 - x) \\ &= (0.3, 0.15, 0.7, 0.85)" in text
     assert r"M_{1} = 0.85 \geq \rho = 0.8" in text
     assert "Its box is now (0.3, 0.15) to (0.3, 0.45)" in text  # fast learning stretched the point to a segment
     assert headline(rec) == "t = 4: resonance with category 1 (category 0 reset)"
@@ -94,7 +94,7 @@ def test_gng_adaptation_is_explained_with_s1_s2_the_error_the_edge_and_the_moves
     blocks = explain_step(rec, m, x)
     text = _text(blocks)
     assert "**s1 = node 0**" in text and "**s2 = node 1**" in text
-    assert r"\|x - w_{s_1}\|^2 = 0.04, \qquad \|x - w_{s_2}\|^2 = 0.64" in text
+    assert r"\|x - w_{s_1}\|^2 &= 0.04 \\ \|x - w_{s_2}\|^2 &= 0.64" in text
     assert r"\|x - w_{s_1}\|^2 = 0.04" in text and text.count("= 0.04") >= 2  # E_s1 = 0 · (1 − β) + 0.04
     assert "the edge 0–1 is **created** with age 0" in text
     aged, moves, errors = _tables(blocks)

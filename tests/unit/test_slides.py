@@ -195,6 +195,16 @@ def test_html_is_self_contained(exported):
     assert "cdn.plot.ly/plotly" not in text and "mathjax" not in text.lower().split("plotly.newplot")[-1]
 
 
+def test_the_toolbar_has_no_button_that_does_nothing(exported):
+    """No *Share chart…* (it uploads to Plotly Cloud: without an account and a server address nothing happens) and
+    no box or lasso selection (nothing in the file reads a selection); the camera, zoom and pan stay."""
+    _, html, _ = exported
+    config = html.decode("utf-8").split("Plotly.newPlot(")[-1]
+    assert re.search(r'"showSendToCloud":\s*false', config)
+    assert re.search(r'"modeBarButtonsToRemove":\s*\["sendChartToCloud",\s*"select2d",\s*"lasso2d"\]', config)
+    assert re.search(r'"displaylogo":\s*false', config) and re.search(r'"responsive":\s*true', config)
+
+
 def test_frames_and_slider_steps_as_asked(exported):
     frames, _, (data, layout, anim) = exported
     assert len(anim) == 25 == len(frames)
