@@ -50,7 +50,9 @@ def test_the_playground_draws_fuzzy_art_and_gng_whole_and_explains_the_step(
     page.mouse.move(5, 5)
     _shot(page, f"60_playground_{slug}_{w}x{h}")
     assert box["y"] >= 0 and box["y"] + box["height"] <= h, (box, h)  # the whole figure without scrolling
-    assert main.locator(".legendtext", has_text=legend).count() >= 1
+    # the picture's key beside it (the figure keeps no legend: the picture is the page, #34)
+    assert page.locator(".st-key-side .cae-key li", has_text=legend).count() >= 1
+    assert main.locator(".legendtext").count() == 0
     assert page.get_by_text(f"{t:,}", exact=True).count() >= 1  # samples seen beside the view
     step = page.locator("[data-testid='stExpander']").filter(has_text=headline).first
     _scroll_to(page, step)
