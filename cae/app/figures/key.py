@@ -42,6 +42,7 @@ _SYMBOLS = {
     "x": "✖",
     "cross": "✚",
     "square": "■",
+    "square-open": "□",
 }
 
 
