@@ -110,16 +110,34 @@ def problem_words(teacher=False):
 
 
 def client():
-    """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`)."""
+    """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`): its address, or the
+    address a proxy named in ``CAE_TRUSTED_PROXIES`` saw (``X-Forwarded-For``), never a header a client wrote."""
     from cae.classroom import client_key
 
     try:
         ip = st.context.ip_address
-        forwarded = st.context.headers.get("X-Forwarded-For")
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
     except Exception:  # noqa: BLE001 - AppTest has no request
         ip, forwarded = None, None
-    # AppTest answers with stand-ins, not addresses: those count as one client
-    return client_key(ip if isinstance(ip, str) else None, forwarded if isinstance(forwarded, str) else None)
+    # Streamlit reports a peer on the loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as
+    # None; AppTest answers with stand-ins, not addresses: both are this machine
+    peer = ip if isinstance(ip, str) else "127.0.0.1"
+    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
+    return client_key(peer, hops or None)
+
+
+def trusted_proxies_warning():
+    """Words for the teacher when ``CAE_TRUSTED_PROXIES`` has entries that are not addresses (None otherwise)."""
+    from cae.classroom import trusted_proxies
+
+    bad = trusted_proxies()[1]
+    if not bad:
+        return None
+    return (
+        "CAE_TRUSTED_PROXIES has entries that are not addresses or networks, ignored: "
+        + ", ".join(escape_markdown(b) for b in bad)
+        + ". Every class limit counts the clients behind them as one."
+    )
 
 
 def holder():

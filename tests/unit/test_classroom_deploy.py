@@ -40,6 +40,31 @@ def test_the_config_template_renders_into_a_config_nginx_accepts(tmp_path):
     assert run.returncode == 0, run.stderr
 
 
+def test_every_proxied_location_writes_the_clients_address_itself():
+    """nginx inherits proxy_set_header into a location only when it sets none of its own: each location that
+    proxies must set the client headers itself, from $remote_addr (replacing what the client sent)."""
+    import re
+
+    from cae.classroom.deploy import TEMPLATE
+
+    text = TEMPLATE.read_text()
+    server = text[text.index("server {") :]
+    head = [ln.split("#")[0] for ln in server[: server.index("location")].splitlines()]
+    assert not any("proxy_set_header" in ln for ln in head)  # nothing at the server level to (not) inherit
+    blocks = re.findall(r"location [^{]*\{(.*?)\n        \}", server, re.S)
+    proxied = [b for b in blocks if "proxy_pass" in b]
+    assert len(proxied) == 2
+    for b in proxied:
+        for line in (
+            "proxy_set_header Host $http_host;",
+            "proxy_set_header X-Real-IP $remote_addr;",
+            "proxy_set_header X-Forwarded-For $remote_addr;",
+            "proxy_set_header X-Forwarded-Proto $scheme;",
+        ):
+            assert line in b, (line, b)
+        assert "$proxy_add_x_forwarded_for" not in b
+
+
 def _upstream_of(url, cookies):
     req = urllib.request.Request(url, headers={"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())})
     with urllib.request.urlopen(req, timeout=30) as r:
