@@ -155,9 +155,9 @@ def test_classroom_lock_remove_and_rename(sqlite_class):
     teacher.toggle(key="w_room_lock_False").set_value(True).run()
     late = _join(code, "Late")
     assert any("locked" in e.value for e in late.error) and late.session_state.get("room_role") is None
-    # remove the prankster: their page says so; their seat and name are free again
+    # remove the prankster: their page says so; their name is free again, not for their browser
     bo_sid = bo.session_state.room_sid
-    teacher.selectbox(key="w_room_pick").set_value(bo_sid).run()
+    teacher.multiselect(key="w_room_remove").set_value([bo_sid]).run()
     teacher.checkbox(key="w_room_remove_sure").check().run()
     teacher.button(key="b_room_remove").click().run()
     assert [s.nickname for s in open_store().students(code)] == ["Ann"]
