@@ -56,7 +56,7 @@ from pages._classroom_session import (
 from pages._classroom_session import (
     poll as student_poll,
 )
-from pages._common import ensure_entrypoint, message, render_blocks
+from pages._common import ensure_entrypoint, message, network_summary, render_blocks
 from pages._playground_session import get_playground, lesson_apply, lesson_query, network_view
 from pages._session import session
 
@@ -187,10 +187,10 @@ def _follow_html(view, m):
         notes.append(f"<b>Last step</b> · {escape(headline(view.record))}")
     if m["single class"]:
         notes.append('<span style="font-size:0.85em">NMI/ARI: ' + escape(SINGLE_CLASS_NOTE) + ".</span>")
-    w, h = view.PICTURE_SIZE
+    w, h = view.run.picture_size
     return (
-        '<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.25rem;align-items:flex-start">'
-        f'<img src="{url}" alt="{escape(alt)}" width="{w}" height="{h}" style="max-width:100%;height:auto">'
+        FOLLOW_STYLE + '<div class="cae-follow">'
+        f'<img src="{url}" alt="{escape(alt)}" width="{w}" height="{h}">'
         '<div style="flex:1 1 11rem;min-width:11rem">'
         f'<table aria-label="The network now" style="border-collapse:collapse">{cells}</table>'
         + "".join(f'<p style="margin:0.5em 0 0 0">{n}</p>' for n in notes)
@@ -198,12 +198,39 @@ def _follow_html(view, m):
     )
 
 
+#: the picture of a following student's step as large as the screen allows: the rest of the page's height under
+#: the header, and its width but the numbers' column beside it (on a phone, the whole width, the numbers below).
+#: Measured in tests/browser/test_classroom_resume_browser.py at 1280×720 and 1400×900.
+FOLLOW_STYLE = (
+    "<style>.cae-follow{display:flex;flex-wrap:wrap;gap:0.5rem 1.25rem;align-items:flex-start}"
+    ".cae-follow img{flex:0 1 auto;min-width:0;width:auto;height:auto;max-width:calc(100% - 12.5rem);"
+    "max-height:calc(100vh - 15.5rem)}"
+    "@media (max-width:640px){.cae-follow img{max-width:100%;max-height:none}}</style>"
+)
+#: a student's page: less empty space above the header, and smaller numbers in it (the picture is the page)
+STUDENT_STYLE = (
+    "<style>[data-testid='stMainBlockContainer']{padding-top:3rem}"
+    "[data-testid='stMainBlockContainer'] h2{font-size:1.6rem;padding:0.2rem 0}"
+    "[data-testid='stMetricValue']{font-size:1.6rem}</style>"
+)
+
+
 def draw_step(view, toggles, key, record="step", height=520):
-    """The figure and its numbers side by side, as on the Playground."""
+    """The figure and its numbers side by side, as on the Playground (and the figure in words, for a screen
+    reader: :func:`pages._common.network_summary`)."""
     left, right = st.columns([3, 1.1])
     left.plotly_chart(step_figure(view, toggles, record, height), key=key, config={"displaylogo": False})
+    with left:
+        network_summary(view, key)
     with right:
         step_numbers(view, toggles, last_step=record != "next")
+
+
+def question_summary(view, q, key):
+    """A question's view in words, for a screen reader (visually hidden, like :func:`network_summary`): the network
+    before the sample the class predicts, and that sample."""
+    with st.container(key=f"fig_summary_{key}"):
+        st.markdown(view.summary() + f" The star is sample {q.step:,}: what will CAE do with it?")
 
 
 def explanation(view):
@@ -685,6 +712,8 @@ def _teacher_view(code, q, state, asking):
             key="room_teacher_fig",
             config={"displaylogo": False},
         )
+        with left:
+            question_summary(run.view(q.step - 1), q, "room_teacher_fig")
         with right:
             live_answers_chart(code, q, None)
     else:
@@ -696,6 +725,8 @@ def _teacher_view(code, q, state, asking):
             left.plotly_chart(
                 step_figure(view, view_of(state), height=470), key="room_teacher_fig", config={"displaylogo": False}
             )
+            with left:
+                network_summary(view, "room_teacher_fig")
             with right:
                 answers_chart(code, q, q.truth)
             explanation(view)
@@ -1041,6 +1072,7 @@ def _question_key(q):
 
 def _student_class(code, sid):
     """The page's header, and the open question or the step (the step alone runs again at each step)."""
+    st.html(STUDENT_STYLE)
     p = _student_news(code)
     if p is None or _student_gone(code, sid, p):
         return
@@ -1180,6 +1212,8 @@ def _student_question(code, sid, p, q, mine):
         key="room_student_fig",
         config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
     )
+    with left:
+        question_summary(view, q, "room_student_fig")
     right.caption(
         "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
         "region is where CIM to s1 is at most V."

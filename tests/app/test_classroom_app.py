@@ -37,7 +37,14 @@ def test_classroom_teacher_and_three_students(classroom):
     # the picture, the same for the whole class, with its words; the interactive chart on demand
     # the picture beside its numbers, in the same piece of HTML
     follow = next(h.proto.body for h in students[0].get("html") if "The network now" in h.proto.body)
-    assert '<img src="data:image/svg+xml;base64,' in follow and 'alt="CAE after 300 samples' in follow
+    assert '<img src="data:image/svg+xml;base64,' in follow
+    # its alternative text is the view in words, one text for a screen reader: the step, what it did, the counts
+    from html import escape
+
+    from cae.app.explanations import view_summary
+
+    said = view_summary(pg.model, pg.t, pg.record, len(pg.stream))
+    assert f'alt="{escape(said)}"' in follow and said.startswith("The network at step t = 300 of ")
     assert follow.index("<img ") < follow.index("<table ")
     assert not students[0].get("plotly_chart")
     students[0].toggle(key="w_room_interactive").set_value(True).run()
