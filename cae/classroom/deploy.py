@@ -142,6 +142,13 @@ class Deployment:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
 
+    def restart(self, i):
+        """Start app process ``i`` again on its port (after :meth:`kill`): nginx sends requests to it again once
+        its ``fail_timeout`` has passed."""
+        old = self.servers[i]
+        old.stop()
+        self.servers[i] = AppServer(old.env, port=old.port)
+
     def rss_mb(self):
         """The live app processes' resident memory, summed, in MB."""
         return sum(s.rss_mb() or 0.0 for s in self.servers if s.proc.poll() is None)

@@ -119,13 +119,14 @@ def cpu_seconds(pid):
 
 
 class AppServer:
-    """``streamlit run app.py`` on a free port with ``env``; ``stop()`` ends it."""
+    """``streamlit run app.py`` on a free port (or ``port``) with ``env``; ``stop()`` ends it."""
 
-    def __init__(self, env):
+    def __init__(self, env, port=None):
         app = ROOT / "app.py"
         if not app.exists():
             raise FileNotFoundError(f"{app} is not there: run the benchmark from a checkout of the repository")
-        self.port = free_port()
+        self.env = env
+        self.port = port or free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
         cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
         cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
@@ -178,7 +179,9 @@ class StudentSession:
     page's timed reruns, so that what reaches it is what the server pushed (a test of the push).
     """
 
-    def __init__(self, base_url, query, page="classroom", sticky=False, reconnect=False, timers=True):
+    def __init__(
+        self, base_url, query, page="classroom", sticky=False, reconnect=False, timers=True, headers=None, source=None
+    ):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.base_url = base_url
         self.query = query
@@ -195,6 +198,9 @@ class StudentSession:
         self.sticky, self.reconnect = sticky, reconnect
         self.use_timers = timers  # False: the page's own timed reruns are not asked for (what reaches it is pushed)
         self.cookies = {}
+        self.headers = dict(headers or {})  # more request headers (a forged X-Forwarded-For...)
+        self.source = source  # the client's own address (127.0.0.2...: another client on this machine)
+        self.buttons = {}  # a button's id by its label (a form's submit button has no key)
         self.upstreams = []
         self.dropped_at = []
         self.reconnected_at = []
@@ -220,14 +226,17 @@ class StudentSession:
     async def _connect(self):
         import websockets
 
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        headers = dict(self.headers)
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         self.ws = await websockets.connect(
             self.ws_url,
             subprotocols=["streamlit"],
             max_size=None,
             ping_interval=None,
             open_timeout=60,
-            additional_headers=headers,
+            additional_headers=headers or None,
+            **({"local_addr": (self.source, 0)} if self.source else {}),
         )
         self.upstreams.append(self.ws.response.headers.get("X-CAE-Upstream") if self.ws.response else None)
 
@@ -339,8 +348,10 @@ class StudentSession:
             m = _BROWSER_COOKIE.search(el.html.body)
             if m:
                 self.cookies["cae_browser"] = m.group(1)
-        elif kind in ("radio", "checkbox", "button"):
+        elif kind in ("radio", "checkbox", "button", "text_input"):
             w = getattr(el, kind)
+            if kind == "button":
+                self.buttons[w.label] = w.id
             if kind == "button" and w.label == "Send my answer":
                 self.widget_ids["submit"] = w.id
             else:
@@ -360,6 +371,19 @@ class StudentSession:
             WidgetState(id=self.widget_ids[keys[2]], bool_value=bool(node)),
             WidgetState(id=self.widget_ids["submit"], trigger_value=True),
         ]
+        await self.rerun(widgets=states)
+        return True
+
+    async def press(self, label, texts=None):
+        """Press the button ``label`` (a form's submit button sends the form's ``texts``: {widget key: value}), as
+        a browser would; False if the page has no such button (or field)."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        texts = texts or {}
+        if label not in self.buttons or not all(k in self.widget_ids for k in texts):
+            return False
+        states = [WidgetState(id=self.widget_ids[k], string_value=str(v)) for k, v in texts.items()]
+        states.append(WidgetState(id=self.buttons[label], trigger_value=True))
         await self.rerun(widgets=states)
         return True
 
