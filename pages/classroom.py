@@ -44,6 +44,7 @@ from pages._classroom_session import (
     problem_words,
     publish,
     refuse,
+    rejoin_by_cookie,
     remember_teacher,
     role,
     safely,
@@ -318,6 +319,8 @@ def arrive():
     token = q.get("teacher")
     if token is None and code is not None and role() is None:
         _teacher_by_cookie(code)
+    elif token is None and raw is None and role() is None:
+        rejoin_by_cookie()  # the Classroom opened without a code (its link, F5 there): the class this browser teaches
     if token is not None:
         _teacher_link(code, token)
     me = q.get("me")
@@ -386,7 +389,8 @@ def resume_student(code, me, force):
         return
     except StoreError:
         s = claim = None
-    if s is not None and claim is not None and claim.ok:
+    if s is not None and (claim is None and problem_words() or claim is not None and claim.ok):
+        # (a store that can be read but not written cannot hold the place for this browser: the class is shown)
         st.session_state.pop("room_takeover", None)
         become_student(code, s.sid, s.nickname)
     elif s is not None and claim is not None:
@@ -545,6 +549,8 @@ def teacher_page():
     The class's lesson in the store comes first (a reload, another device, a restarted server): this session's
     run is rebuilt from it before anything is published (:func:`pages._classroom_session.class_lesson_in`)."""
     code, token = st.session_state.room_code, st.session_state.room_token
+    if st.query_params.get("room") != code and "teacher" not in st.query_params:
+        st.query_params.from_dict({"room": code})  # a reload comes back to this class (the cookie holds its token)
     class_lesson_in("classroom")
     cfg = session().cfg
     pg = get_playground(cfg)
@@ -564,7 +570,7 @@ def _teacher_header(code, cfg, pg):
     and what the store said."""
     base = app_base()
     join = roomlib.join_url(base, code)
-    gathering = not (safely(store().present, code) or [])
+    gathering = st.session_state.room_gathering = not (safely(store().present, code) or [])
     host = base.split("//")[-1].split(":")[0].split("/")[0]
     if gathering:  # nobody here yet: everything to join, large
         top = st.columns([2.7, 1.1, 0.8])
@@ -807,13 +813,15 @@ def present_panel(code):
 
     now = time.time()
     here = [s for s in students if s.seen >= now - 30]
+    if bool(here) == st.session_state.get("room_gathering", False):  # the first came, or the last left
+        st.rerun()  # the whole header changes: large while gathering, one line with who is here after
     st.metric("Students present", len(here), help=f"{len(students)} joined since the class started")
 
 
 @st.fragment(run_every=5.0)
 def roster(code):
     """Who is here, as a list that reads with 500 names: sorted, in as many columns as the page is wide, at most
-    a screen's third tall (it scrolls), with a box to find one name. Each name is text, never rendered."""
+    a screen's third tall (it scrolls down), with a box to find one name. Each name is text, never rendered."""
     import time
     from html import escape
 
@@ -830,9 +838,10 @@ def roster(code):
         f'<li style="break-inside:avoid;overflow:hidden;text-overflow:ellipsis;white-space:nowrap">{escape(n)}</li>'
         for n in shown
     )
-    st.html(
-        '<ul aria-label="Students present" style="list-style:none;margin:0;padding:0;column-width:9.5rem;'
-        f'column-gap:1.5rem;line-height:1.5;max-height:16rem;overflow-y:auto">{items}</ul>'
+    st.html(  # a grid read row by row, as many columns as fit, scrolling down (never sideways)
+        '<ul aria-label="Students present" style="list-style:none;margin:0;padding:0;display:grid;'
+        "grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));column-gap:1.5rem;line-height:1.5;"
+        f'max-height:16rem;overflow-y:auto">{items}</ul>'
     )
 
 
