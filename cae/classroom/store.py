@@ -192,8 +192,8 @@ class Limits:
         arrivals only with ``CAE_CLASSROOM_JOINS_PER_CLIENT`` raised (the README's classroom section).
     guesses_per_client, guesses_window : int, float
         Class codes that name no class, tried by one client per ``guesses_window`` seconds; beyond it the
-        client's joins are refused until the window ends (19^6 codes: 30 tries per 10 minutes find one of
-        1,000 open classes about once in four years).
+        client's joins are refused until the window ends (19^6 codes: guessing at 30 per 10 minutes day and
+        night finds one of 1,000 open classes about once in 11 days).
     """
 
     students_per_room: int = 500

@@ -2,20 +2,18 @@
 page that arrives rebuilds its run from the store and publishes nothing; two devices of one teacher move the class
 together and never backwards; every action during a store fault is refused in words and changes nothing; an
 answer the browser sent that never reached the store is sent by the page itself; a store restarted empty offers a
-new class; the small ones (a rename the student sees, removals that stick, guessed codes, names kept for the
+new class (in test_classroom_faults_app.py); the small ones (a rename the student sees, removals that stick, guessed codes, names kept for the
 teacher, who is here with 500 students).
 
 The real browsers (F5, a restarted server, a process killed behind nginx, Back after a teacher link) are in
 tests/browser/test_classroom_resume_browser.py.
 """
 
-import shutil
-import subprocess
 import uuid
 
 import pytest
 from support.classroom import _join, _seen, _session
-from support.servers import RedisServer, redis_binary
+from support.classroom import chattr as _chattr
 
 from cae.classroom import open_store
 
@@ -52,14 +50,6 @@ def sqlite_class(tmp_path, monkeypatch):
     monkeypatch.setenv("CAE_CLASSROOM_URL", "sqlite:///" + str(tmp_path / "classroom.sqlite3"))
     monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
     return tmp_path / "classroom.sqlite3"
-
-
-def _chattr(flag, path):
-    if shutil.which("chattr") is None:
-        pytest.skip("chattr is not installed (e2fsprogs)")
-    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"chattr {flag} is not allowed here ({r.stderr.strip()[:120]}): it needs root on ext4/xfs")
 
 
 # ------------------------------------------------------------------ the store's lesson is the truth
@@ -177,31 +167,6 @@ def test_classroom_a_playground_step_the_store_refuses_is_said_and_never_sent_by
         _chattr("-i", sqlite_class)
     teacher.button(key="b_room_send_unsent").click().run()  # or the teacher sends where this page is
     assert _store_t(code) == 3 and "Not sent" not in _errors(teacher)
-
-
-def test_classroom_a_store_restarted_empty_tells_the_teacher_and_offers_a_new_class(tmp_path, monkeypatch):
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed here (.ci/run installs Debian's redis-server)")
-    server = RedisServer(tmp_path / "redis")  # no persistence
-    monkeypatch.setenv("CAE_CLASSROOM_URL", server.url)
-    monkeypatch.setenv("CAE_CLASSROOM_POLL_SHARE", "0")
-    try:
-        teacher, code = _teacher()
-        for _ in range(3):
-            teacher.button(key="b_room_step").click().run()
-        server.kill()
-        teacher.run()
-        assert any("come back by themselves" in c.value for c in teacher.caption)
-        server = RedisServer(tmp_path / "redis", port=server.port)  # back, empty
-        teacher.run()  # what the page's own check does every 2 s once the store answers
-        said = " ".join(i.value for i in teacher.info)
-        assert "class store was reset" in said and f"class {code} was lost" in said
-        teacher.button(key="b_room_restart").click().run()
-        new = teacher.session_state.room_code
-        assert new != code and not teacher.exception
-        assert open_store().poll(new).state["t"] == "3"  # the new class goes on from the same step
-    finally:
-        server.stop()
 
 
 def test_classroom_an_answer_the_browser_sent_that_never_reached_the_store_is_sent_by_the_page(sqlite_class):

@@ -23,6 +23,17 @@ def test_this_streamlit_reads_its_websocket_where_the_limit_waits():
     assert _rerun_limit.supported()
 
 
+def test_a_session_waits_its_turn_once_its_burst_is_spent():
+    import doctest
+
+    assert doctest.testmod(_rerun_limit).failed == 0  # (pages/ is not among pytest's doctest paths)
+    b = _rerun_limit.Bucket(per_second=3.0, burst=20, now=0.0)
+    waits = [b.take(0.0) for _ in range(23)]
+    assert waits[:20] == [0.0] * 20 and waits[20:] == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert b.take(100.0) == 0.0  # refilled (to the burst, no more)
+    assert _rerun_limit.rate({"CAE_RERUNS_PER_SECOND": "-1"}) == 0.0
+
+
 def _flood_a_class(tmp_path, limit):
     """A server, a class with one following student and one flooding session for 6 s: (the flood's runs, the
     requests it sent, the student's step -> page time in seconds, None when not shown within 30 s)."""

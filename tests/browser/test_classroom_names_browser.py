@@ -74,15 +74,16 @@ def test_classroom_names_render_as_typed_in_a_browser(classroom_server):
         teacher.get_by_text("Who is here").click()  # the list refreshes itself every 5 s
         roster = teacher.locator('ul[aria-label="Students present"]')
         roster.wait_for(state="visible")
-        stored = sorted((st.nickname for st in store.students(code)), key=str.casefold)
+        stored = [st.nickname for st in store.students(code)]
+        listed = sorted(stored, key=str.casefold)
 
         def shown():
             return [li.text_content() for li in roster.locator("li").all()]
 
         deadline = time.monotonic() + 20  # the last student joined just now: the list shows them at its next refresh
-        while shown() != stored and time.monotonic() < deadline:
+        while shown() != listed and time.monotonic() < deadline:
             teacher.wait_for_timeout(250)
-        assert shown() == stored
+        assert shown() == listed
         assert roster.locator("li *").count() == 0, roster.inner_html()  # each name is text only
         _shot(teacher, "51_classroom_names_who_is_here")
 

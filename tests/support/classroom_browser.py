@@ -27,9 +27,11 @@ def start_class(browser, url, **kw):
     return t, t.url.split("room=")[1][:6]
 
 
-def join_class(browser, url, code, nick, **kw):
-    """A student's page that joined class ``code`` as ``nick``."""
+def join_class(browser, url, code, nick, cookies=None, **kw):
+    """A student's page that joined class ``code`` as ``nick`` (its browser holding ``cookies`` first: {name: value})."""
     s = page_of(browser, **kw)
+    if cookies:
+        s.context.add_cookies([{"name": k, "value": v, "url": url} for k, v in cookies.items()])
     s.goto(url + f"/classroom?room={code}")
     _wait_idle(s)
     s.get_by_role("textbox", name="Your nickname").fill(nick)

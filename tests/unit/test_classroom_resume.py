@@ -3,34 +3,23 @@ devices of one teacher), a reveal that moves the class in the same write, remova
 come several at once, renames the student's own page can see, limits that peek, names kept for the teacher, and
 the SQLite file's folder deleted or the file made immutable (``chattr +i``, for real) while a class runs.
 
-Every store test runs on both backends (SQLite, and a real ``redis-server`` where it is installed).
+Every store test runs on both backends (the ``store`` fixture of tests/conftest.py: SQLite, and a real
+``redis-server`` where it is installed).
 """
 
 import os
 import shutil
 import sqlite3
-import subprocess
 import time
-import uuid
 
 import pytest
+from support.classroom import chattr as _chattr
 
-from cae.classroom import client_key, open_store, trusted_proxies
+from cae.classroom import client_key, trusted_proxies
 from cae.classroom.sqlite import SQLiteStore
 from cae.classroom.store import BadInput, Conflict, NotTeacher, Removed, StoreUnavailable
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = open_store("sqlite:///" + str(tmp_path / "classroom.sqlite3"))
-        yield s
-        s.close_connection()
-    else:
-        server = request.getfixturevalue("redis_server")
-        yield open_store(server.url, prefix="m" + uuid.uuid4().hex[:10])
 
 
 def _at(t):
@@ -162,14 +151,6 @@ def test_classroom_sqlite_folder_deleted_mid_class_is_made_again(tmp_path):
     assert "its folder were deleted" in store.notices()[-1][1] and "Nothing was lost" in store.notices()[-1][1]
     store.answer(code, store.join(code, "Bo").sid, q.qid, (2, False, False))
     assert [a.nickname for a in SQLiteStore(folder / "classroom.sqlite3").answers(code, q.qid)] == ["Ann", "Bo"]
-
-
-def _chattr(flag, path):
-    if shutil.which("chattr") is None:
-        pytest.skip("chattr is not installed (e2fsprogs)")
-    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"chattr {flag} is not allowed here ({r.stderr.strip()[:120]}): it needs root on ext4/xfs")
 
 
 def _write_cut_by_chattr(path, code):
