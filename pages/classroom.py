@@ -1303,6 +1303,38 @@ def unconfirmed(qid):
     return ss.get("room_pending") is None and ss.get("room_refused_answer") != qid
 
 
+#: the moment a student presses *Send my answer*, the browser itself says it is sending, until the server has run
+#: the page again (which then says "in", or "not sent"): over a stalled link the answer is on its way, not in, and
+#: the page says so meanwhile (a note outside the page's own elements, removed once the page has run)
+SENDING_SCRIPT = """<script>(function () {
+  if (window.__caeSending) return;
+  window.__caeSending = true;
+  document.addEventListener("click", function (e) {
+    var b = e.target && e.target.closest ? e.target.closest("button") : null;
+    if (!b || b.innerText.trim() !== "Send my answer") return;
+    var app = document.querySelector("[data-testid='stApp']");
+    var n = document.getElementById("cae-sending");
+    if (!n) {
+      n = document.createElement("div");
+      n.id = "cae-sending";
+      n.setAttribute("role", "status");
+      n.style.cssText = "position:fixed;bottom:1rem;left:50%;transform:translateX(-50%);z-index:1000;" +
+        "background:#fff8e1;color:#3d2e00;border:1px solid #8a6d00;border-radius:.5rem;padding:.5rem 1rem";
+      document.body.appendChild(n);
+    }
+    n.textContent = "Sending your answer\u2026 It is not in until this page says so.";
+    if (!app) return;
+    var ran = false;
+    var watch = new MutationObserver(function () {
+      var state = app.getAttribute("data-test-script-state");
+      if (state === "running") ran = true;
+      if (ran && state === "notRunning") { n.remove(); watch.disconnect(); }
+    });
+    watch.observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+  }, true);
+})();</script>"""
+
+
 def answer_form(code, sid, q):
     with st.form(f"room_answer_{q.qid}"):
         case = st.radio(
@@ -1315,6 +1347,7 @@ def answer_form(code, sid, q):
         edge = st.checkbox("An edge will be deleted", key=f"w_room_edge_{q.qid}")
         node = st.checkbox("A node will be deleted (isolated-node sweep)", key=f"w_room_node_{q.qid}")
         sent = st.form_submit_button("Send my answer", type="primary")
+    st.html(SENDING_SCRIPT, unsafe_allow_javascript=True, width=1)
     if not sent and case is not None and unconfirmed(q.qid):
         sent = True  # this browser sent the choice, and nothing says it reached the class: it is sent now
     if sent:

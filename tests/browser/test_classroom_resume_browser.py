@@ -405,3 +405,39 @@ def test_classroom_answers_sent_as_their_process_dies_are_stored_or_said_not_sen
     assert not wrong, wrong
     assert outcomes["silent"] == 0, outcomes
     assert sum(outcomes.values()) == 100
+
+
+def test_classroom_an_answer_sent_into_a_stalled_link_says_it_is_on_its_way(browser, tmp_path):
+    """The server stops answering (SIGSTOP: a stalled link) as the student sends: the page says at once that
+    the answer is being sent and is not in yet; once the server goes on, the answer is in and the page says so."""
+    import signal
+
+    from cae.app.explanations import QUIZ_CHOICES
+
+    store_url = "sqlite:///" + str(tmp_path / "classroom.sqlite3")
+    proc, url = _start_server(env=dict(os.environ, CAE_CLASSROOM_URL=store_url))
+    store = open_store(store_url)
+    try:
+        code, token = store.create_room()
+        store.publish(code, token, {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "9"})
+        s = join_class(browser, url, code, "Ann")
+        q = store.ask(code, token, 10, store.poll(code).state)
+        s.get_by_role("button", name="Send my answer").wait_for()
+        _wait_idle(s)
+        s.get_by_text(QUIZ_CHOICES[2], exact=True).click()
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            s.get_by_role("button", name="Send my answer").click(no_wait_after=True)
+            note = s.locator("#cae-sending[role='status']")
+            note.wait_for(timeout=5000)
+            s.wait_for_timeout(3000)
+            assert note.is_visible() and "not in" in note.inner_text()
+            assert store.answers(code, q.qid) == []
+            _shot(s, "7b_classroom_answer_sending_over_a_stalled_link")
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        s.get_by_text("Your answer is in").wait_for(timeout=60000)
+        note.wait_for(state="detached", timeout=30000)
+        assert [a.choice for a in store.answers(code, q.qid)] == [(2, False, False)]
+    finally:
+        _stop(proc)
