@@ -575,9 +575,14 @@ def unsent_choice(where, p):
 def _follow_now():
     """The teacher's page follows its class: when the store holds a state this session neither published nor
     adopted (another device of the teacher moved the class), the whole page runs again and adopts it
-    (:func:`class_lesson_in`). Pushed by the server like a student's step (:mod:`pages._classroom_push`)."""
+    (:func:`class_lesson_in`).
+
+    On its own timer (every POLL_SECONDS), not pushed by the server as a student's step is: a teacher's page
+    changes the class itself, and a push that the page's own write set off arrives just as that page's run ends —
+    the moment in which Streamlit drops a finished run's messages for a new one (``pages/_classroom_push.py``:
+    a student's step is drawn again then; here the Classroom page lost its Step and Ask buttons, measured with
+    Redis in the browser test). One store read a second per teacher page."""
     from cae.classroom.store import StoreError, StoreUnavailable
-    from pages._classroom_push import PUSHER
 
     ss = st.session_state
     if role() != "teacher":
@@ -588,20 +593,12 @@ def _follow_now():
         return  # the page says so; it follows again once the store is back
     except StoreError:
         st.rerun()  # the whole page says the class has gone
-    PUSHER.follow(store(), ss.room_code, p.version)
     if p.state and p.state != ss.get("room_published") and ss.get("room_unsent") is None:
         st.rerun()
 
 
-_follow = st.fragment(run_every=POLL_SECONDS * 2)(_follow_now)
-_follow_slowly = st.fragment(run_every=15.0)(_follow_now)
-
-
-def follow_class():
-    """Draw the fragment by which a teacher's page follows its class (pushed to where the server can)."""
-    from pages._classroom_push import available
-
-    (_follow_slowly if available() else _follow)()
+#: the fragment by which a teacher's page follows its class (the Playground's bar and the Classroom's header)
+follow_class = st.fragment(run_every=POLL_SECONDS)(_follow_now)
 
 
 def show_refused():
