@@ -31,7 +31,7 @@ runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row C
 tests running beside it, against the display's rate).
 
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
-against one app server, on the SQLite and the Redis store.
+against one app server, on the SQLite and the Redis store (``--flood K``: while K sessions flood the server).
 """
 
 import argparse
@@ -175,6 +175,13 @@ def main(argv=None):
         help="classroom with --proxy: SIGKILL one app process mid-class; time its students' way back",
     )
     ap.add_argument(
+        "--flood",
+        type=int,
+        default=0,
+        metavar="K",
+        help="classroom: K more sessions ask for their page as fast as they can while the teacher steps",
+    )
+    ap.add_argument(
         "--continual", action="store_true", help="also time one class-incremental CAE run on Letter and PenBased"
     )
     args = ap.parse_args(argv)
@@ -201,6 +208,7 @@ def main(argv=None):
             processes=args.processes,
             proxy=proxy,
             kill_one=args.kill_one,
+            flood=args.flood,
         )
         return
     if args.cold:

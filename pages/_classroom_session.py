@@ -30,6 +30,11 @@ import time
 import streamlit as st
 
 from cae.data.csvio import escape_markdown
+from pages import _rerun_limit
+
+# a session asking for its page faster than any page needs is slowed down, server-side (pages/_rerun_limit.py):
+# installed with the first page that can take part in a class (the Playground, the Classroom)
+_rerun_limit.install()
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
 POLL_SECONDS = 1.0
@@ -110,16 +115,34 @@ def problem_words(teacher=False):
 
 
 def client():
-    """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`)."""
+    """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`): its address, or the
+    address a proxy named in ``CAE_TRUSTED_PROXIES`` saw (``X-Forwarded-For``), never a header a client wrote."""
     from cae.classroom import client_key
 
     try:
         ip = st.context.ip_address
-        forwarded = st.context.headers.get("X-Forwarded-For")
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
     except Exception:  # noqa: BLE001 - AppTest has no request
         ip, forwarded = None, None
-    # AppTest answers with stand-ins, not addresses: those count as one client
-    return client_key(ip if isinstance(ip, str) else None, forwarded if isinstance(forwarded, str) else None)
+    # Streamlit reports a peer on the loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as
+    # None; AppTest answers with stand-ins, not addresses: both are this machine
+    peer = ip if isinstance(ip, str) else "127.0.0.1"
+    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
+    return client_key(peer, hops or None)
+
+
+def trusted_proxies_warning():
+    """Words for the teacher when ``CAE_TRUSTED_PROXIES`` has entries that are not addresses (None otherwise)."""
+    from cae.classroom import trusted_proxies
+
+    bad = trusted_proxies()[1]
+    if not bad:
+        return None
+    return (
+        "CAE_TRUSTED_PROXIES has entries that are not addresses or networks, ignored: "
+        + ", ".join(escape_markdown(b) for b in bad)
+        + ". Every class limit counts the clients behind them as one."
+    )
 
 
 def holder():
@@ -166,11 +189,12 @@ def remember_epoch():
         st.session_state.room_epoch = e
 
 
-def gone_words(code):
-    """Why the class ``code`` is not found: reset (the store lost it) or ended (by the teacher, or expired)."""
+def gone_words(code, saved=None):
+    """Why the class ``code`` is not found: reset (the store lost it) or ended (by the teacher, or expired).
+    ``saved``: the store's epoch when the class was joined or started (default: this session's)."""
     from cae.classroom.store import StoreError
 
-    saved = st.session_state.get("room_epoch")
+    saved = st.session_state.get("room_epoch") if saved is None else saved
     try:
         now = store().epoch()
     except StoreError:
@@ -217,16 +241,42 @@ def notice_words(since_seconds=900.0):
 
 
 # ------------------------------------------------------------------ the teacher's cookie
+_COOKIE_PREFIX = "cae_teacher_"
+
+
 def _cookie_name(code):
-    return f"cae_teacher_{code}"
+    return f"{_COOKIE_PREFIX}{code}"
+
+
+def _cookie_parts(raw):
+    """A teacher cookie's value: ``(token, the store's epoch when it was written)`` (either may be None)."""
+    if not isinstance(raw, str) or not raw:
+        return None, None
+    token, _, epoch = raw.partition(".")  # tokens and epochs are URL-safe base64: no dot in either
+    return token or None, epoch or None
 
 
 def teacher_cookie(code):
     """The teacher token this browser keeps for class ``code`` (None when it keeps none)."""
     try:
-        return st.context.cookies.get(_cookie_name(code))
+        raw = st.context.cookies.get(_cookie_name(code))
     except Exception:  # noqa: BLE001 - AppTest has no request
-        return None
+        raw = None
+    return _cookie_parts(raw)[0]
+
+
+def teaching_cookies():
+    """Every class this browser keeps a teacher token for: ``{code: (token, epoch)}``."""
+    try:
+        cookies = dict(st.context.cookies)
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        return {}
+    out = {}
+    for name, raw in cookies.items():
+        code = name[len(_COOKIE_PREFIX) :]
+        if name.startswith(_COOKIE_PREFIX) and len(code) == 6 and code.isalnum() and _cookie_parts(raw)[0]:
+            out[code] = _cookie_parts(raw)
+    return out
 
 
 def _set_cookie(code, value, max_age):
@@ -238,8 +288,10 @@ def _set_cookie(code, value, max_age):
 
 
 def remember_teacher(code, token, max_age=12 * 3600):
-    """Keep the teacher's token in this browser (a cookie of the app's origin), not in the address bar."""
-    _set_cookie(code, token, max_age)
+    """Keep the teacher's token in this browser (a cookie of the app's origin), not in the address bar; with it,
+    the store's epoch, so that a reload after the store lost its classes can say so."""
+    epoch = st.session_state.get("room_epoch")
+    _set_cookie(code, f"{token}.{epoch}" if epoch else token, max_age)
 
 
 def forget_teacher(code):
@@ -250,8 +302,11 @@ def role():
     return st.session_state.get("room_role")
 
 
+_TEACHER_KEYS = ("room_published", "room_unsent", "room_unsent_why", "room_adopt_now", "room_said", "room_refused")
+
+
 def become_teacher(code, token):
-    for k in ("room_sid", "room_nick", "room_published", "room_answers", "room_last_poll", "room_pending"):
+    for k in ("room_sid", "room_nick", "room_answers", "room_last_poll", "room_pending", *_TEACHER_KEYS):
         st.session_state.pop(k, None)
     st.session_state.room_role, st.session_state.room_code, st.session_state.room_token = "teacher", code, token
     st.session_state.room_cookie_due = True  # written on the next page drawn (remember_teacher)
@@ -259,7 +314,7 @@ def become_teacher(code, token):
 
 
 def become_student(code, sid, nickname):
-    for k in ("room_token", "room_published", "room_answers", "room_last_poll", "room_pending"):
+    for k in ("room_token", "room_answers", "room_last_poll", "room_pending", *_TEACHER_KEYS):
         st.session_state.pop(k, None)
     st.session_state.room_role, st.session_state.room_code = "student", code
     st.session_state.room_sid, st.session_state.room_nick = sid, nickname
@@ -276,31 +331,134 @@ def leave():
         del st.session_state[k]
 
 
-def publish(state):
-    """The teacher's lesson state to the class (only when it changed). Returns False when it could not be sent."""
-    if role() != "teacher":
-        return True
-    if st.session_state.get("room_published") == state:
-        return True
+# ------------------------------------------------------------------ the teacher's run: the store's lesson is the truth
+def rejoin_by_cookie():
+    """A page that arrives in a browser that teaches a class (a reload of the Playground, a restarted or killed
+    process, a new process behind nginx) teaches it again: its teacher cookie names the class. A class the store
+    no longer has is noted for :func:`classroom_bar` to say (``room_gone_cookie``)."""
+    ss = st.session_state
+    if role() is not None or ss.get("room_cookies_read"):
+        return
+    kept = teaching_cookies()
+    if not kept:  # (a page outside any class imports nothing of the classroom)
+        ss.room_cookies_read = True
+        return
     from cae.classroom.store import StoreError, StoreUnavailable
 
+    for code, (token, epoch) in kept.items():
+        try:
+            if store().is_teacher(code, token):
+                become_teacher(code, token)
+                ss.room_cookie_due = False  # it has the cookie
+                return
+        except StoreUnavailable:
+            return  # asked again on the next run
+        except StoreError:
+            ss.room_gone_cookie = (code, epoch)
+    ss.room_cookies_read = True
+
+
+def class_lesson_in(page):
+    """:func:`pages._playground_session.start`'s hook, called before a lesson link is read: when this session
+    teaches a class whose store holds a lesson this session has not published or adopted — it has just arrived
+    (F5, a second device, a restarted or killed process, a new process behind nginx), or another device of the
+    teacher moved the class — the store's lesson becomes this session's, as a lesson link would (stream, n,
+    noise, seed, algorithm and its parameters, view, t, the samples placed and drawn). Nothing is published
+    before that. Returns the link's notices when it did, None otherwise (the URL's own link is then read).
+
+    Only on the pages that publish (the Playground, the Classroom); while a step could not be sent
+    (``room_unsent``), the teacher chooses first (:func:`classroom_bar`).
+    """
+    if page not in ("playground", "classroom"):
+        return None
+    rejoin_by_cookie()
+    ss = st.session_state
+    if role() != "teacher" or (ss.get("room_unsent") is not None and not ss.get("room_adopt_now")):
+        return None
+    from cae.classroom.store import StoreUnavailable
+
     try:
-        store().publish(st.session_state.room_code, st.session_state.room_token, state)
+        held = store().poll(ss.room_code).state
+    except StoreUnavailable:
+        return None  # the page says so; nothing is published meanwhile (room_unsent)
+    forced = ss.pop("room_adopt_now", False)
+    if not held or (held == ss.get("room_published") and not forced):
+        return None
+    return _adopt(page, held)
+
+
+def _adopt(page, held):
+    """The store's lesson ``held`` as this session's (the URL's link is not applied over it)."""
+    from cae.app.lesson_links import parse_playground
+    from cae.app.streams import SOURCES
+    from pages._playground_session import _query, remember_link
+    from pages._session import session
+
+    ss = st.session_state
+    arriving = ss.get("room_published") is None
+    state, notices = parse_playground(held, streams=list(SOURCES))
+    session().open_lesson(state)
+    remember_link(page, _query())  # the address bar's link (this tab's last state) is older than the class's
+    remember_link(page, dict(held))
+    ss.room_published = dict(held)
+    ss.pop("room_unsent", None)
+    if arriving:
+        ss.room_said = f"Class {ss.room_code} is at t = {int(held.get('t', 0)):,}, as the class sees it."
+    return notices
+
+
+def _store_words(exc):
+    """A store's failure in words: for everyone, and the details for the teacher's closed expander."""
+    return str(exc), getattr(exc, "detail", str(exc))
+
+
+def publish(state, acted=False):
+    """The teacher's lesson state to the class (only when it changed). Returns False when it was not sent.
+
+    Compare-and-set: written only over the state this session last published or adopted (another device of
+    the teacher that moved the class first wins; this page then adopts the class's state and says so). While
+    a state could not be sent (the store failed), later ones are not sent by themselves: the class stays where
+    it is until the teacher says otherwise (``acted``: a button of :func:`classroom_bar` or the Classroom page).
+    """
+    if role() != "teacher":
+        return True
+    from cae.classroom.store import Conflict, StoreError, StoreUnavailable
+
+    ss = st.session_state
+    if ss.get("room_published") == state and ss.get("room_unsent") is None:
+        return True
+    if ss.get("room_unsent") is not None and not acted:
+        ss.room_unsent = dict(state)  # what would be sent: the bar offers it
+        return False
+    try:
+        store().publish(ss.room_code, ss.room_token, state, expect=ss.get("room_published") or {})
+    except Conflict as exc:  # another device moved the class first: this page adopts its state
+        ss.room_said = (
+            f"The class was moved by another device of yours (it is at t = {int(exc.state.get('t', 0)):,}): this "
+            "page now shows the class's state; your last action was not sent."
+        )
+        ss.room_adopt_now = True
+        ss.pop("room_unsent", None)
+        st.rerun()
     except StoreUnavailable as exc:
-        st.session_state.room_problem = str(exc)
+        first = ss.get("room_unsent") is None
+        ss.room_unsent, ss.room_unsent_why = dict(state), _store_words(exc)
+        if first and not acted:  # said at once: the page runs again and its bar says the class did not follow
+            st.rerun()
         return False
     except StoreError as exc:  # the class ended or expired, or the token no longer fits
-        st.session_state.room_problem = str(exc)
-        st.session_state.room_role = "ended"
+        ss.room_problem = str(exc)
+        ss.room_role = "ended"
         return False
-    st.session_state.room_published = dict(state)
-    st.session_state.pop("room_problem", None)
+    ss.room_published = dict(state)
+    ss.pop("room_unsent", None)
+    ss.pop("room_problem", None)
     return True
 
 
 def publish_step(cfg, pg, t=None):
     """The Playground's hook: the teacher's step ``t`` (default the run's) to the class (when this session
-    teaches one). Never raises.
+    teaches one). Never raises (a page that must adopt the class's state first runs again).
 
     The Playground calls it as soon as a frame has stepped (before it draws) and once more at the end of
     its run (for everything else that changes the lesson state); only a changed state is written.
@@ -309,6 +467,24 @@ def publish_step(cfg, pg, t=None):
         from pages._playground_session import lesson_query
 
         publish(lesson_query(cfg, pg, t))
+
+
+def refuse(what, exc):
+    """A teacher's action the store refused: said at the top of the page, in words (``room_refused``)."""
+    words, detail = _store_words(exc)
+    st.session_state.room_refused = (f"{what} — {_sentence(words)}. Nothing changed.", detail)
+
+
+def own_nickname(code, p):
+    """This student's nickname as the store has it now: read again when the class's renames have changed since
+    it was last read (``Poll.renamed``), so that a student the teacher renamed sees the new name on their page."""
+    ss = st.session_state
+    if p is not None and ss.get("room_renamed") != p.renamed:
+        me = safely(store().student, code, ss.room_sid)
+        if me is not None:
+            ss.room_nick = me.nickname
+        ss.room_renamed = p.renamed
+    return ss.room_nick
 
 
 def touch():
@@ -327,22 +503,112 @@ def classroom_bar():
     """The Playground's hook, near its top: one line about the class this session is in (nothing otherwise)."""
     r = role()
     if r == "teacher":
-        code = st.session_state.room_code
-        students = safely(store().present, code)
-        with st.container(border=True):
-            c = st.columns([5, 1.3])
-            if students is None:
-                c[0].warning(
-                    problem_words() + ". Your Playground works as usual; the class will follow again once it is back."
-                )
-            else:
-                c[0].markdown(
-                    f":material/podcasts: **Live class {code}** · {len(students)} student(s) following: every step "
-                    "you take here is shown on their screens."
-                )
-            c[1].page_link("pages/classroom.py", label="Ask the class →", icon=":material/quiz:")
+        _teacher_bar()
     elif r == "student":
         _student_bar()
+    elif st.session_state.get("room_gone_cookie"):
+        code, epoch = st.session_state.pop("room_gone_cookie")
+        st.info(gone_words(code, epoch), icon=":material/cloud_off:")
+        forget_teacher(code)
+
+
+def _teacher_bar():
+    """The teacher's line on the Playground: the class following, or why it does not (a store that fails, a
+    step not sent, a class gone), and the way to the Classroom page; the page follows the class meanwhile."""
+    from cae.classroom.store import RoomNotFound, StoreReset
+
+    ss = st.session_state
+    code = ss.room_code
+    with st.container(border=True):
+        c = st.columns([5, 1.3])
+        try:
+            p = safely(store().poll, code)
+        except (RoomNotFound, StoreReset):
+            c[0].info(gone_words(code) + " Your Playground works as usual.", icon=":material/cloud_off:")
+            if c[1].button("Start a new class", key="b_room_new_class", type="primary", width="stretch"):
+                leave()
+                st.switch_page("pages/classroom.py")
+            return
+        if ss.get("room_unsent") is not None:
+            unsent_choice(c[0], p)
+        elif p is None:
+            c[0].warning(
+                problem_words() + ". Your Playground works as usual; the class stays where it was and follows again "
+                "once it is back."
+            )
+        else:
+            students = safely(store().present, code) or []
+            c[0].markdown(
+                f":material/podcasts: **Live class {code}** · {len(students)} student(s) following: every step "
+                "you take here is shown on their screens."
+            )
+        said = ss.pop("room_said", None)
+        if said:
+            c[0].caption(":material/sync: " + escape_markdown(said))
+        c[1].page_link("pages/classroom.py", label="Ask the class →", icon=":material/quiz:")
+        follow_class()
+
+
+def unsent_choice(where, p):
+    """A step (or another change) the class did not get, because the store failed: said, with the choice of
+    sending it now or going back to where the class is. Nothing is sent by itself (the class never jumps)."""
+    ss = st.session_state
+    words = _sentence(ss.get("room_unsent_why", ("the class's store cannot be written",))[0])
+    held = (p.state if p is not None else None) or ss.get("room_published") or {}
+    class_t = int(held.get("t", 0))
+    where.error(
+        f"**Not sent to the class** — {escape_markdown(words)}. The class stays at t = {class_t:,}; this page goes "
+        "on without it. Nothing is sent by itself: once the store is back, send this page's state or go back to "
+        "the class's."
+    )
+    a, b = where.columns(2)
+    if a.button("Send this page's state to the class", key="b_room_send_unsent", width="stretch"):
+        publish(dict(ss.room_unsent), acted=True)
+        st.rerun()
+    if b.button(
+        f"Back to the class's t = {class_t:,}", key="b_room_back_to_class", width="stretch", disabled=p is None
+    ):
+        ss.room_adopt_now = True
+        st.rerun()
+
+
+def _follow_now():
+    """The teacher's page follows its class: when the store holds a state this session neither published nor
+    adopted (another device of the teacher moved the class), the whole page runs again and adopts it
+    (:func:`class_lesson_in`).
+
+    On its own timer (every POLL_SECONDS), not pushed by the server as a student's step is: a teacher's page
+    changes the class itself, and a push that the page's own write set off arrives just as that page's run ends —
+    the moment in which Streamlit drops a finished run's messages for a new one (``pages/_classroom_push.py``:
+    a student's step is drawn again then; here the Classroom page lost its Step and Ask buttons, measured with
+    Redis in the browser test). One store read a second per teacher page."""
+    from cae.classroom.store import StoreError, StoreUnavailable
+
+    ss = st.session_state
+    if role() != "teacher":
+        return
+    try:
+        p = store().poll(ss.room_code)
+    except StoreUnavailable:
+        return  # the page says so; it follows again once the store is back
+    except StoreError:
+        st.rerun()  # the whole page says the class has gone
+    if p.state and p.state != ss.get("room_published") and ss.get("room_unsent") is None:
+        st.rerun()
+
+
+#: the fragment by which a teacher's page follows its class (the Playground's bar and the Classroom's header)
+follow_class = st.fragment(run_every=POLL_SECONDS)(_follow_now)
+
+
+def show_refused():
+    """A teacher's action the store refused (:func:`refuse`): its words at the top of the page, the store's
+    address and error behind a closed expander (the page is on the projector)."""
+    got = st.session_state.pop("room_refused", None)
+    if got is not None:
+        st.error(escape_markdown(got[0]), icon=":material/block:")
+        with st.expander("Details for whoever runs the server"):
+            st.caption(escape_markdown(_sentence(got[1])))
 
 
 @st.fragment(run_every=2.0)
@@ -362,7 +628,7 @@ def _student_bar():
                 st.rerun()
             return
         touch()
-        nick = names.for_markdown(st.session_state.room_nick)
+        nick = names.for_markdown(own_nickname(code, p))
         if p is None:
             c[0].warning(problem_words())
         elif p.closed:

@@ -143,8 +143,12 @@ def start(page):
     """A page that draws the Playground's run starts here: a lesson link's settings first, the sidebar's
     configuration, the run, then the link's step (its progress bar in a slot made on every run, so that the
     page's later elements keep their places). Returns ``(cfg, pg, notices)``."""
+    from pages._classroom_session import class_lesson_in
+
     session().carry_widgets(page)  # the widgets show what this session keeps, whatever page came before
-    notices = lesson_in(page)
+    notices = class_lesson_in(page)  # a class this session teaches: the store's lesson first (issue #35)
+    if notices is None:
+        notices = lesson_in(page)
     cfg = sidebar_config()
     pg = get_playground(cfg)
     notices += lesson_apply(pg, st.empty())

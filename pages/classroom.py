@@ -1,5 +1,6 @@
 """Classroom: a live class — the teacher's steps on every student's screen, the class's predictions back."""
 
+import json
 import os
 
 import streamlit as st
@@ -30,28 +31,35 @@ from pages._classroom_session import (
     POLL_SECONDS,
     become_student,
     become_teacher,
+    class_lesson_in,
     class_questions,
     client,
+    follow_class,
     forget_teacher,
     gone_words,
     holder,
     keep_browser_cookie,
     leave,
     notice_words,
+    own_nickname,
     problem_words,
     publish,
+    refuse,
+    rejoin_by_cookie,
     remember_teacher,
     role,
     safely,
+    show_refused,
     store,
-    teacher_cookie,
     touch,
+    trusted_proxies_warning,
+    unsent_choice,
 )
 from pages._classroom_session import (
     poll as student_poll,
 )
-from pages._common import ensure_entrypoint, message, render_blocks
-from pages._playground_session import get_playground, lesson_query, network_view
+from pages._common import ensure_entrypoint, message, network_summary, render_blocks
+from pages._playground_session import get_playground, lesson_apply, lesson_query, network_view
 from pages._session import session
 
 ensure_entrypoint(__file__)  # a direct link (a join link) on a fresh server
@@ -186,10 +194,10 @@ def _follow_html(view, m):
         notes.append(f"<b>Last step</b> · {escape(headline(view.record))}")
     if m["single class"]:
         notes.append('<span style="font-size:0.85em">NMI/ARI: ' + escape(SINGLE_CLASS_NOTE) + ".</span>")
-    w, h = view.PICTURE_SIZE
+    w, h = view.run.picture_size
     return (
-        '<div style="display:flex;flex-wrap:wrap;gap:0.5rem 1.25rem;align-items:flex-start">'
-        f'<img src="{url}" alt="{escape(alt)}" width="{w}" height="{h}" style="max-width:100%;height:auto">'
+        FOLLOW_STYLE + '<div class="cae-follow">'
+        f'<img src="{url}" alt="{escape(alt)}" width="{w}" height="{h}">'
         '<div style="flex:1 1 11rem;min-width:11rem">'
         f'<table aria-label="The network now" style="border-collapse:collapse">{cells}</table>'
         + "".join(f'<p style="margin:0.5em 0 0 0">{n}</p>' for n in notes)
@@ -197,12 +205,39 @@ def _follow_html(view, m):
     )
 
 
+#: the picture of a following student's step as large as the screen allows: the rest of the page's height under
+#: the header, and its width but the numbers' column beside it (on a phone, the whole width, the numbers below).
+#: Measured in tests/browser/test_classroom_resume_browser.py at 1280×720 and 1400×900.
+FOLLOW_STYLE = (
+    "<style>.cae-follow{display:flex;flex-wrap:wrap;gap:0.5rem 1.25rem;align-items:flex-start}"
+    ".cae-follow img{flex:0 1 auto;min-width:0;width:auto;height:auto;max-width:calc(100% - 12.5rem);"
+    "max-height:calc(100vh - 15.5rem)}"
+    "@media (max-width:640px){.cae-follow img{max-width:100%;max-height:none}}</style>"
+)
+#: a student's page: less empty space above the header, and smaller numbers in it (the picture is the page)
+STUDENT_STYLE = (
+    "<style>[data-testid='stMainBlockContainer']{padding-top:3rem}"
+    "[data-testid='stMainBlockContainer'] h2{font-size:1.6rem;padding:0.2rem 0}"
+    "[data-testid='stMetricValue']{font-size:1.6rem}</style>"
+)
+
+
 def draw_step(view, toggles, key, record="step", height=520):
-    """The figure and its numbers side by side, as on the Playground."""
+    """The figure and its numbers side by side, as on the Playground (and the figure in words, for a screen
+    reader: :func:`pages._common.network_summary`)."""
     left, right = st.columns([3, 1.1])
     left.plotly_chart(step_figure(view, toggles, record, height), key=key, config={"displaylogo": False})
+    with left:
+        network_summary(view, key)
     with right:
         step_numbers(view, toggles, last_step=record != "next")
+
+
+def question_summary(view, q, key):
+    """A question's view in words, for a screen reader (visually hidden, like :func:`network_summary`): the network
+    before the sample the class predicts, and that sample."""
+    with st.container(key=f"fig_summary_{key}"):
+        st.markdown(view.summary() + f" The star is sample {q.step:,}: what will CAE do with it?")
 
 
 def explanation(view):
@@ -289,35 +324,64 @@ def arrive():
             message("warning", "The link's room code {} is not a class code (6 letters and digits).", raw[:40])
     token = q.get("teacher")
     if token is None and code is not None and role() is None:
-        kept = teacher_cookie(code)  # a teacher's reload: this browser keeps the class's token
-        if kept:
-            try:
-                ok = bool(safely(store().is_teacher, code, kept))
-            except StoreError:
-                ok = False
-            if ok:
-                become_teacher(code, kept)
-                st.session_state.room_cookie_due = False
-                st.toast(f"Welcome back: you teach class {code} (this browser remembers it).", icon=":material/key:")
+        _teacher_by_cookie(code)
+    elif token is None and raw is None and role() is None:
+        rejoin_by_cookie()  # the Classroom opened without a code (its link, F5 there): the class this browser teaches
     if token is not None:
-        ok = False
-        if code is not None:
-            try:
-                ok = bool(safely(store().is_teacher, code, token))
-            except StoreError:
-                ok = False
-        if ok:
-            if st.session_state.get("room_token") != token:
-                become_teacher(code, token)
-        elif problem_words():
-            st.error(problem_words())
-        else:
-            st.error("This teacher link does not open any class: it is not the teacher's, or the class has ended.")
-        st.query_params.from_dict({"room": code} if code else {})  # the secret leaves the address bar
+        _teacher_link(code, token)
     me = q.get("me")
     if me is not None and code is not None and not (role() == "student" and st.session_state.room_sid == me):
         resume_student(code, me, force=False)
     return code
+
+
+def _teacher_by_cookie(code):
+    """A teacher's reload: this browser keeps the class's token (or, when the class is gone, says why)."""
+    from pages._classroom_session import teaching_cookies
+
+    kept = teaching_cookies().get(code)
+    if not kept:
+        return
+    try:
+        ok = bool(safely(store().is_teacher, code, kept[0]))
+    except StoreError:  # ended, expired, or lost with the store: the lobby says which
+        st.session_state.room_gone_cookie = (code, kept[1])
+        return
+    if ok:
+        become_teacher(code, kept[0])
+        st.session_state.room_cookie_due = False
+        st.toast(f"Welcome back: you teach class {code} (this browser remembers it).", icon=":material/key:")
+
+
+def _teacher_link(code, token):
+    """A teacher link opened here: the class's teacher (or why not). The token leaves the address bar at once
+    and the browser's history too: this entry is replaced in the browser (the server's own change of the URL
+    would add an entry after the one with the token, which Back would bring back), and the server's copy of
+    the URL follows on the next run."""
+    ss = st.session_state
+    if ss.get("room_link_read") == token:  # the entry is clean already: now the server's copy of the URL
+        st.query_params.from_dict({"room": code} if code else {})
+        return
+    ss.room_link_read = token
+    ok = False
+    if code is not None:
+        try:
+            ok = bool(safely(store().is_teacher, code, token))
+        except StoreError:
+            ok = False
+    if ok:
+        if ss.get("room_token") != token:
+            become_teacher(code, token)
+    elif problem_words():
+        st.error(problem_words())
+    else:
+        st.error("This teacher link does not open any class: it is not the teacher's, or the class has ended.")
+    clean = "?room=" + code if code else ""
+    st.html(
+        f"<script>history.replaceState(history.state, '', location.pathname + {json.dumps(clean)});</script>",
+        unsafe_allow_javascript=True,
+        width=1,
+    )
 
 
 def resume_student(code, me, force):
@@ -331,7 +395,8 @@ def resume_student(code, me, force):
         return
     except StoreError:
         s = claim = None
-    if s is not None and claim is not None and claim.ok:
+    if s is not None and (claim is None and problem_words() or claim is not None and claim.ok):
+        # (a store that can be read but not written cannot hold the place for this browser: the class is shown)
         st.session_state.pop("room_takeover", None)
         become_student(code, s.sid, s.nickname)
     elif s is not None and claim is not None:
@@ -369,6 +434,10 @@ def lobby(code):
     )
     if problem_words():
         st.error(problem_words() + ". Nothing was lost; try again in a moment.")
+    gone = st.session_state.pop("room_gone_cookie", None)
+    if gone is not None:  # this browser taught a class the store no longer has
+        st.info(gone_words(*gone) + " Start a new class below.", icon=":material/cloud_off:")
+        forget_teacher(gone[0])
     join, teach = st.columns(2, gap="large")
     with join:
         st.header("Join a class")
@@ -382,26 +451,7 @@ def lobby(code):
             )
             go = st.form_submit_button("Join", type="primary")
         if go:
-            try:
-                c = normalize_code(typed)
-                lim = store().limits
-                if safely(store().allow, f"join:{c}:{client()}", lim.joins_per_client, lim.joins_window) is False:
-                    raise LimitReached(
-                        f"{lim.joins_per_client} students have joined this class from this address in the last "
-                        f"{lim.joins_window / 60:.0f} minutes; wait a few minutes, or ask the teacher"
-                    )
-                s = safely(store().join, c, nick, holder=holder())
-            except Locked:
-                st.error("Cannot join: the teacher has locked this class (no new students). Ask the teacher.")
-            except StoreError as exc:
-                message("error", "Cannot join: {}.", exc)
-            else:
-                if s is not None:
-                    become_student(c, s.sid, s.nickname)
-                    st.query_params.from_dict({"room": c, "me": s.sid})
-                    st.rerun()
-                else:
-                    st.error(problem_words())
+            join_class(typed, nick)
     with teach:
         st.header("Teach a class")
         st.markdown(
@@ -425,6 +475,54 @@ def lobby(code):
             elif problem_words():
                 st.error(problem_words() + ". The Playground works as usual without a class.")
         st.caption("To go on teaching a class from another device, open its teacher link there.")
+
+
+def join_class(typed, nick):
+    """The join form sent: the per-client limits first (class codes that name no class, joins of one class),
+    then the store; the page says why when it refuses."""
+    me = client()
+    try:
+        c = normalize_code(typed)
+        lim = store().limits
+        if safely(store().allow, f"guess:{me}", lim.guesses_per_client, lim.guesses_window, count=False) is False:
+            raise LimitReached(
+                f"{lim.guesses_per_client} class codes that name no class were tried from this address in the last "
+                f"{lim.guesses_window / 60:.0f} minutes; check the code with the teacher and try again later"
+            )
+        if not _class_exists(c, me):
+            return
+        if safely(store().allow, f"join:{c}:{me}", lim.joins_per_client, lim.joins_window) is False:
+            raise LimitReached(
+                f"{lim.joins_per_client} students have joined this class from this address in the last "
+                f"{lim.joins_window / 60:.0f} minutes; wait a few minutes, or ask the teacher"
+            )
+        s = safely(store().join, c, nick, holder=holder())
+    except Locked:
+        st.error("Cannot join: the teacher has locked this class (no new students). Ask the teacher.")
+    except StoreError as exc:
+        message("error", "Cannot join: {}.", exc)
+    else:
+        if s is not None:
+            become_student(c, s.sid, s.nickname)
+            st.query_params.from_dict({"room": c, "me": s.sid})
+            st.rerun()
+        else:
+            st.error(problem_words())
+
+
+def _class_exists(code, me):
+    """True when ``code`` names an open class; a code that names none counts against this client's guesses
+    (and leaves no other trace in the store)."""
+    lim = store().limits
+    try:
+        if safely(store().room, code) is None:
+            st.error(problem_words())
+            return False
+    except (RoomNotFound, StoreReset):
+        safely(store().allow, f"guess:{me}", lim.guesses_per_client, lim.guesses_window)
+        st.error(f"Cannot join: there is no open class with the code {code}. Check it with the teacher.")
+        return False
+    return True
 
 
 def start_class(passphrase):
@@ -452,11 +550,18 @@ def start_class(passphrase):
 
 # ------------------------------------------------------------------ the teacher
 def teacher_page():
-    """The teacher's page: how to join, the class's controls (step, ask, reveal), what the class sees, the results."""
+    """The teacher's page: how to join, the class's controls (step, ask, reveal), what the class sees, the results.
+
+    The class's lesson in the store comes first (a reload, another device, a restarted server): this session's
+    run is rebuilt from it before anything is published (:func:`pages._classroom_session.class_lesson_in`)."""
     code, token = st.session_state.room_code, st.session_state.room_token
+    if st.query_params.get("room") != code and "teacher" not in st.query_params:
+        st.query_params.from_dict({"room": code})  # a reload comes back to this class (the cookie holds its token)
+    class_lesson_in("classroom")
     cfg = session().cfg
     pg = get_playground(cfg)
-    _teacher_header(code)
+    lesson_apply(pg)
+    _teacher_header(code, cfg, pg)
     publish(teacher_state(cfg, pg))
     p = _teacher_poll(code)
     q, state = p.question, p.state
@@ -466,12 +571,12 @@ def teacher_page():
     results(code, token)
 
 
-def _teacher_header(code):
+def _teacher_header(code, cfg, pg):
     """How to join (large while nobody is here yet; one line and a QR code a click away once the class started),
     and what the store said."""
     base = app_base()
     join = roomlib.join_url(base, code)
-    gathering = not (safely(store().present, code) or [])
+    gathering = st.session_state.room_gathering = not (safely(store().present, code) or [])
     host = base.split("//")[-1].split(":")[0].split("/")[0]
     if gathering:  # nobody here yet: everything to join, large
         top = st.columns([2.7, 1.1, 0.8])
@@ -495,10 +600,25 @@ def _teacher_header(code):
             st.image(qr_svg(join, size=320), width=320, alt=f"QR code of the link to join: {join}")
             if host in ("localhost", "127.0.0.1", "::1", "[::1]"):
                 address_popover(base)
+    if not gathering:
+        with st.expander("Who is here", expanded=False):
+            roster(code)
+    _teacher_messages(code)
+
+
+def _teacher_messages(code):
+    """What the store said (a failure, a refused action, a step not sent, a restored file) and what the page did
+    by itself (the class's state adopted), under the header; the page follows the class meanwhile."""
+    show_refused()
     if problem_words():
         st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
         with st.expander("Details for whoever runs the server (the store's address and its error)"):
             st.caption(problem_words(teacher=True))
+    if st.session_state.get("room_unsent") is not None:
+        unsent_choice(st, safely(store().poll, code))
+    adopted = st.session_state.pop("room_said", None)
+    if adopted:
+        st.caption(":material/sync: " + adopted)
     said = notice_words()
     if said:
         st.warning(said, icon=":material/restore:")
@@ -506,6 +626,10 @@ def _teacher_header(code):
         message("warning", "This class is kept in {}.", store().location)
     if elsewhere := classes_elsewhere(store()):  # a setting chose this store: the teacher learns where the others are
         message("info", "{}", elsewhere)
+    proxies = trusted_proxies_warning()
+    if proxies:
+        st.warning(proxies)
+    follow_class()
 
 
 def _teacher_poll(code):
@@ -530,38 +654,64 @@ def _teacher_controls(code, token, cfg, pg, q, state, asking):
     """Step, Ask (or Reveal while the class answers), Names, the way to the Playground. Returns the lesson state
     to draw (the one just published when a question could not be asked)."""
     c = st.columns([1.2, 2.6, 1, 2.1])
+    diverged = st.session_state.get("room_unsent") is not None  # the class is not where this page is: choose first
     if c[0].button(
         "Step 1 ▶",
         key="b_room_step",
         width="stretch",
-        disabled=pg.finished or asking,
+        disabled=pg.finished or asking or diverged,
         help="Reveal first: the class is answering about the next step." if asking else None,
     ):
-        pg.step(1)
-        publish(teacher_state(cfg, pg))
-        st.rerun()
+        step_class(cfg, pg)
     if not asking:
         if c[1].button(
             f"Ask the class: what will CAE do with sample {pg.t + 1:,}?",
             type="primary",
             key="b_room_ask",
             width="stretch",
-            disabled=pg.finished,
+            disabled=pg.finished or diverged,
         ):
-            state = teacher_state(cfg, pg)
-            publish(state)
-            try:
-                safely(store().ask, code, token, pg.t + 1, state)
-            except StoreError as exc:
-                message("error", "The question cannot be asked: {}.", exc)
-            else:
-                st.rerun()
+            ask_class(code, token, cfg, pg)
     else:
         if c[1].button("Reveal", type="primary", key="b_room_reveal", width="stretch"):
             reveal(code, token, q, cfg, pg)
     c[2].toggle("Names", value=False, key="w_room_names", help="Who answered what, on hover over the chart's bars.")
     c[3].page_link("pages/playground.py", label="Step, play, rewind on the Playground", icon=":material/play_circle:")
     return state
+
+
+def step_class(cfg, pg):
+    """Step 1: the class and this page move on together, or neither does (the page says why)."""
+    from cae.classroom.store import StoreUnavailable
+
+    before = pg.t
+    pg.step(1)
+    if not publish(teacher_state(cfg, pg), acted=True):
+        pg.go_to(before)
+        st.session_state.pop("room_unsent", None)
+        why = st.session_state.pop("room_unsent_why", ("the class's store cannot be written", ""))
+        refuse(f"Step 1 was not taken: the class and this page stay at t = {before:,}", StoreUnavailable(*why))
+    st.rerun()
+
+
+def ask_class(code, token, cfg, pg):
+    """Ask the class about the next sample: asked, or refused in words with nothing changed."""
+    from cae.classroom.store import StoreUnavailable
+
+    state = teacher_state(cfg, pg)
+    what = f"The question about sample {pg.t + 1:,} was not asked"
+    if not publish(state, acted=True):
+        st.session_state.pop("room_unsent", None)
+        refuse(what, StoreUnavailable(*st.session_state.pop("room_unsent_why", ("the store failed", ""))))
+        st.rerun()
+    try:
+        store().ask(code, token, pg.t + 1, state)
+    except StoreUnavailable as exc:
+        refuse(what, exc)
+    except StoreError as exc:
+        message("error", "The question cannot be asked: {}.", exc)
+        return
+    st.rerun()
 
 
 def _teacher_view(code, q, state, asking):
@@ -576,6 +726,8 @@ def _teacher_view(code, q, state, asking):
             key="room_teacher_fig",
             config={"displaylogo": False},
         )
+        with left:
+            question_summary(run.view(q.step - 1), q, "room_teacher_fig")
         with right:
             live_answers_chart(code, q, None)
     else:
@@ -587,6 +739,8 @@ def _teacher_view(code, q, state, asking):
             left.plotly_chart(
                 step_figure(view, view_of(state), height=470), key="room_teacher_fig", config={"displaylogo": False}
             )
+            with left:
+                network_summary(view, "room_teacher_fig")
             with right:
                 answers_chart(code, q, q.truth)
             explanation(view)
@@ -597,38 +751,51 @@ def _teacher_view(code, q, state, asking):
 
 @st.fragment(run_every=2.0)
 def recover_when_back(code):
-    """While the store is away: every 2 s, ask it again; once it answers, the whole page is drawn again."""
+    """While the store is away: every 2 s, ask it again; once it answers — with the class, or without it (a
+    store that came back empty) — the whole page is drawn again, and says which."""
+    from cae.classroom.store import StoreUnavailable
+
     try:
         store().poll(code)
-    except StoreError:
+    except StoreUnavailable:
         return
+    except StoreError:
+        pass  # the class is gone: the page says so
     st.rerun()
 
 
 def reveal(code, token, q, cfg, pg):
+    """Reveal the question, and move the class (and this page) to its step in the same write; or neither, and
+    the page says why (the question stays open with its answers)."""
+    from cae.classroom.store import StoreUnavailable
+
     run, _ = SHARED.for_state(q.state)
     rec = run.view(q.step - 1).probe
     if rec is None:
         st.error("The stream has ended: there is no next sample to reveal.")
         return
-    try:
-        done = safely(store().reveal, code, token, q.qid, quiz_truth(rec))
-    except StoreError as exc:
-        message("error", "Cannot reveal: {}.", exc)
-        return
-    if done is None:
-        return  # the problem shows at the top
-    # the teacher's own run goes to the revealed step, and the class with it
-    if SHARED.for_state(teacher_state(cfg, pg))[0] is run:
+    before = pg.t
+    if SHARED.for_state(teacher_state(cfg, pg))[0] is run:  # the teacher's own run goes to the revealed step
         if q.step <= pg.t_max:
             pg.go_to(q.step)
         else:
             if pg.t < pg.t_max:
                 pg.go_to(pg.t_max)
             pg.step(q.step - pg.t)
-        publish(teacher_state(cfg, pg))
+        state = teacher_state(cfg, pg)
     else:  # the teacher has changed the stream since: the class still sees the step it was asked about
-        publish({**q.state, "t": str(q.step)})
+        state = {**q.state, "t": str(q.step)}
+    try:
+        store().reveal(code, token, q.qid, quiz_truth(rec), state=state)
+    except StoreUnavailable as exc:
+        pg.go_to(before)
+        refuse(f"Question {q.qid} was not revealed: it stays open, with its answers", exc)
+    except StoreError as exc:
+        pg.go_to(before)
+        message("error", "Cannot reveal: {}.", exc)
+        return
+    else:
+        st.session_state.room_published = dict(state)
     st.rerun()
 
 
@@ -654,10 +821,36 @@ def present_panel(code):
 
     now = time.time()
     here = [s for s in students if s.seen >= now - 30]
+    if bool(here) == st.session_state.get("room_gathering", False):  # the first came, or the last left
+        st.rerun()  # the whole header changes: large while gathering, one line with who is here after
     st.metric("Students present", len(here), help=f"{len(students)} joined since the class started")
-    if here:
-        with st.expander("Who is here", expanded=False):
-            st.text(", ".join(s.nickname for s in here))  # plain text: nothing in a name is rendered
+
+
+@st.fragment(run_every=5.0)
+def roster(code):
+    """Who is here, as a list that reads with 500 names: sorted, in as many columns as the page is wide, at most
+    a screen's third tall (it scrolls down), with a box to find one name. Each name is text, never rendered."""
+    import time
+    from html import escape
+
+    students = safely(store().present, code, time.time())
+    if students is None:
+        st.caption(problem_words() or "")
+        return
+    find = st.text_input("Find a student", key="w_room_find", placeholder="part of a nickname")
+    shown = sorted((s.nickname for s in students), key=str.casefold)
+    if find.strip():
+        shown = [n for n in shown if find.strip().casefold() in n.casefold()]
+    st.caption(f"{len(shown):,} of {len(students):,} present" if find.strip() else f"{len(students):,} present")
+    items = "".join(
+        f'<li style="break-inside:avoid;overflow:hidden;text-overflow:ellipsis;white-space:nowrap">{escape(n)}</li>'
+        for n in shown
+    )
+    st.html(  # a grid read row by row, as many columns as fit, scrolling down (never sideways)
+        '<ul aria-label="Students present" style="list-style:none;margin:0;padding:0;display:grid;'
+        "grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));column-gap:1.5rem;line-height:1.5;"
+        f'max-height:16rem;overflow-y:auto">{items}</ul>'
+    )
 
 
 def answers_chart(code, q, truth, height=430):
@@ -742,11 +935,10 @@ def class_controls(code, token):
             )
             != locked
         ):
-            try:
-                safely(store().lock, code, token, not locked)
-            except StoreError as exc:
-                message("error", "Cannot lock the class: {}.", exc)
-            st.rerun()
+            if act("Locking the class" if not locked else "Opening the class", store().lock, code, token, not locked)[
+                0
+            ]:
+                st.rerun()
         message("caption", "Where the class is kept: {}.", store().location)
         students_controls(code, token)
         st.divider()
@@ -754,47 +946,58 @@ def class_controls(code, token):
         st.divider()
         sure = st.checkbox("I want to end this class", key="w_room_sure")
         if st.button("End the class", key="b_room_close", disabled=not sure):
-            try:
-                safely(store().close, code, token)
-            except StoreError as exc:
-                message("error", "Cannot end the class: {}.", exc)
-            else:
+            if act("Ending the class", store().close, code, token)[0]:
                 forget_teacher(code)
                 leave()
                 st.query_params.clear()
                 st.rerun()
 
 
+def act(what, fn, *args, **kwargs):
+    """A teacher's action on the store: ``(True, its result)``; or ``(False, None)``, and the page says why — at
+    its top when the store failed (nothing changed: every write is atomic), here when the store refused it."""
+    from cae.classroom.store import StoreUnavailable
+
+    try:
+        return True, fn(*args, **kwargs)
+    except StoreUnavailable as exc:
+        refuse(f"{what} was not done", exc)
+        st.rerun()
+    except StoreError as exc:
+        message("error", what + " was not done: {}.", exc)
+    return False, None
+
+
 def students_controls(code, token):
+    """Rename one student (their own page shows the new name); remove several at once (their answers go, their
+    pages say so, and the browsers that held their places cannot join again)."""
     students = safely(store().students, code) or []
     if not students:
         st.caption("No student has joined yet.")
         return
     nick_of = {s.sid: s.nickname for s in students}
-    sid = st.selectbox(
-        "A student",
-        list(nick_of),
-        format_func=nick_of.get,
-        key="w_room_pick",
-        help="To rename or remove from the class.",
-    )
     a, b = st.columns(2)
+    sid = a.selectbox("Rename a student", list(nick_of), format_func=nick_of.get, key="w_room_pick")
     new = a.text_input("New nickname", key="w_room_rename", max_chars=60)
     if a.button("Rename", key="b_room_rename", disabled=not new.strip()):
-        try:
-            safely(store().rename_student, code, token, sid, new)
-        except StoreError as exc:
-            message("error", "Cannot rename: {}.", exc)
-        else:
+        if act("Renaming", store().rename_student, code, token, sid, new)[0]:
             st.rerun()
-    sure = b.checkbox("Remove this student and their answers", key="w_room_remove_sure")
-    if b.button("Remove", key="b_room_remove", disabled=not sure):
-        try:
-            safely(store().remove_student, code, token, sid)
-        except StoreError as exc:
-            message("error", "Cannot remove: {}.", exc)
-        else:
+    gone = b.multiselect(
+        "Remove students",
+        list(nick_of),
+        format_func=nick_of.get,
+        key="w_room_remove",
+        help="Type to find a name; choose as many as needed.",
+    )
+    sure = b.checkbox(
+        f"Remove {len(gone)} student(s) and their answers (their browsers cannot join again)",
+        key="w_room_remove_sure",
+        disabled=not gone,
+    )
+    if b.button(f"Remove {len(gone)}", key="b_room_remove", disabled=not (sure and gone)):
+        if act("Removing", store().remove_students, code, token, gone)[0]:
             st.session_state.pop("w_room_remove_sure", None)
+            st.session_state.pop("w_room_remove", None)
             st.rerun()
 
 
@@ -815,11 +1018,8 @@ def teacher_link_controls(code, token):
         key="b_room_rotate",
         help="After the link was seen by someone else: the old link and every device that used it lose control.",
     ):
-        try:
-            new = safely(store().rotate_token, code, token)
-        except StoreError as exc:
-            message("error", "Cannot make a new link: {}.", exc)
-        else:
+        done, new = act("Making a new teacher link", store().rotate_token, code, token)
+        if done:
             if new is not None:
                 st.session_state.room_token = new
                 st.session_state.room_cookie_due = True
@@ -857,9 +1057,18 @@ def student_page():
 
 
 def class_gone(r):
-    """The class has ended, expired or its store was reset: say so, with the way back to the Classroom page."""
+    """The class has ended, expired or its store was reset: say so, with the way back to the Classroom page (and,
+    for its teacher, a new class that goes on with the same lesson)."""
     gone = st.session_state.get("room_code", "")
-    st.info(gone_words(gone))
+    st.info(gone_words(gone), icon=":material/cloud_off:")
+    keyed = bool(os.environ.get("CAE_CLASSROOM_TEACHER_KEY"))  # then the lobby asks for the passphrase first
+    if r == "teacher" and not keyed and st.button("Start a new class with this lesson", key="b_room_restart"):
+        made = start_class(None)
+        if made is not None:
+            forget_teacher(gone)
+            become_teacher(*made)  # the new class gets this page's run, at the step the old one was at
+            st.query_params.from_dict({"room": made[0]})
+            st.rerun()
     if st.button("Back to the Classroom page", key="b_room_gone"):
         if r == "teacher":
             forget_teacher(gone)
@@ -880,10 +1089,11 @@ def _question_key(q):
 
 def _student_class(code, sid):
     """The page's header, and the open question or the step (the step alone runs again at each step)."""
-    nick = names.for_markdown(st.session_state.room_nick)
+    st.html(STUDENT_STYLE)
     p = _student_news(code)
     if p is None or _student_gone(code, sid, p):
         return
+    nick = names.for_markdown(own_nickname(code, p))
     asking = p.question is not None and not p.question.revealed
     if asking:  # one line: on a phone the question and its answer buttons fit the first screen
         st.markdown(f"**Class {code}** · you are **{nick}**")
@@ -922,7 +1132,13 @@ def _student_step_now(code, sid, drawn_question):
         p = _student_news(code) if alone else st.session_state.get("room_last_poll")
         if p is None:
             return
-        if alone and (sid in p.removed or p.closed or not p.state or _question_key(p.question) != drawn_question):
+        if alone and (
+            sid in p.removed
+            or p.closed
+            or not p.state
+            or _question_key(p.question) != drawn_question
+            or p.renamed != st.session_state.get("room_renamed")
+        ):
             st.rerun()  # more than the step changed: the whole page runs again
         run, t = SHARED.for_state(p.state)
         q = p.question
@@ -1013,6 +1229,8 @@ def _student_question(code, sid, p, q, mine):
         key="room_student_fig",
         config={"displaylogo": False, "displayModeBar": False},  # no toolbar over the legend on a phone
     )
+    with left:
+        question_summary(view, q, "room_student_fig")
     right.caption(
         "The star is the next sample; s1 and s2 (ringed) are its two nearest nodes by CIM, and the dotted "
         "region is where CIM to s1 is at most V."
@@ -1083,6 +1301,48 @@ def _student_score(code, sid):
     st.metric("Your score", f"{right} / {len(revealed)}")
 
 
+def unconfirmed(qid):
+    """True when this browser has sent a choice for question ``qid`` (the form's widgets hold a sent value only
+    after *Send my answer*) that neither reached the store nor waits to be sent again: its app process died
+    with it, or the link dropped it. Streamlit's client sends the form's values again when it reconnects (to
+    another process behind nginx, or to a restarted server), without the click: the page sends the answer
+    itself, so an answer is either in the store or shown as not sent, never silently lost."""
+    ss = st.session_state
+    return ss.get("room_pending") is None and ss.get("room_refused_answer") != qid
+
+
+#: the moment a student presses *Send my answer*, the browser itself says it is sending, until the server has run
+#: the page again (which then says "in", or "not sent"): over a stalled link the answer is on its way, not in, and
+#: the page says so meanwhile (a note outside the page's own elements, removed once the page has run)
+SENDING_SCRIPT = """<script>(function () {
+  if (window.__caeSending) return;
+  window.__caeSending = true;
+  document.addEventListener("click", function (e) {
+    var b = e.target && e.target.closest ? e.target.closest("button") : null;
+    if (!b || b.innerText.trim() !== "Send my answer") return;
+    var app = document.querySelector("[data-testid='stApp']");
+    var n = document.getElementById("cae-sending");
+    if (!n) {
+      n = document.createElement("div");
+      n.id = "cae-sending";
+      n.setAttribute("role", "status");
+      n.style.cssText = "position:fixed;bottom:1rem;left:50%;transform:translateX(-50%);z-index:1000;" +
+        "background:#fff8e1;color:#3d2e00;border:1px solid #8a6d00;border-radius:.5rem;padding:.5rem 1rem";
+      document.body.appendChild(n);
+    }
+    n.textContent = "Sending your answer\u2026 It is not in until this page says so.";
+    if (!app) return;
+    var ran = false;
+    var watch = new MutationObserver(function () {
+      var state = app.getAttribute("data-test-script-state");
+      if (state === "running") ran = true;
+      if (ran && state === "notRunning") { n.remove(); watch.disconnect(); }
+    });
+    watch.observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+  }, true);
+})();</script>"""
+
+
 def answer_form(code, sid, q):
     with st.form(f"room_answer_{q.qid}"):
         case = st.radio(
@@ -1095,6 +1355,9 @@ def answer_form(code, sid, q):
         edge = st.checkbox("An edge will be deleted", key=f"w_room_edge_{q.qid}")
         node = st.checkbox("A node will be deleted (isolated-node sweep)", key=f"w_room_node_{q.qid}")
         sent = st.form_submit_button("Send my answer", type="primary")
+    st.html(SENDING_SCRIPT, unsafe_allow_javascript=True, width=1)
+    if not sent and case is not None and unconfirmed(q.qid):
+        sent = True  # this browser sent the choice, and nothing says it reached the class: it is sent now
     if sent:
         if case is None:
             st.warning("Choose what CAE will do first.")
@@ -1102,6 +1365,7 @@ def answer_form(code, sid, q):
         try:
             a = safely(store().answer, code, sid, q.qid, (case, edge, node))
         except StoreError as exc:
+            st.session_state.room_refused_answer = q.qid  # said once; not sent again by itself
             message("error", "Your answer was not counted: {}.", exc)
             return
         if a is None:

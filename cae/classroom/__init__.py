@@ -23,6 +23,7 @@ from .store import (
     AnswerRefused,
     BadInput,
     ClassroomStore,
+    Conflict,
     LimitReached,
     Limits,
     Locked,
@@ -45,9 +46,12 @@ __all__ = [
     "classes_elsewhere",
     "limits_from_env",
     "client_key",
+    "client_address",
+    "trusted_proxies",
     "StoreError",
     "StoreUnavailable",
     "StoreReset",
+    "Conflict",
     "Locked",
     "Removed",
     "RoomNotFound",
@@ -176,19 +180,21 @@ LIMIT_VARIABLES = {
     "rooms_per_client": "CAE_CLASSROOM_ROOMS_PER_CLIENT",
     "starts_per_client": "CAE_CLASSROOM_STARTS_PER_CLIENT",
     "joins_per_client": "CAE_CLASSROOM_JOINS_PER_CLIENT",
+    "guesses_per_client": "CAE_CLASSROOM_GUESSES_PER_CLIENT",
 }
 
 
 def limits_from_env(environ=None):
     """:class:`Limits` with the abuse limits a deployment sets in its environment (the others default):
     ``CAE_CLASSROOM_ROOMS_PER_CLIENT``, ``CAE_CLASSROOM_STARTS_PER_CLIENT`` (per hour) and
-    ``CAE_CLASSROOM_JOINS_PER_CLIENT`` (per class, per 10 minutes). A value that is not a positive whole number
+    ``CAE_CLASSROOM_JOINS_PER_CLIENT`` (per class, per 10 minutes) and ``CAE_CLASSROOM_GUESSES_PER_CLIENT`` (class codes
+    that name no class, per 10 minutes). A value that is not a positive whole number
     is ignored.
 
     >>> limits_from_env({"CAE_CLASSROOM_JOINS_PER_CLIENT": "600", "CAE_CLASSROOM_STARTS_PER_CLIENT": "x"})
     Limits(students_per_room=500, rooms=1000, questions_per_room=500, ttl_seconds=43200.0, nickname_length=24, \
 state_chars=8000, rooms_per_client=3, starts_per_client=6, starts_window=3600.0, joins_per_client=600, \
-joins_window=600.0)
+joins_window=600.0, guesses_per_client=30, guesses_window=600.0)
     """
     env = os.environ if environ is None else environ
     given = {}
@@ -199,24 +205,94 @@ joins_window=600.0)
     return Limits(**given)
 
 
-def client_key(ip, forwarded_for=None):
-    """A client's key for the abuse limits: a hash of its address (no address is stored).
+#: the environment variable that names the proxies whose ``X-Forwarded-For`` is believed (:func:`trusted_proxies`)
+TRUSTED_PROXIES_VARIABLE = "CAE_TRUSTED_PROXIES"
 
-    Behind a reverse proxy on this machine (the peer is a loopback address), the client is the last address
-    of ``X-Forwarded-For`` (the one the proxy saw: what a client writes there itself comes before it). A
-    client that connects directly cannot choose its key.
 
-    >>> client_key("10.0.0.7") == client_key("127.0.0.1", "1.2.3.4, 10.0.0.7")
+def trusted_proxies(environ=None):
+    """The proxies a deployment names in ``CAE_TRUSTED_PROXIES`` (addresses or networks, comma-separated):
+    ``(networks, entries that are not addresses)``. None by default: a client's own ``X-Forwarded-For`` is
+    never believed unless the connection comes from a proxy named here.
+
+    >>> nets, bad = trusted_proxies({"CAE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,nginx"})
+    >>> [str(n) for n in nets], bad
+    (['127.0.0.1/32', '10.0.0.0/8'], ['nginx'])
+    >>> trusted_proxies({})
+    ([], [])
+    """
+    import ipaddress
+
+    env = os.environ if environ is None else environ
+    nets, bad = [], []
+    for item in str(env.get(TRUSTED_PROXIES_VARIABLE, "")).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            nets.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            bad.append(item[:60])
+    return nets, bad
+
+
+def client_address(peer, forwarded_for=None, trusted=()):
+    """The client's address for the abuse limits: the connection's ``peer``, or, when the peer is a proxy the
+    deployment trusts (``trusted``: :func:`trusted_proxies`), the address that proxy saw — the rightmost
+    entry of ``X-Forwarded-For`` that is not itself a trusted proxy. What a client writes in the header is
+    never believed from a peer that is not trusted, and comes before what a trusted proxy appends.
+
+    >>> import ipaddress
+    >>> lo = [ipaddress.ip_network("127.0.0.1")]
+    >>> client_address("127.0.0.1", "6.6.6.6, 10.0.0.7", lo)  # the proxy appended the client's 10.0.0.7
+    '10.0.0.7'
+    >>> client_address("10.0.0.7", "6.6.6.6", lo)  # not a trusted proxy: its header means nothing
+    '10.0.0.7'
+    >>> client_address("127.0.0.1", "6.6.6.6")  # no proxy is trusted by default
+    '127.0.0.1'
+    >>> client_address("127.0.0.1", "not an address", lo)  # nothing usable: the proxy itself
+    '127.0.0.1'
+    """
+    import ipaddress
+
+    def is_trusted(addr):
+        try:
+            ip = ipaddress.ip_address(addr)
+        except ValueError:
+            return False
+        return any(ip in net for net in trusted)
+
+    addr = str(peer or "unknown")
+    if not forwarded_for or not is_trusted(addr):
+        return addr
+    for hop in reversed([h.strip() for h in str(forwarded_for).split(",")]):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return addr  # a trusted proxy always writes an address: the header is not one
+        if not is_trusted(hop):
+            return hop
+        addr = hop
+    return addr
+
+
+def client_key(peer, forwarded_for=None, trusted=None):
+    """A client's key for the abuse limits: a hash of :func:`client_address` (no address is stored).
+    ``trusted`` defaults to the proxies ``CAE_TRUSTED_PROXIES`` names (:func:`trusted_proxies`).
+
+    >>> import ipaddress
+    >>> lo = [ipaddress.ip_network("127.0.0.1")]
+    >>> client_key("10.0.0.7") == client_key("127.0.0.1", "1.2.3.4, 10.0.0.7", lo)
     True
-    >>> client_key("10.0.0.7", "10.0.0.8") == client_key("10.0.0.7")
+    >>> client_key("10.0.0.7", "10.0.0.8", lo) == client_key("10.0.0.7")
+    True
+    >>> client_key("127.0.0.1", "1.2.3.4", []) == client_key("127.0.0.1", "5.6.7.8", [])
     True
     """
     import hashlib
 
-    addr = str(ip or "unknown")
-    if forwarded_for and (addr in ("::1", "localhost") or addr.startswith("127.")):
-        last = str(forwarded_for or "").split(",")[-1].strip()
-        addr = last or addr
+    if trusted is None:
+        trusted = trusted_proxies()[0]
+    addr = client_address(peer, forwarded_for, trusted)
     return hashlib.sha256(("cae-classroom:" + addr).encode()).hexdigest()[:20]
 
 

@@ -2,7 +2,8 @@
 
 The deployment recipe of docs/classroom.md ("Several processes"), and what the benchmark runs
 (``python -m cae.bench --classroom N --processes K --proxy nginx``): N ``streamlit run app.py`` processes on
-127.0.0.1, each on its own port and all on one classroom store (``CAE_CLASSROOM_URL``), and Debian's nginx in
+127.0.0.1, each on its own port and all on one classroom store (``CAE_CLASSROOM_URL``), trusting only the
+proxy on 127.0.0.1 for the client's address (``CAE_TRUSTED_PROXIES``), and Debian's nginx in
 front of them with sticky sessions by a cookie (the config: ``docs/deploy/nginx.conf.template``, rendered for
 the processes' ports). nginx runs without root: its config, pid, logs and temporary files live in a folder of
 its own (``nginx -p DIR -c DIR/nginx.conf -g 'daemon off;'``).
@@ -99,6 +100,9 @@ class Deployment:
         self.servers = []
         self.nginx = None
         app_env = dict(os.environ if env is None else env, CAE_CLASSROOM_URL=store_url)
+        # the app processes listen on 127.0.0.1 only, and every request reaches them through this nginx, which
+        # writes the client's address into X-Forwarded-For: the one proxy whose header they believe
+        app_env.setdefault("CAE_TRUSTED_PROXIES", "127.0.0.1")
         try:
             with ThreadPoolExecutor(int(processes)) as pool:
                 futures = [pool.submit(AppServer, app_env) for _ in range(int(processes))]
@@ -137,6 +141,13 @@ class Deployment:
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
+
+    def restart(self, i):
+        """Start app process ``i`` again on its port (after :meth:`kill`): nginx sends requests to it again once
+        its ``fail_timeout`` has passed."""
+        old = self.servers[i]
+        old.stop()
+        self.servers[i] = AppServer(old.env, port=old.port)
 
     def rss_mb(self):
         """The live app processes' resident memory, summed, in MB."""

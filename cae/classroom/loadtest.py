@@ -119,13 +119,14 @@ def cpu_seconds(pid):
 
 
 class AppServer:
-    """``streamlit run app.py`` on a free port with ``env``; ``stop()`` ends it."""
+    """``streamlit run app.py`` on a free port (or ``port``) with ``env``; ``stop()`` ends it."""
 
-    def __init__(self, env):
+    def __init__(self, env, port=None):
         app = ROOT / "app.py"
         if not app.exists():
             raise FileNotFoundError(f"{app} is not there: run the benchmark from a checkout of the repository")
-        self.port = free_port()
+        self.env = env
+        self.port = port or free_port()
         cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
         cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
         cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
@@ -178,7 +179,9 @@ class StudentSession:
     page's timed reruns, so that what reaches it is what the server pushed (a test of the push).
     """
 
-    def __init__(self, base_url, query, page="classroom", sticky=False, reconnect=False, timers=True):
+    def __init__(
+        self, base_url, query, page="classroom", sticky=False, reconnect=False, timers=True, headers=None, source=None
+    ):
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.base_url = base_url
         self.query = query
@@ -195,6 +198,9 @@ class StudentSession:
         self.sticky, self.reconnect = sticky, reconnect
         self.use_timers = timers  # False: the page's own timed reruns are not asked for (what reaches it is pushed)
         self.cookies = {}
+        self.headers = dict(headers or {})  # more request headers (a forged X-Forwarded-For...)
+        self.source = source  # the client's own address (127.0.0.2...: another client on this machine)
+        self.buttons = {}  # a button's id by its label (a form's submit button has no key)
         self.upstreams = []
         self.dropped_at = []
         self.reconnected_at = []
@@ -220,14 +226,17 @@ class StudentSession:
     async def _connect(self):
         import websockets
 
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else None
+        headers = dict(self.headers)
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         self.ws = await websockets.connect(
             self.ws_url,
             subprotocols=["streamlit"],
             max_size=None,
             ping_interval=None,
             open_timeout=60,
-            additional_headers=headers,
+            additional_headers=headers or None,
+            **({"local_addr": (self.source, 0)} if self.source else {}),
         )
         self.upstreams.append(self.ws.response.headers.get("X-CAE-Upstream") if self.ws.response else None)
 
@@ -339,8 +348,10 @@ class StudentSession:
             m = _BROWSER_COOKIE.search(el.html.body)
             if m:
                 self.cookies["cae_browser"] = m.group(1)
-        elif kind in ("radio", "checkbox", "button"):
+        elif kind in ("radio", "checkbox", "button", "text_input"):
             w = getattr(el, kind)
+            if kind == "button":
+                self.buttons[w.label] = w.id
             if kind == "button" and w.label == "Send my answer":
                 self.widget_ids["submit"] = w.id
             else:
@@ -360,6 +371,19 @@ class StudentSession:
             WidgetState(id=self.widget_ids[keys[2]], bool_value=bool(node)),
             WidgetState(id=self.widget_ids["submit"], trigger_value=True),
         ]
+        await self.rerun(widgets=states)
+        return True
+
+    async def press(self, label, texts=None):
+        """Press the button ``label`` (a form's submit button sends the form's ``texts``: {widget key: value}), as
+        a browser would; False if the page has no such button (or field)."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        texts = texts or {}
+        if label not in self.buttons or not all(k in self.widget_ids for k in texts):
+            return False
+        states = [WidgetState(id=self.widget_ids[k], string_value=str(v)) for k, v in texts.items()]
+        states.append(WidgetState(id=self.buttons[label], trigger_value=True))
         await self.rerun(widgets=states)
         return True
 
@@ -399,6 +423,103 @@ class StorePoller(threading.Thread):
             self.stop_event.wait(self.interval)
 
 
+def flood_client(url, query, until, page="classroom"):
+    """One session that asks the server to run its page as fast as the connection lets it, until ``until()``:
+    what the issue's 20-line script did (no browser, no fragments: whole-page reruns, one after the other, never
+    waiting for an answer). Returns ``(requests sent, page runs the server finished for it)``."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from websockets.sync.client import connect
+
+    msg = BackMsg()
+    msg.rerun_script.query_string = query
+    msg.rerun_script.page_name = page
+    msg.rerun_script.context_info.url = f"{url}/{page}?{query}"
+    payload, sent, runs = msg.SerializeToString(), [0], [0]
+    stream = url.replace("http://", "ws://") + "/_stcore/stream"
+    with connect(stream, subprotocols=["streamlit"], max_size=None, open_timeout=60) as ws:
+        reader = threading.Thread(target=_count_runs, args=(ws, runs), daemon=True)
+        watcher = threading.Thread(target=_cut_when, args=(ws, until), daemon=True)
+        reader.start()
+        watcher.start()
+        try:
+            while not until():
+                ws.send(payload)
+                sent[0] += 1
+        except Exception:  # noqa: BLE001 - cut by the watcher, or closed by the server
+            pass
+        watcher.join()
+    reader.join(5)
+    return sent[0], runs[0]
+
+
+def _count_runs(ws, runs):
+    """Count the page runs the server finishes for a flooding session (its ``script_finished`` messages)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    try:
+        for raw in ws:
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            if fm.WhichOneof("type") == "script_finished":
+                runs[0] += 1
+    except Exception:  # noqa: BLE001 - the socket closed
+        pass
+
+
+def _cut_when(ws, until):
+    """A server that reads no more of a flooding socket leaves its send() blocked: cut the socket from here."""
+    while not until():
+        time.sleep(0.1)
+    try:
+        ws.socket.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def _flood_main(argv):
+    """``python -m cae.classroom.loadtest flood URL STOPFILE QUERY...``: one flooding session per query, each in a
+    thread of this process (apart from the benchmark's students), until STOPFILE exists (10 minutes at most);
+    prints ``sent runs`` per session."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url, stop, queries = argv[0], Path(argv[1]), argv[2:]
+    deadline = time.time() + 600
+    with ThreadPoolExecutor(len(queries)) as pool:
+        for sent, runs in pool.map(
+            lambda q: flood_client(url, q, lambda: stop.exists() or time.time() > deadline), queries
+        ):
+            print(sent, runs, flush=True)
+
+
+class Flood:
+    """Flooding sessions (:func:`flood_client`, one per query) in a process of their own, until :meth:`stop`."""
+
+    def __init__(self, url, queries):
+        fd, stop = tempfile.mkstemp(prefix="cae-flood-stop-")
+        os.close(fd)
+        os.unlink(stop)
+        self.stop_file = Path(stop)
+        cmd = [sys.executable, "-m", "cae.classroom.loadtest", "flood", url, stop, *queries]
+        self.started = time.time()
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def stop(self, timeout=60):
+        """Stop flooding: ``([(sent, runs), ...] per session, seconds flooded)``."""
+        self.stop_file.touch()
+        seconds = time.time() - self.started
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.stop_file.unlink(missing_ok=True)
+        rows = [tuple(int(x) for x in line.split()) for line in out.splitlines() if line.strip()]
+        if self.proc.returncode != 0 or not rows:
+            raise RuntimeError("the flooding sessions failed: " + err[-1000:])
+        return rows, seconds
+
+
 def _pct(xs, q):
     xs = sorted(xs)
     if not xs:
@@ -407,7 +528,9 @@ def _pct(xs, q):
     return xs[k]
 
 
-async def _run_class(server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False):
+async def _run_class(
+    server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False, flood=0
+):
     from ..app.explanations import QUIZ_CHOICES, quiz_truth
     from .views import SharedRuns
 
@@ -452,6 +575,12 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     await asyncio.sleep(quiet)
     cpu1 = server.cpu_seconds()
     poll_cpu = (cpu1 - cpu0) / quiet if cpu0 is not None and cpu1 is not None else None
+    flooding = None
+    if flood:  # sessions that ask for their page as fast as they can, all through the steps
+        flooders = [store.join(code, f"flooder {k + 1}") for k in range(flood)]
+        flooding = Flood(server.url, [f"room={code}&me={f.sid}" for f in flooders])
+        await asyncio.sleep(5.0)
+        out(f"  {flood} session(s) flooding the server with requests to run their page, from a process of their own")
 
     # the teacher steps; every student's page must show each step
     delays_real, delays_store, missed = [], [], []
@@ -470,6 +599,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
                 missed.append((s, t))
         await asyncio.sleep(1.0 + random.random())
     cpu_end, time_end = server.cpu_seconds(), time.time()
+    flooded = flooding.stop() if flooding is not None else None
     step_cpu = None
     if cpu_start is not None and cpu_end is not None and poll_cpu is not None:
         # what the steps cost beyond the polling that went on meanwhile
@@ -516,6 +646,7 @@ async def _run_class(server, store, code, token, state, n, real, steps, step_siz
     errors = [e for s in sessions for e in s.errors]
     await asyncio.gather(*(s.close() for s in sessions))
     return dict(
+        flooded=flooded,
         killed=killed,
         delays_real=delays_real,
         delays_store=delays_store,
@@ -604,8 +735,13 @@ def bench(
     processes=1,
     proxy=None,
     kill_one=False,
+    flood=0,
 ):
     """One class of ``n`` students on one backend; prints the report and returns its numbers.
+
+    With ``flood`` K, K more sessions ask the server to run their page as fast as they can while the teacher
+    steps (:class:`Flood`); the report says how many requests they sent and how many runs they got (the
+    server's limit: ``pages/_rerun_limit.py``, ``CAE_RERUNS_PER_SECOND``).
 
     With ``proxy`` (:class:`cae.classroom.deploy.Deployment`, the recipe of docs/classroom.md: ``python -m
     cae.bench --proxy nginx`` passes it), ``processes`` app processes behind nginx and the students through
@@ -662,6 +798,7 @@ def bench(
                     out,
                     bool(proxy),
                     kill_one and bool(proxy),
+                    flood,
                 )
             )
         finally:
@@ -684,6 +821,14 @@ def bench(
         out(
             f"    real sessions: median {statistics.median(r):.2f} s, p95 {_pct(r, 0.95):.2f} s; "
             f"store pollers: median {statistics.median(s):.2f} s, p95 {_pct(s, 0.95):.2f} s"
+        )
+    if res["flooded"]:
+        rows, secs = res["flooded"]
+        sent, runs = sum(r[0] for r in rows), sum(r[1] for r in rows)
+        limit = os.environ.get("CAE_RERUNS_PER_SECOND", "3 (the default)")
+        out(
+            f"  rerun flood: {len(rows)} session(s) sent {sent:,} requests in {secs:.0f} s ({sent / secs:,.0f}/s); the "
+            f"server finished {runs:,} runs of their page ({runs / secs:.1f}/s); CAE_RERUNS_PER_SECOND = {limit}"
         )
     out(f"  answers submitted: {res['submitted']}")
     out(f"  answers counted: {res['counted']}")
@@ -730,7 +875,15 @@ def bench(
 
 
 def main(
-    n, backends=("sqlite", "redis"), real=None, n_per_class=15000, steps=10, processes=1, proxy=None, kill_one=False
+    n,
+    backends=("sqlite", "redis"),
+    real=None,
+    n_per_class=15000,
+    steps=10,
+    processes=1,
+    proxy=None,
+    kill_one=False,
+    flood=0,
 ):
     import signal
 
@@ -759,4 +912,9 @@ def main(
             processes=processes,
             proxy=proxy,
             kill_one=kill_one,
+            flood=flood,
         )
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "flood":
+    _flood_main(sys.argv[2:])

@@ -49,7 +49,18 @@ from typing import Any
 
 import regex
 
-__all__ = ["normalise", "skeleton", "truncate", "graphemes", "for_markdown", "for_plotly", "for_csv", "MAX_LENGTH"]
+__all__ = [
+    "normalise",
+    "skeleton",
+    "reserved",
+    "truncate",
+    "graphemes",
+    "for_markdown",
+    "for_plotly",
+    "for_csv",
+    "MAX_LENGTH",
+    "RESERVED",
+]
 
 #: user-perceived characters (grapheme clusters) a nickname keeps; the store's ``Limits.nickname_length``
 MAX_LENGTH = 24
@@ -193,6 +204,44 @@ def skeleton(name: Any) -> str:
             break
         s = t
     return s
+
+
+#: names a student cannot take: they would speak for the teacher or the app (compared by :func:`skeleton`, with
+#: or without a number or marks around them: "Teacher", "TEACHER 2", "Теacher" with a Cyrillic е, "prof."…)
+RESERVED = (
+    "teacher",
+    "the teacher",
+    "teachers",
+    "prof",
+    "professor",
+    "instructor",
+    "lecturer",
+    "tutor",
+    "admin",
+    "administrator",
+    "moderator",
+    "system",
+    "server",
+)
+
+
+@cache
+def _reserved_skeletons() -> frozenset:
+    return frozenset(skeleton(r) for r in RESERVED)
+
+
+def reserved(name: Any) -> bool:
+    """True when ``name`` is, or looks like, a name kept for the teacher (:data:`RESERVED`), with or without
+    a number, a dot or another mark around it.
+
+    >>> reserved("Teacher"), reserved("TEACHER 2"), reserved("T\u0435acher"), reserved("the  teacher")
+    (True, True, True, True)
+    >>> reserved("Teach"), reserved("Ann"), reserved("Teacher's pet")
+    (False, False, False)
+    """
+    s = skeleton(name)
+    bare = regex.sub(r"^[^\p{L}]+|[^\p{L}]+$", "", s)  # without a number, a dot or a mark around it
+    return s in _reserved_skeletons() or bare in _reserved_skeletons()
 
 
 # every ASCII punctuation character (CommonMark lets each be escaped with a backslash)

@@ -9,12 +9,13 @@ app processes can never both take the last seat, and a failure leaves the room a
 
 Keys of room ``C`` (prefix ``P``)::
 
-    P:{C}:room       hash: token_hash created expires closed version state state_at nq ns locked owner
+    P:{C}:room       hash: token_hash created expires closed version state state_at nq ns locked owner renamed
     P:{C}:students   hash: sid -> {"nickname", "joined", "seq"}
     P:{C}:seen       hash: sid -> last time the student's page asked for news
     P:{C}:holders    hash: sid -> the browser session holding the student's place
     P:{C}:nicks      hash: nickname key -> sid (the uniqueness of nicknames)
     P:{C}:removed    hash: sid -> when the teacher removed the student
+    P:{C}:banned     hash: browser -> the removed student whose place it held (it cannot join again)
     P:{C}:q          hash: qid -> {"step", "state", "opened", "kind"}
     P:{C}:revealed   hash: qid -> the truth (JSON)
     P:{C}:a:QID      hash: sid -> {"choice", "at", "seq"}
@@ -33,11 +34,14 @@ import time
 from .store import (
     CLAIM_SECONDS,
     CLOSED_GRACE,
+    MOVED_ON,
+    REMOVED_BROWSER,
     Answer,
     AnswerRefused,
     BadInput,
     Claim,
     ClassroomStore,
+    Conflict,
     LimitReached,
     Limits,
     Locked,
@@ -124,8 +128,16 @@ if n > tonumber(ARGV[1]) then return {'ok', 0} end
 return {'ok', 1}
 """
 
+# ARGV: now, token hash, state, the state expected there ('' for any: no compare-and-set)
 _PUBLISH = """
 local e = teacher(tonumber(ARGV[1]), ARGV[2]); if e then return err(e) end
+if ARGV[4] ~= '' then
+  local cur = redis.call('HGET', room, 'state')
+  if cur ~= ARGV[4] then
+    if cur == ARGV[3] then return {'ok', redis.call('HGET', room, 'version')} end
+    return {'conflict', cur}
+  end
+end
 redis.call('HSET', room, 'state', ARGV[3], 'state_at', ARGV[1])
 return {'ok', redis.call('HINCRBY', room, 'version', 1)}
 """
@@ -139,7 +151,7 @@ redis.call('HSET', room, 'closed', '1', 'expires', tostring(exp))
 redis.call('HINCRBY', room, 'version', 1)
 if KEYS[3] then redis.call('ZREM', KEYS[3], ARGV[4]) end
 for _, k in ipairs({room, base .. ':students', base .. ':seen', base .. ':nicks', base .. ':q', base .. ':revealed',
-                    base .. ':holders', base .. ':removed'}) do
+                    base .. ':holders', base .. ':removed', base .. ':banned'}) do
   if redis.call('EXISTS', k) == 1 then keep(k) end
 end
 for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do
@@ -153,13 +165,13 @@ return {'ok'}
 _POLL = """
 local now = tonumber(ARGV[1])
 if not open_room(now, true) then return err('notfound') end
-local f = redis.call('HMGET', room, 'version', 'state', 'closed', 'nq', 'locked')
+local f = redis.call('HMGET', room, 'version', 'state', 'closed', 'nq', 'locked', 'renamed')
 local q, truth = false, false
 if tonumber(f[4]) > 0 then
   q = redis.call('HGET', base .. ':q', f[4])
   truth = redis.call('HGET', base .. ':revealed', f[4])
 end
-return {'ok', f[1], f[2], f[3], f[4], q, truth, f[5] or '0', redis.call('HKEYS', base .. ':removed')}
+return {'ok', f[1], f[2], f[3], f[4], q, truth, f[5] or '0', redis.call('HKEYS', base .. ':removed'), f[6] or '0'}
 """
 
 # ARGV: now, sid, max students, holder, then nickname / key pairs to try in order
@@ -167,6 +179,7 @@ _JOIN = """
 local now = tonumber(ARGV[1])
 if not open_room(now, false) then return err('notfound') end
 if redis.call('HGET', room, 'locked') == '1' then return err('locked') end
+if ARGV[4] ~= '' and redis.call('HEXISTS', base .. ':banned', ARGV[4]) == 1 then return err('banned') end
 local sid, limit = ARGV[2], tonumber(ARGV[3])
 local students = base .. ':students'
 local n = tonumber(redis.call('HGET', room, 'ns'))
@@ -206,24 +219,33 @@ redis.call('HSET', base .. ':seen', sid, ARGV[1])
 return {'ok', 'yes'}
 """
 
-# ARGV: now, token hash, sid (the questions to clear are counted from the room)
+# ARGV: now, token hash, then the sids to remove (all or none; the questions to clear are counted from the room)
 _REMOVE = """
 local now = tonumber(ARGV[1])
 local e = teacher(now, ARGV[2]); if e then return err(e) end
-local sid = ARGV[3]
-local st = redis.call('HGET', base .. ':students', sid)
-if not st then return err('nostudent') end
-local nick = cjson.decode(st)['nickname']
+for i = 3, #ARGV do
+  if not redis.call('HGET', base .. ':students', ARGV[i]) then return err('nostudent') end
+end
+local out = {'ok'}
 local all = redis.call('HGETALL', base .. ':nicks')
-for i = 1, #all, 2 do if all[i + 1] == sid then redis.call('HDEL', base .. ':nicks', all[i]) end end
-redis.call('HDEL', base .. ':students', sid)
-redis.call('HDEL', base .. ':seen', sid)
-redis.call('HDEL', base .. ':holders', sid)
-for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do redis.call('HDEL', base .. ':a:' .. qid, sid) end
-redis.call('HSET', base .. ':removed', sid, ARGV[1])
-keep(base .. ':removed')
-redis.call('HINCRBY', room, 'version', 1)
-return {'ok', nick}
+for i = 3, #ARGV do
+  local sid = ARGV[i]
+  local st = redis.call('HGET', base .. ':students', sid)
+  if st then
+    table.insert(out, cjson.decode(st)['nickname'])
+    for j = 1, #all, 2 do if all[j + 1] == sid then redis.call('HDEL', base .. ':nicks', all[j]) end end
+    local held = redis.call('HGET', base .. ':holders', sid)
+    if held then redis.call('HSET', base .. ':banned', held, sid); keep(base .. ':banned') end
+    redis.call('HDEL', base .. ':students', sid)
+    redis.call('HDEL', base .. ':seen', sid)
+    redis.call('HDEL', base .. ':holders', sid)
+    for qid = 1, tonumber(redis.call('HGET', room, 'nq')) do redis.call('HDEL', base .. ':a:' .. qid, sid) end
+    redis.call('HSET', base .. ':removed', sid, ARGV[1])
+    keep(base .. ':removed')
+  end
+end
+if #ARGV > 2 then redis.call('HINCRBY', room, 'version', 1) end
+return out
 """
 
 # ARGV: now, token hash, sid, then nickname / key pairs to try in order
@@ -244,6 +266,7 @@ for i = 4, #ARGV, 2 do
     d['nickname'] = ARGV[i]
     redis.call('HSET', base .. ':students', sid, cjson.encode(d))
     redis.call('HINCRBY', room, 'version', 1)
+    redis.call('HINCRBY', room, 'renamed', 1)
     return {'ok', ARGV[i], tostring(d['joined']), redis.call('HGET', base .. ':seen', sid) or tostring(d['joined'])}
   end
 end
@@ -293,6 +316,7 @@ if not q then return err('noquestion') end
 local old = redis.call('HGET', base .. ':revealed', qid)
 if old then return {'ok', q, old} end
 redis.call('HSET', base .. ':revealed', qid, ARGV[4])
+if ARGV[5] ~= '' then redis.call('HSET', room, 'state', ARGV[5], 'state_at', ARGV[1]) end  -- the class moves with it
 redis.call('HINCRBY', room, 'version', 1)
 keep(base .. ':revealed')
 return {'ok', q, ARGV[4]}
@@ -308,6 +332,7 @@ _ERRORS = {
     "nostudent": (BadInput, "there is no such student in this class"),
     "locked": (Locked, "the teacher has locked this class: no new students can join"),
     "removed": (Removed, "the teacher has removed you from this class"),
+    "banned": (Removed, REMOVED_BROWSER),
     "owner": (LimitReached, "{owner} classes are open from this address already: end one first"),
     "noquestion": (AnswerRefused, "there is no such question"),
     "movedon": (AnswerRefused, "the teacher has moved on to another question"),
@@ -477,8 +502,11 @@ class RedisStore(ClassroomStore):
         args = [repr(self._now(now)), token_hash(token), "1" if locked else "0"]
         self._run("lock", _LOCK, [self._key(code)], args, code)
 
-    def allow(self, bucket, limit, window, now=None):
+    def allow(self, bucket, limit, window, now=None, count=True):
         key = f"{self.prefix}:rate:{bucket}"
+        if not count:
+            n = self._call(self.client.get, key)
+            return n is None or int(n) < int(limit)
         # a fixed window: the counter expires with it (``now`` is the clock's; Redis keeps the time)
         out = self._run("allow", _ALLOW, [key], [int(limit), max(1, int(window))])
         return out[1] == 1
@@ -500,7 +528,7 @@ class RedisStore(ClassroomStore):
         gone = self._call(self.client.zrangebyscore, self._rooms_key, "-inf", now)
         for code in gone:
             nq = self._call(self.client.hget, self._key(code), "nq")
-            parts = ["room", "students", "seen", "nicks", "q", "revealed", "holders", "removed"]
+            parts = ["room", "students", "seen", "nicks", "q", "revealed", "holders", "removed", "banned"]
             parts += [f"a:{q}" for q in range(1, int(nq or 0) + 1)]
             pipe = self.client.pipeline(transaction=True)
             pipe.delete(*[self._key(code, p) for p in parts])
@@ -509,18 +537,24 @@ class RedisStore(ClassroomStore):
         return len(gone)
 
     # ------------------------------------------------------------ the teacher's view
-    def publish(self, code, token, state, now=None):
+    def publish(self, code, token, state, now=None, expect=None):
         code = normalize_code(code)
         text = state_json(state, self.limits)
-        out = self._run("publish", _PUBLISH, [self._key(code)], [repr(self._now(now)), token_hash(token), text], code)
+        want = "" if expect is None else state_json(expect, self.limits)
+        args = [repr(self._now(now)), token_hash(token), text, want]
+        out = self._run("publish", _PUBLISH, [self._key(code)], args, code)
+        if out[0] == "conflict":
+            raise Conflict(MOVED_ON, json.loads(out[1]))
         return int(out[1])
 
     def poll(self, code, now=None):
         code = normalize_code(code)
         out = self._run("poll", _POLL, [self._key(code)], [repr(self._now(now))], code)
-        _, version, state, closed, nq, q, truth, locked, removed = out
+        _, version, state, closed, nq, q, truth, locked, removed, renamed = out
         question = _question(int(nq), q, truth) if q else None
-        return Poll(int(version), json.loads(state), question, closed == "1", locked == "1", frozenset(removed))
+        return Poll(
+            int(version), json.loads(state), question, closed == "1", locked == "1", frozenset(removed), int(renamed)
+        )
 
     # ------------------------------------------------------------ students
     def _candidates(self, name):
@@ -557,9 +591,10 @@ class RedisStore(ClassroomStore):
             raise BadInput("this student link is not known in that class any more: join again with a nickname")
         return Claim(True) if out[1] == "yes" else Claim(False, float(out[2]))
 
-    def remove_student(self, code, token, sid, now=None):
+    def remove_students(self, code, token, sids, now=None):
         code = normalize_code(code)
-        self._run("remove", _REMOVE, [self._key(code)], [repr(self._now(now)), token_hash(token), str(sid)], code)
+        args = [repr(self._now(now)), token_hash(token), *dict.fromkeys(str(sid) for sid in sids)]
+        return list(self._run("remove", _REMOVE, [self._key(code)], args, code)[1:])
 
     def rename_student(self, code, token, sid, nickname, now=None):
         code = normalize_code(code)
@@ -625,15 +660,16 @@ class RedisStore(ClassroomStore):
         out = self._run("answer", _ANSWER, [self._key(code)], [repr(now), str(sid), int(qid), json.dumps(choice)], code)
         return Answer(int(qid), str(sid), out[1], choice, now)
 
-    def reveal(self, code, token, qid, truth, now=None):
+    def reveal(self, code, token, qid, truth, now=None, state=None):
         code = normalize_code(code)
         truth = check_choice(truth)
+        text = "" if state is None else state_json(state, self.limits)
         try:
             out = self._run(
                 "reveal",
                 _REVEAL,
                 [self._key(code)],
-                [repr(self._now(now)), token_hash(token), int(qid), json.dumps(truth)],
+                [repr(self._now(now)), token_hash(token), int(qid), json.dumps(truth), text],
                 code,
             )
         except AnswerRefused:

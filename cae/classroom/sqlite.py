@@ -49,11 +49,14 @@ from pathlib import Path
 from .store import (
     CLAIM_SECONDS,
     CLOSED_GRACE,
+    MOVED_ON,
+    REMOVED_BROWSER,
     Answer,
     AnswerRefused,
     BadInput,
     Claim,
     ClassroomStore,
+    Conflict,
     LimitReached,
     Limits,
     Locked,
@@ -85,7 +88,7 @@ CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, token_hash TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
     closed INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT '{}',
     state_at REAL NOT NULL, n_questions INTEGER NOT NULL DEFAULT 0, locked INTEGER NOT NULL DEFAULT 0,
-    owner TEXT
+    owner TEXT, renamed INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE, sid TEXT NOT NULL, nickname TEXT NOT NULL,
@@ -103,7 +106,7 @@ CREATE TABLE IF NOT EXISTS answers (
 );
 CREATE TABLE IF NOT EXISTS removed (
     code TEXT NOT NULL REFERENCES rooms(code) ON DELETE CASCADE, sid TEXT NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (code, sid)
+    holder TEXT, PRIMARY KEY (code, sid)
 );
 CREATE TABLE IF NOT EXISTS rate (bucket TEXT PRIMARY KEY, start REAL NOT NULL, n INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires);
@@ -111,8 +114,9 @@ CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires);
 
 #: columns added since the first release (a file made by it gets them when opened)
 _ADDED_COLUMNS = {
-    "rooms": [("locked", "INTEGER NOT NULL DEFAULT 0"), ("owner", "TEXT")],
+    "rooms": [("locked", "INTEGER NOT NULL DEFAULT 0"), ("owner", "TEXT"), ("renamed", "INTEGER NOT NULL DEFAULT 0")],
     "students": [("holder", "TEXT")],
+    "removed": [("holder", "TEXT")],
 }
 #: the tables a room's rows live in, in the order they are copied (a replaced file receives them)
 _ROOM_TABLES = ("rooms", "students", "questions", "answers", "removed")
@@ -169,6 +173,7 @@ class SQLiteStore(ClassroomStore):
         self._store_id = None  # the store's id, written once when the file was made
         self._orphaned_at = None  # when the open file was found deleted and could not be restored
         self._orphan_reason = ""
+        self._frozen_conn = None  # reads while a failed write's journal cannot be rolled back (_stuck_journal)
         self._notices = []  # (time, words) of what happened to the file
 
     def __repr__(self):
@@ -263,6 +268,9 @@ class SQLiteStore(ClassroomStore):
                 self._conn.close()
                 self._conn = None
                 self._ident = None
+            if self._frozen_conn is not None:
+                self._frozen_conn.close()
+                self._frozen_conn = None
 
     def connection_pragma(self, name):
         with self._lock:
@@ -304,12 +312,14 @@ class SQLiteStore(ClassroomStore):
 
     def _recover(self, ident):
         old, old_id = self._conn, self._store_id
+        folder_there = self.path.parent.is_dir()
         try:
             data = self._copy_of_open_file()
         except sqlite3.Error as exc:
             raise StoreUnavailable(_words(exc, "read"), f"the classroom file {self.path}: {exc}") from None
         tmp, done = None, False
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # the folder may have gone with the file
             tmp = self._write_copy(data)
             if ident is None:
                 try:
@@ -326,6 +336,9 @@ class SQLiteStore(ClassroomStore):
                 self._notice(
                     "The class's file was deleted on the server while the class ran; it was restored from the copy "
                     "this server had open. Nothing was lost."
+                    if folder_there
+                    else "The class's file and its folder were deleted on the server while the class ran; both were "
+                    "made again from the copy this server had open. Nothing was lost."
                 )
             else:
                 n = self._merge(tmp)
@@ -393,11 +406,50 @@ class SQLiteStore(ClassroomStore):
             conn.execute("DETACH DATABASE old")
         return len(codes)
 
+    def _stuck_journal(self):
+        """True when a write that failed left its rollback journal beside a file that cannot be written (made
+        immutable with ``chattr +i``): SQLite would have to roll the journal back before any read, and cannot.
+        The file itself was never changed (every write to it failed), so it is read as it is, without the
+        journal (:meth:`_frozen`)."""
+        try:
+            size = os.stat(f"{self.path}-journal").st_size
+        except OSError:
+            return False
+        return size > 0 and not os.access(self.path, os.W_OK)
+
+    def _frozen(self):
+        """A read-only connection that reads the file as it is, ignoring the journal (SQLite's ``immutable``)."""
+        if self._frozen_conn is None:
+            from urllib.parse import quote
+
+            conn = sqlite3.connect(
+                f"file:{quote(str(self.path))}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA mmap_size = 0")
+            if self._store_id is None:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+                self._store_id = row[0] if row else None
+            self._frozen_conn = conn
+        return self._frozen_conn
+
+    def _reader(self):
+        if self._stuck_journal():
+            return self._frozen()
+        if self._frozen_conn is not None:  # the file can be written again: SQLite rolls the journal back itself
+            self._frozen_conn.close()
+            self._frozen_conn = None
+        return self._connect()
+
     @contextmanager
     def _read(self):
         with self._lock:
             self._check()
-            conn = self._connect()
+            try:
+                conn = self._reader()
+            except sqlite3.Error as exc:
+                raise StoreUnavailable(
+                    _words(exc, "read"), f"the classroom file {self.path} cannot be read: {exc}"
+                ) from None
             try:
                 yield conn
             except sqlite3.Error as exc:
@@ -405,12 +457,26 @@ class SQLiteStore(ClassroomStore):
                     _words(exc, "read"), f"the classroom file {self.path} cannot be read: {exc}"
                 ) from None
 
+    def _unwritable(self):
+        """Why the file cannot be written now (None when it can): asked before each write, so that a write that
+        must fail never starts. Begun, it would leave a rollback journal that nothing can roll back (a file
+        made immutable refuses the rollback too), and every later read would fail on it."""
+        if os.access(self.path, os.W_OK):
+            return None if os.access(self.path.parent, os.W_OK) else "its folder is read-only on the server"
+        return "its file is read-only on the server" if os.path.exists(self.path) else None  # (made when opened)
+
     def _begin(self):
         self._check()
         if self._orphaned_at is not None:
             raise StoreUnavailable(
                 "the class's store was deleted on the server and cannot be written right now",
                 f"the classroom file {self.path} was deleted and cannot be restored: {self._orphan_reason}",
+            )
+        why = self._unwritable()
+        if why is not None:
+            raise StoreUnavailable(
+                f"the class's store cannot be written: {why}",
+                f"the classroom file {self.path} cannot be written: {why} (read-only, or immutable: lsattr shows 'i')",
             )
         conn = self._connect()
         try:
@@ -448,7 +514,7 @@ class SQLiteStore(ClassroomStore):
     def _now(now):
         return time.time() if now is None else float(now)
 
-    _ROOM_COLUMNS = "code, token_hash, created, expires, closed, version, state, state_at, n_questions, locked"
+    _ROOM_COLUMNS = "code, token_hash, created, expires, closed, version, state, state_at, n_questions, locked, renamed"
 
     def _room_row(self, conn, code, now, allow_closed=False):
         code = normalize_code(code)
@@ -459,7 +525,7 @@ class SQLiteStore(ClassroomStore):
 
     @staticmethod
     def _room(row):
-        code, _, created, expires, closed, version, state, state_at, nq, locked = row
+        code, _, created, expires, closed, version, state, state_at, nq, locked, _ = row
         return Room(
             code,
             float(created),
@@ -545,8 +611,12 @@ class SQLiteStore(ClassroomStore):
         with self._write() as conn:
             return self._purge(conn, self._now(now))
 
-    def allow(self, bucket, limit, window, now=None):
+    def allow(self, bucket, limit, window, now=None, count=True):
         now = self._now(now)
+        if not count:
+            with self._read() as conn:
+                row = conn.execute("SELECT start, n FROM rate WHERE bucket = ?", (str(bucket),)).fetchone()
+            return row is None or row[0] + float(window) <= now or row[1] < int(limit)
         with self._write() as conn:
             row = conn.execute("SELECT start, n FROM rate WHERE bucket = ?", (str(bucket),)).fetchone()
             if row is None or row[0] + float(window) <= now:
@@ -558,11 +628,16 @@ class SQLiteStore(ClassroomStore):
             return True
 
     # ------------------------------------------------------------ the teacher's view
-    def publish(self, code, token, state, now=None):
+    def publish(self, code, token, state, now=None, expect=None):
         now = self._now(now)
         text = state_json(state, self.limits)
+        want = None if expect is None else state_json(expect, self.limits)
         with self._write() as conn:
             row = self._teacher_row(conn, code, token, now)
+            if want is not None and row[6] != want:
+                if row[6] == text:  # another device got there first with this very state
+                    return int(row[5])
+                raise Conflict(MOVED_ON, json.loads(row[6]))
             conn.execute(
                 "UPDATE rooms SET state = ?, state_at = ?, version = version + 1 WHERE code = ?", (text, now, row[0])
             )
@@ -577,7 +652,15 @@ class SQLiteStore(ClassroomStore):
                 (row[0],),
             ).fetchone()
             removed = frozenset(s for (s,) in conn.execute("SELECT sid FROM removed WHERE code = ?", (row[0],)))
-        return Poll(int(row[5]), json.loads(row[6]), _question(q) if q else None, bool(row[4]), bool(row[9]), removed)
+        return Poll(
+            int(row[5]),
+            json.loads(row[6]),
+            _question(q) if q else None,
+            bool(row[4]),
+            bool(row[9]),
+            removed,
+            int(row[10]),
+        )
 
     # ------------------------------------------------------------ students
     def join(self, code, nickname, now=None, holder=None):
@@ -589,6 +672,11 @@ class SQLiteStore(ClassroomStore):
             code = row[0]
             if row[9]:
                 raise Locked("the teacher has locked this class: no new students can join")
+            if (
+                holder is not None
+                and conn.execute("SELECT 1 FROM removed WHERE code = ? AND holder = ?", (code, str(holder))).fetchone()
+            ):
+                raise Removed(REMOVED_BROWSER)
             n = conn.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
             if n >= self.limits.students_per_room:
                 raise LimitReached(f"this class is full ({self.limits.students_per_room:,} students)")
@@ -651,17 +739,28 @@ class SQLiteStore(ClassroomStore):
             ).fetchall()
         return [Student(*r) for r in rows]
 
-    def remove_student(self, code, token, sid, now=None):
+    def remove_students(self, code, token, sids, now=None):
         now = self._now(now)
+        sids = [str(sid) for sid in dict.fromkeys(sids)]
+        names = []
         with self._write() as conn:
-            row = self._teacher_row(conn, code, token, now)
-            code = row[0]
-            gone = conn.execute("DELETE FROM students WHERE code = ? AND sid = ?", (code, str(sid))).rowcount
-            if not gone:
-                raise BadInput("there is no such student in this class")
-            conn.execute("DELETE FROM answers WHERE code = ? AND sid = ?", (code, str(sid)))
-            conn.execute("INSERT OR REPLACE INTO removed (code, sid, at) VALUES (?, ?, ?)", (code, str(sid), now))
-            conn.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
+            code = self._teacher_row(conn, code, token, now)[0]
+            for sid in sids:
+                st = conn.execute(
+                    "SELECT nickname, holder FROM students WHERE code = ? AND sid = ?", (code, sid)
+                ).fetchone()
+                if st is None:
+                    raise BadInput("there is no such student in this class")
+                conn.execute("DELETE FROM students WHERE code = ? AND sid = ?", (code, sid))
+                conn.execute("DELETE FROM answers WHERE code = ? AND sid = ?", (code, sid))
+                conn.execute(
+                    "INSERT OR REPLACE INTO removed (code, sid, at, holder) VALUES (?, ?, ?, ?)",
+                    (code, sid, now, st[1]),
+                )
+                names.append(st[0])
+            if sids:
+                conn.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
+        return names
 
     def rename_student(self, code, token, sid, nickname, now=None):
         name = clean_nickname(nickname, self.limits.nickname_length)
@@ -682,7 +781,7 @@ class SQLiteStore(ClassroomStore):
                 "UPDATE students SET nickname = ?, nick_key = ? WHERE code = ? AND sid = ?",
                 (name, nickname_key(name), code, str(sid)),
             )
-            conn.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
+            conn.execute("UPDATE rooms SET version = version + 1, renamed = renamed + 1 WHERE code = ?", (code,))
         return Student(st[0], name, st[2], st[3])
 
     # ------------------------------------------------------------ questions and answers
@@ -735,9 +834,10 @@ class SQLiteStore(ClassroomStore):
                 raise AnswerRefused("you have answered this question already") from None
         return Answer(int(qid), str(sid), st[0], choice, now)
 
-    def reveal(self, code, token, qid, truth, now=None):
+    def reveal(self, code, token, qid, truth, now=None, state=None):
         now = self._now(now)
         truth = check_choice(truth)
+        text = None if state is None else state_json(state, self.limits)
         with self._write() as conn:
             row = self._teacher_row(conn, code, token, now)
             code = row[0]
@@ -753,7 +853,12 @@ class SQLiteStore(ClassroomStore):
                 "UPDATE questions SET revealed = 1, truth = ? WHERE code = ? AND qid = ?",
                 (json.dumps(truth), code, int(qid)),
             )
-            conn.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
+            if text is not None:  # the class moves to the revealed step in the same write
+                conn.execute(
+                    "UPDATE rooms SET state = ?, state_at = ?, version = version + 1 WHERE code = ?", (text, now, code)
+                )
+            else:
+                conn.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
         return Question(int(q[0]), int(q[1]), json.loads(q[2]), float(q[3]), True, truth, q[6])
 
     def questions(self, code):

@@ -69,6 +69,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoreReset",
+    "Conflict",
     "RoomNotFound",
     "NotTeacher",
     "LimitReached",
@@ -96,6 +97,10 @@ ROOM_CODE_LENGTH = 6
 PRESENT_SECONDS = 30.0
 #: a closed room is purged this many seconds after it closed (its students' pages say the class ended)
 CLOSED_GRACE = 600.0
+#: what a publish refused by :class:`Conflict` says
+MOVED_ON = "the class has moved on: another device of its teacher changed it first"
+#: what a join from a browser whose student the teacher removed says
+REMOVED_BROWSER = "the teacher has removed this browser's student from the class: it cannot join again"
 #: a student's place is held by the browser that last asked for news within this many seconds: another
 #: browser opening the student's link asks before taking it over (:meth:`ClassroomStore.claim`)
 CLAIM_SECONDS = 30.0
@@ -120,6 +125,15 @@ class StoreUnavailable(StoreError):
 class StoreReset(StoreError):
     """The store came back without the class: a Redis restarted without persistence, or a SQLite file
     replaced by a new one. The class is lost, not ended (the page says so, and that a new one can start)."""
+
+
+class Conflict(StoreError):
+    """A publish refused because the class's state is no longer the one the page last saw: another device of
+    the teacher moved the class first. ``state`` is the state the store holds (the page adopts it)."""
+
+    def __init__(self, words, state=None):
+        super().__init__(words)
+        self.state = dict(state or {})
 
 
 class RoomNotFound(StoreError):
@@ -176,6 +190,10 @@ class Limits:
         Joins of one class from one client per ``joins_window`` seconds. A lecture hall behind one NAT
         address counts as one client: 120 per 10 minutes lets a hall of 500 join over a few minutes'
         arrivals only with ``CAE_CLASSROOM_JOINS_PER_CLIENT`` raised (the README's classroom section).
+    guesses_per_client, guesses_window : int, float
+        Class codes that name no class, tried by one client per ``guesses_window`` seconds; beyond it the
+        client's joins are refused until the window ends (19^6 codes: guessing at 30 per 10 minutes day and
+        night finds one of 1,000 open classes about once in 11 days).
     """
 
     students_per_room: int = 500
@@ -189,6 +207,8 @@ class Limits:
     starts_window: float = 3600.0
     joins_per_client: int = 120
     joins_window: float = 600.0
+    guesses_per_client: int = 30
+    guesses_window: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -254,6 +274,8 @@ class Poll:
     closed: bool = False
     locked: bool = False
     removed: frozenset = frozenset()
+    #: grows with every rename: a student's page reads its own nickname again when it changes
+    renamed: int = 0
 
 
 # ---------------------------------------------------------------- small shared rules
@@ -288,16 +310,23 @@ def normalize_code(code):
 
 def clean_nickname(name, limit=24):
     """A nickname as stored: :func:`cae.classroom.names.normalise` (NFKC, no invisible characters, spaces
-    collapsed, at most ``limit`` grapheme clusters); BadInput when nothing visible is left.
+    collapsed, at most ``limit`` grapheme clusters); BadInput when nothing visible is left, or when it is
+    (or looks like) a name kept for the teacher (:func:`cae.classroom.names.reserved`).
 
     Markup is kept as typed (it is escaped wherever it is shown: :mod:`cae.classroom.names`).
 
     >>> clean_nickname("  Ann \\u202e\\n  <b>B</b> ")
     'Ann <b>B</b>'
+    >>> clean_nickname("TEACHER 2")
+    Traceback (most recent call last):
+    ...
+    cae.classroom.store.BadInput: "TEACHER 2" is kept for the teacher: choose another nickname
     """
     s = names.normalise(name, limit)
     if not s:
         raise BadInput("give a nickname (letters, digits, a few words)")
+    if names.reserved(s):
+        raise BadInput(f'"{s}" is kept for the teacher: choose another nickname')
     return s
 
 
@@ -374,9 +403,10 @@ class ClassroomStore(ABC):
         """Lock the class (no new students: :class:`Locked`) or open it again."""
 
     @abstractmethod
-    def allow(self, bucket, limit, window, now=None) -> bool:
+    def allow(self, bucket, limit, window, now=None, count=True) -> bool:
         """Count one event of ``bucket`` (e.g. a client starting a class); False when ``limit`` events
-        happened in the current ``window`` seconds already (a fixed window, shared by every process)."""
+        happened in the current ``window`` seconds already (a fixed window, shared by every process).
+        ``count=False`` only asks whether one more would be allowed (nothing is written)."""
 
     def notices(self, since=0.0) -> list[tuple[float, str]]:
         """What happened to the store that its pages should say (a file restored...): ``[(time, words)]``."""
@@ -400,8 +430,11 @@ class ClassroomStore(ABC):
 
     # the teacher's view
     @abstractmethod
-    def publish(self, code, token, state, now=None) -> int:
-        """Set the room's lesson state; returns the new version. NotTeacher without the token."""
+    def publish(self, code, token, state, now=None, expect=None) -> int:
+        """Set the room's lesson state; returns the new version. NotTeacher without the token.
+
+        With ``expect`` (the state the caller last saw), only if the room still holds that state
+        (compare-and-set): :class:`Conflict`, with the state it holds, when another device moved it first."""
 
     @abstractmethod
     def poll(self, code, now=None) -> Poll:
@@ -412,7 +445,8 @@ class ClassroomStore(ABC):
     @abstractmethod
     def join(self, code, nickname, now=None, holder=None) -> Student:
         """A new student with a unique nickname (suffixed when taken), held by the browser ``holder``.
-        LimitReached at ``students_per_room``; :class:`Locked` when the teacher locked the class."""
+        LimitReached at ``students_per_room``; :class:`Locked` when the teacher locked the class;
+        :class:`Removed` when ``holder`` held the place of a student the teacher removed."""
 
     @abstractmethod
     def claim(self, code, sid, holder, force=False, now=None) -> Claim:
@@ -421,8 +455,14 @@ class ClassroomStore(ABC):
         :class:`Removed` for a student the teacher removed; BadInput for an unknown one."""
 
     @abstractmethod
+    def remove_students(self, code, token, sids, now=None) -> list[str]:
+        """Remove students and their answers, all or none (their pages are told: :attr:`Poll.removed`); returns
+        their nicknames. The browsers that held their places cannot join the class again (:class:`Removed`).
+        BadInput when one of them is not in the class."""
+
     def remove_student(self, code, token, sid, now=None) -> None:
-        """Remove a student and their answers (their page is told: :attr:`Poll.removed`)."""
+        """Remove one student (:meth:`remove_students`)."""
+        self.remove_students(code, token, [sid], now=now)
 
     @abstractmethod
     def rename_student(self, code, token, sid, nickname, now=None) -> Student:
@@ -454,8 +494,9 @@ class ClassroomStore(ABC):
         or is not the latest; RoomNotFound / BadInput for an unknown room, student or choice."""
 
     @abstractmethod
-    def reveal(self, code, token, qid, truth, now=None) -> Question:
-        """Lock the question's answers and store the truth ``(case, edge deleted, node deleted)``."""
+    def reveal(self, code, token, qid, truth, now=None, state=None) -> Question:
+        """Lock the question's answers and store the truth ``(case, edge deleted, node deleted)``; with
+        ``state``, publish it in the same write (the class moves to the revealed step, or nothing happens)."""
 
     @abstractmethod
     def questions(self, code) -> list[Question]:

@@ -76,20 +76,25 @@ class StepView:
                 self._cache[key] = make()
             return self._cache[key]
 
-    #: the picture's size in pixels (width, height)
-    PICTURE_SIZE = (600, 370)
+    def summary(self):
+        """What the network at this step shows, in words (:func:`cae.app.explanations.view_summary`): the text
+        a screen reader reads in place of the picture — the step, what it did, the nodes, edges and clusters."""
+        from ..app.explanations import view_summary
 
-    def picture(self, width=PICTURE_SIZE[0], height=PICTURE_SIZE[1], max_points=2000):
+        return view_summary(self.model, self.t, self.record, len(self.stream))
+
+    def picture(self, width=None, height=None, max_points=2000):
         """The network at this step as a static SVG picture, ``(data URL, alternative text)``, built once.
 
         What a following student's page shows by default (the interactive chart on demand): a page sends a
         data URL it did not build, instead of serialising a Plotly figure for every student at every step.
-        2-D streams only (None otherwise).
+        Its size defaults to the run's :attr:`SharedRun.picture_size` (the data's shape, no empty margins: the
+        page scales it to the screen). 2-D streams only (None otherwise).
 
         >>> runs = SharedRuns(max_runs=1)
         >>> run, t = runs.for_state({"stream": "moons", "n": "250", "noise": "0", "seed": "1", "t": "40"})
         >>> url, alt = run.view(t).picture()
-        >>> url.startswith("data:image/svg+xml;base64,"), alt.startswith("CAE after 40 samples")
+        >>> url.startswith("data:image/svg+xml;base64,"), alt.startswith("The network at step t = 40 of 500.")
         (True, True)
         >>> run.view(t).picture()[0] is url
         True
@@ -97,6 +102,8 @@ class StepView:
         X = self.stream.X
         if X.shape[1] != 2:
             return None
+        if width is None or height is None:
+            width, height = self.run.picture_size
 
         def make():
             import base64
@@ -106,12 +113,7 @@ class StepView:
 
             lo, hi = self.run.bounds
             model = self.model
-            n_nodes = len(model.nodes_) if self.t else 0
-            n_clusters = int(getattr(model, "n_clusters_", 0)) if self.t else 0
-            alt = (
-                f"{self.run.cfg.get('algo', 'CAE')} after {self.t:,} samples: {n_nodes:,} nodes in {n_clusters:,} clusters over the data seen "
-                "(grey); the star is the last sample."
-            )
+            alt = self.summary()
             seen = X[drawn_sample(self.t, max_points=max_points)]
             if self.t:
                 svg = network_svg(
@@ -177,6 +179,24 @@ class SharedRun:
 
     def __len__(self):
         return len(self.stepper.stream)
+
+    #: the pictures' width in pixels (they are scaled to the screen: what matters is their shape)
+    PICTURE_WIDTH = 720
+
+    @property
+    def picture_size(self):
+        """``(width, height)`` of this run's pictures: the data's own shape (between 3:4 and 5:2), plus the line
+        of counts under it, so that a picture scaled to the screen has no empty margins beside the data.
+
+        >>> run, _ = SharedRuns(1).for_state({"stream": "paper2d-ns", "n": "250", "seed": "0"})
+        >>> run.picture_size
+        (720, 741)
+        """
+        (x0, y0), (x1, y1) = self.bounds
+        dx, dy = float(x1 - x0) or 1.0, float(y1 - y0) or 1.0
+        ratio = min(max(dx / dy, 0.75), 2.5)
+        width = self.PICTURE_WIDTH
+        return width, int(round((width - 20) / ratio + 20 + 26))
 
     def view(self, t):
         """The :class:`StepView` of step ``t`` (clamped to the stream), learning up to it if needed."""

@@ -96,13 +96,21 @@ def test_classroom_redis_reset_says_reset_not_ended(tmp_path, monkeypatch):
     try:
         teacher, code = _teacher()
         ann = _join(code, "Ann")
+        for _ in range(3):
+            teacher.button(key="b_room_step").click().run()
         server.kill()
-        server = RedisServer(tmp_path / "redis", port=server.port)
-        for page in (ann, teacher):
+        teacher.run()
+        assert any("come back by themselves" in c.value for c in teacher.caption)
+        server = RedisServer(tmp_path / "redis", port=server.port)  # back, without its data
+        for page in (ann, teacher):  # (the teacher's: what its own check does every 2 s once the store answers)
             page.run()
             assert not page.exception
             said = " ".join(_texts(page, "info"))
-            assert "class store was reset" in said and "has ended" not in said
+            assert "class store was reset" in said and "has ended" not in said and f"class {code} was lost" in said
+        # the teacher is offered a new class, which goes on from the step the lost one was at
+        teacher.button(key="b_room_restart").click().run()
+        new = teacher.session_state.room_code
+        assert new != code and not teacher.exception and open_store().poll(new).state["t"] == "3"
     finally:
         server.stop()
 
@@ -155,9 +163,9 @@ def test_classroom_lock_remove_and_rename(sqlite_class):
     teacher.toggle(key="w_room_lock_False").set_value(True).run()
     late = _join(code, "Late")
     assert any("locked" in e.value for e in late.error) and late.session_state.get("room_role") is None
-    # remove the prankster: their page says so; their seat and name are free again
+    # remove the prankster: their page says so; their name is free again, not for their browser
     bo_sid = bo.session_state.room_sid
-    teacher.selectbox(key="w_room_pick").set_value(bo_sid).run()
+    teacher.multiselect(key="w_room_remove").set_value([bo_sid]).run()
     teacher.checkbox(key="w_room_remove_sure").check().run()
     teacher.button(key="b_room_remove").click().run()
     assert [s.nickname for s in open_store().students(code)] == ["Ann"]

@@ -160,9 +160,13 @@ def test_classroom_names_roster_chart_and_csv_show_every_name_as_typed(classroom
     shown = [s.nickname for s in students]
     assert shown[typed.index(CYRILLIC_ANN)] == CYRILLIC_ANN + " 2" and shown[-1] == "x" * 24
     teacher.run()
-    # the roster is plain text: the names as stored, nothing rendered (no Markdown element carries them)
-    roster = [t.value for t in teacher.text]
-    assert ", ".join(shown) in roster
+    # the roster is text: the names as stored, each escaped as HTML text in its list item, nothing rendered
+    # (no Markdown element carries them; tests/browser/test_classroom_names_browser.py reads them as shown)
+    from html import escape
+
+    roster = next(h.proto.body for h in teacher.get("html") if 'aria-label="Students present"' in h.proto.body)
+    items = re.findall(r"<li [^>]*>(.*?)</li>", roster)
+    assert items == [escape(n) for n in sorted(shown, key=str.casefold)]
     assert not any("example" in m.value or "HYPERLINK" in m.value or "smile" in m.value for m in teacher.markdown)
 
     # every student answers; the teacher's chart names them on hover

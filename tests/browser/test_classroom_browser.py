@@ -96,7 +96,7 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         # on a 1280×720 laptop the picture and its numbers, side by side, fit under the header
         students[1].set_viewport_size({"width": 1280, "height": 720})
         _wait_idle(students[1])
-        picture = students[1].locator('img[alt^="CAE after 200 samples"]')
+        picture = students[1].locator('img[alt^="The network at step t = 200 of"]')
         picture.wait_for()
         students[1].wait_for_function(
             "el => el.complete && el.naturalWidth > 0", arg=picture.element_handle()

@@ -8,6 +8,7 @@ import time
 import pytest
 from conftest import ROOT
 from support.browser import ARGS, _chromium, _shot, _start_server, _stop, _wait_idle
+from support.classroom_browser import join_class, page_of, start_class
 from support.servers import RedisServer, redis_binary
 
 pytestmark = pytest.mark.browser
@@ -25,32 +26,7 @@ def browser():
         b.close()
 
 
-def _page(browser, width=1400, height=900, **kw):
-    ctx = browser.new_context(viewport={"width": width, "height": height}, **kw)
-    page = ctx.new_page()
-    page.set_default_timeout(60000)
-    return page
-
-
-def _start(browser, url, **kw):
-    t = _page(browser, **kw)
-    t.goto(url + "/classroom")
-    _wait_idle(t)
-    t.get_by_role("button", name="Start a class").click()
-    t.get_by_text("Students open this link").wait_for()
-    _wait_idle(t)
-    return t, t.url.split("room=")[1][:6]
-
-
-def _join(browser, url, code, nick, **kw):
-    s = _page(browser, **kw)
-    s.goto(url + f"/classroom?room={code}")
-    _wait_idle(s)
-    s.get_by_role("textbox", name="Your nickname").fill(nick)
-    s.get_by_role("button", name="Join").click()
-    s.get_by_text("you are").first.wait_for()
-    _wait_idle(s)
-    return s
+_page, _start, _join = page_of, start_class, join_class
 
 
 def test_classroom_teacher_reload_keeps_control_and_the_link_is_copied_not_shown(browser, classroom_server):

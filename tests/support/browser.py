@@ -42,11 +42,11 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _start_server(env=None, log=None):
+def _start_server(env=None, log=None, port=None):
     """A fresh `streamlit run app.py` (the one launcher of every browser test); returns (process, url) once it
     answers its health check. ``env``: the server's environment; ``log``: a file path for its output (else a pipe,
-    read when it fails to start)."""
-    port = _free_port()
+    read when it fails to start); ``port``: a given one (a server restarted where its browsers reconnect)."""
+    port = port or _free_port()
     proc = subprocess.Popen(
         [
             sys.executable,

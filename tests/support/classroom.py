@@ -4,7 +4,10 @@ The ``classroom``, ``make_store`` and ``store`` fixtures are in ``tests/conftest
 """
 
 import json
+import shutil
+import subprocess
 
+import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
@@ -64,3 +67,13 @@ def _room(store):
     code, token = store.create_room()
     store.publish(code, token, STATE)
     return code, token
+
+
+def chattr(flag, path):
+    """``chattr flag path`` for real (``+i``: the file immutable, even to root); the test skips, saying why, where
+    it is not allowed (it needs root, on ext4 or xfs)."""
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr is not installed (e2fsprogs)")
+    r = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"chattr {flag} is not allowed here ({r.stderr.strip()[:120]}): it needs root on ext4/xfs")

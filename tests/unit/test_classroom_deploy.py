@@ -40,6 +40,31 @@ def test_the_config_template_renders_into_a_config_nginx_accepts(tmp_path):
     assert run.returncode == 0, run.stderr
 
 
+def test_every_proxied_location_writes_the_clients_address_itself():
+    """nginx inherits proxy_set_header into a location only when it sets none of its own: each location that
+    proxies must set the client headers itself, from $remote_addr (replacing what the client sent)."""
+    import re
+
+    from cae.classroom.deploy import TEMPLATE
+
+    text = TEMPLATE.read_text()
+    server = text[text.index("server {") :]
+    head = [ln.split("#")[0] for ln in server[: server.index("location")].splitlines()]
+    assert not any("proxy_set_header" in ln for ln in head)  # nothing at the server level to (not) inherit
+    blocks = re.findall(r"location [^{]*\{(.*?)\n        \}", server, re.S)
+    proxied = [b for b in blocks if "proxy_pass" in b]
+    assert len(proxied) == 2
+    for b in proxied:
+        for line in (
+            "proxy_set_header Host $http_host;",
+            "proxy_set_header X-Real-IP $remote_addr;",
+            "proxy_set_header X-Forwarded-For $remote_addr;",
+            "proxy_set_header X-Forwarded-Proto $scheme;",
+        ):
+            assert line in b, (line, b)
+        assert "$proxy_add_x_forwarded_for" not in b
+
+
 def _upstream_of(url, cookies):
     req = urllib.request.Request(url, headers={"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())})
     with urllib.request.urlopen(req, timeout=30) as r:
@@ -126,3 +151,71 @@ def test_two_processes_behind_nginx_survive_one_killed(tmp_path):
             dep.stop()
     finally:
         redis.stop()
+
+
+# ------------------------------------------------------------------ the client's address behind nginx
+async def _start_a_class(base, source=None, forged=None):
+    """A page that presses *Start a class*, from the address ``source``, with a made-up X-Forwarded-For: True
+    when the class was started, False when the page said it cannot be."""
+    s = StudentSession(base, "", source=source, headers={"X-Forwarded-For": forged} if forged else None)
+    try:
+        await s.start()
+        assert await _until(lambda: "Start a class" in s.buttons, 120), s.errors
+        await s.press("Start a class")
+        said = await _until(lambda: "room=" in s.query or any("cannot be started" in b for _, b in s.alerts), 60)
+        assert said, (s.query, s.alerts, s.errors)
+        return "room=" in s.query
+    finally:
+        await s.close()
+
+
+async def _join_a_class(base, code, nick, source=None, forged=None):
+    """A page that joins class ``code`` with ``nick``: True when it joined, False when the page said it cannot."""
+    s = StudentSession(base, f"room={code}", source=source, headers={"X-Forwarded-For": forged} if forged else None)
+    try:
+        await s.start()
+        assert await _until(lambda: "Join" in s.buttons and "w_room_nick" in s.widget_ids, 120), s.errors
+        await s.press("Join", {"w_room_code": code, "w_room_nick": nick})
+        said = await _until(lambda: "me=" in s.query or any("Cannot join" in b for _, b in s.alerts), 60)
+        assert said, (s.query, s.alerts, s.errors)
+        return "me=" in s.query
+    finally:
+        await s.close()
+
+
+async def _limits_behind(dep, store):
+    base = dep.url
+    forged = [await _start_a_class(base, "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
+    plain = [await _start_a_class(base, "127.0.0.3") for _ in range(3)]
+    other = await _start_a_class(base, "127.0.0.2")
+    # straight to the app's port, from another address, with a made-up header: that address, not the header
+    direct = [await _start_a_class(f"http://127.0.0.1:{dep.ports()[0]}", "127.0.0.2", "198.51.100.9") for _ in range(2)]
+    code, _ = store.create_room()
+    joins = [await _join_a_class(base, code, f"n{k}", "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
+    another = await _join_a_class(base, code, "hall two", "127.0.0.2")
+    return forged, plain, other, direct, joins, another
+
+
+@needs_nginx
+def test_behind_nginx_a_forged_header_gets_no_more_and_two_clients_are_two(tmp_path):
+    """Real Streamlit sessions through the recipe's nginx, each from an address of its own (the loopback has the
+    whole 127/8): a session that writes a new X-Forwarded-For each time is limited exactly as one that writes
+    none, and two addresses behind nginx are two clients."""
+    url = "sqlite:///" + str(tmp_path / "classroom.sqlite3")
+    limits = {
+        "CAE_CLASSROOM_STARTS_PER_CLIENT": "2",
+        "CAE_CLASSROOM_ROOMS_PER_CLIENT": "50",
+        "CAE_CLASSROOM_JOINS_PER_CLIENT": "3",
+    }
+    import os
+
+    dep = Deployment(1, url, folder=tmp_path / "nginx", env=dict(os.environ, **limits))
+    try:
+        forged, plain, other, direct, joins, another = asyncio.run(_limits_behind(dep, open_store(url)))
+    finally:
+        dep.stop()
+    assert forged == [True, True, False, False]  # a new made-up address each time: still one client
+    assert plain == [True, True, False]  # a plain client gets as many, no fewer
+    assert other  # another address behind the same nginx is another client
+    assert direct == [True, False]  # 127.0.0.2 had started one: the header sent straight to the app changes nothing
+    assert joins == [True, True, True, False] and another
