@@ -52,7 +52,19 @@ def stage_css(present=False):
         ".st-key-stage iframe[title*='cae_player'] { height: calc(var(--net) + 4px) !important; }",
         # a narrow screen (a phone, a zoomed page): the side panel under the picture, the picture the width
         f"@container (max-width: 760px) {{ .st-key-stage_row {{ --net: min(calc(100vh - {CHROME[present]}px), 100cqw); }}"
-        f" {row} {{ flex-wrap: wrap !important; }} }}",
+        f" {row} {{ flex-wrap: wrap !important; }}"
+        f" {row} > [data-testid='stColumn']:last-child {{ flex: 1 1 100% !important; }} }}",
+        # the controls' row: one line while its labels fit, else it wraps (a zoomed page, a narrow window), never
+        # a label cut to "S…" (Step 1, Step N, Reset at 200 % zoom)
+        ".st-key-controls [data-testid='stHorizontalBlock'] { flex-wrap: wrap; row-gap: 0.4rem; }",
+        ".st-key-controls [data-testid='stColumn']:has([data-testid='stButton'], [data-testid='stCheckbox'])"
+        " { min-width: max-content !important; }",
+        ".st-key-controls [data-testid='stColumn']:has([data-testid='stNumberInput']) { min-width: 4.5rem !important; }",
+        ".st-key-controls [data-testid='stColumn']:has([data-testid='stSelectbox']) { min-width: 8.8rem !important; }",
+        # a button narrower than its label (a zoomed page) writes it on two lines rather than cut it
+        "[data-testid='stMain'] button [data-testid='stMarkdownContainer'] { white-space: normal; overflow: visible;"
+        " text-overflow: clip; }",
+        "[data-testid='stMain'] button [data-testid='stMarkdownContainer'] p { white-space: normal; }",
         # the numbers beside the picture: compact, two by two
         ".st-key-side [data-testid='stMetric'] { padding: 0; }",
         ".st-key-side [data-testid='stMetricValue'] { font-size: 1.35rem; line-height: 1.2; }",

@@ -245,3 +245,30 @@ def test_compare_shows_its_controls_and_networks_in_the_first_screen(server, bro
         assert page.get_by_role("button", name=name, exact=True).bounding_box()["y"] + 40 <= 720
     _shot(page, "74_compare_1280x720")
     ctx.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(700, 450), (1024, 768)], ids=["200pct-zoom-1400x900", "1024x768"])
+def test_a_narrow_or_zoomed_page_cuts_no_control_and_no_number(server, browser, width, height):
+    """At 200 % zoom (1400×900 seen as 700×450 CSS px) and on a 1024×768 screen with the sidebar open, the
+    controls' row wraps rather than cut its labels ("S…" for Step 1), no button on the page is cut, and the numbers beside the picture move
+    under it rather than shrink to "3,…" in a 96-px column."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page.set_default_timeout(120000)
+    page.goto(server + LINK)
+    _wait_seen(page, 3703, timeout_ms=120000)
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    page.wait_for_timeout(800)
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '[data-testid=stMain] button [data-testid=stMarkdownContainer], .st-key-controls [data-testid=stWidgetLabel] p,'
+            + ' .st-key-side [data-testid=stMetricValue] div'
+           )].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
+    )
+    _shot(page, f"75_playground_narrow_{width}x{height}")
+    assert cut == [], cut
+    side = page.locator(".st-key-side").bounding_box()
+    net = page.locator(".st-key-net").bounding_box()
+    assert side["width"] >= 300 and (side["x"] >= net["x"] + net["width"] or side["y"] >= net["y"] + net["height"])
+    assert page.get_by_role("button", name="Step 1").is_visible()
+    ctx.close()
