@@ -87,17 +87,18 @@ left, right = st.columns([1.15, 1])
 with left:
     render_blocks(ALGO.explain_step(rec, model, x))
 with right:
-    st.plotly_chart(
-        network_view(
-            pg,
-            ViewOptions(show_vigilance=True, height=460, focus=focus, show_all_regions=all_regions),
-            model=model,
-            record=rec,
-            t=t,
-        ),
-        key="explain_fig",
-        config={"displaylogo": False},
+    # the picture without a legend (a legend above a column this narrow cut its long entries and shrank the
+    # picture); its key under it, every entry whole
+    fig = network_view(
+        pg,
+        ViewOptions(show_vigilance=True, height=460, focus=focus, show_all_regions=all_regions, legend=False),
+        model=model,
+        record=rec,
+        t=t,
     )
+    st.plotly_chart(fig, key="explain_fig", config={"displaylogo": False})
+    if fig.layout.meta and "key" in fig.layout.meta:
+        st.html(fig.layout.meta["key"])
     st.caption(ALGO.view_caption)
 
 q = lesson_out("explain", cfg, pg, t=t)

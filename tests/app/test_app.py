@@ -318,6 +318,10 @@ def test_explain_has_the_same_view_toggles():
     assert at.toggle(key="w_focus").value is True and at.toggle(key="w_regions").value is True
     fig = _figure(at, "explain_fig")
     assert _width(fig) < 1.06 / 4 and "every node's vigilance region" in _names(fig)
+    # no legend over the narrow column: the picture's key under it names its marks, each whole
+    assert fig["layout"].get("showlegend") is False
+    key = next(h.proto.body for h in at.get("html") if 'class="cae-key"' in h.proto.body)
+    assert "every node&#x27;s vigilance region" in key and "current sample" in key
     at.toggle(key="w_focus").set_value(False).run()
     assert _width(_figure(at, "explain_fig")) > 0.9
 
