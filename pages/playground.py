@@ -145,7 +145,8 @@ SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 
 def controls():
-    """One row of controls over the stage (labels kept for a screen reader, unseen: the row stays one line)."""
+    """One row of controls over the stage (labels kept for a screen reader, unseen); it wraps where its labels would
+    not fit (a zoomed page, a narrow window: pages/_stage.py)."""
     c = st.container(key="controls").columns(CONTROLS, vertical_alignment="center")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
