@@ -31,6 +31,7 @@ import streamlit as st
 
 from cae.data.csvio import escape_markdown
 from pages import _rerun_limit
+from pages._fragment import fragment
 
 # a session asking for its page faster than any page needs is slowed down, server-side (pages/_rerun_limit.py):
 # installed with the first page that can take part in a class (the Playground, the Classroom)
@@ -581,7 +582,8 @@ def _follow_now():
     changes the class itself, and a push that the page's own write set off arrives just as that page's run ends —
     the moment in which Streamlit drops a finished run's messages for a new one (``pages/_classroom_push.py``:
     a student's step is drawn again then; here the Classroom page lost its Step and Ask buttons, measured with
-    Redis in the browser test). One store read a second per teacher page."""
+    Redis in the browser test; the same loss from this timer's own waiting run is why every fragment sits in a
+    container of its own, ``pages/_fragment.py``). One store read a second per teacher page."""
     from cae.classroom.store import StoreError, StoreUnavailable
 
     ss = st.session_state
@@ -598,7 +600,7 @@ def _follow_now():
 
 
 #: the fragment by which a teacher's page follows its class (the Playground's bar and the Classroom's header)
-follow_class = st.fragment(run_every=POLL_SECONDS)(_follow_now)
+follow_class = fragment(run_every=POLL_SECONDS)(_follow_now)
 
 
 def show_refused():
@@ -611,7 +613,7 @@ def show_refused():
             st.caption(escape_markdown(_sentence(got[1])))
 
 
-@st.fragment(run_every=2.0)
+@fragment(run_every=2.0)
 def _student_bar():
     from cae.classroom import names
     from cae.classroom.store import RoomNotFound, StoreReset

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._fragment import fragment
+
 # Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
 # server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
 # process. Every page calls ensure_entrypoint() first: if app.py has not run in this process, it
@@ -68,9 +70,11 @@ ACCESSIBLE_CSS = (
 
 #: Styles every page shares (app.py writes them first on every run, so they never come and go):
 #: a multiselect's chips wrap onto more lines instead of scrolling out of a narrow box ("petal_wid…",
-#: "ASOINN(…" were cut at its edge at 1280×720)
+#: "ASOINN(…" were cut at its edge at 1280×720); an empty container takes no room (a fragment that draws nothing
+#: sits in one, ``pages/_fragment.py``, and its wrapper, a flex item of the page's column, would add a 16 px gap)
 SHARED_STYLE = (
     "<style>"
+    "[data-testid='stLayoutWrapper']:has(> [data-testid='stVerticalBlock']:empty) { display: none; }"
     "[data-testid='stMultiSelectTagsContainer'] { flex-wrap: wrap !important; overflow: visible !important;"
     " height: auto !important; max-height: none !important; }"
     " [role='group']:has(> [data-testid='stMultiSelectTagsContainer'])"
@@ -131,7 +135,7 @@ def kernel_notice_text(progress):
     )
 
 
-@st.fragment(run_every=5)
+@fragment(run_every=5)
 def _kernel_progress():
     from cae import _jit
 

@@ -15,6 +15,7 @@ import streamlit as st
 from cae.app import how_often as ho
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS
 from cae.data import HOME_SUMMARY
+from pages._fragment import fragment
 
 STORED = Path(__file__).resolve().parent.parent / "sample_data" / HOME_SUMMARY
 SEED_CHOICES = [5, 10, 20, 30, 50]
@@ -74,7 +75,7 @@ def section(cfg, score_noise):
 
 
 def _results(cfg, score_noise, polling):
-    @st.fragment(run_every=1.0 if polling else None)
+    @fragment(run_every=1.0 if polling else None)
     def results():
         job = st.session_state.get("how_often_job")
         if job is not None and (job.running or not job.same_setting(cfg, score_noise) or job.error or job.cancelled):

@@ -59,6 +59,7 @@ from pages._classroom_session import (
     poll as student_poll,
 )
 from pages._common import ensure_entrypoint, message, network_summary, render_blocks
+from pages._fragment import fragment
 from pages._playground_session import get_playground, lesson_apply, lesson_query, network_view
 from pages._session import session
 
@@ -288,8 +289,8 @@ def _ask_for_news(code):
         st.rerun()  # a push that did not arrive (or no push): the whole page runs again
 
 
-_watch = st.fragment(run_every=POLL_SECONDS)(_ask_for_news)
-_watch_slowly = st.fragment(run_every=FALLBACK_SECONDS)(_ask_for_news)
+_watch = fragment(run_every=POLL_SECONDS)(_ask_for_news)
+_watch_slowly = fragment(run_every=FALLBACK_SECONDS)(_ask_for_news)
 
 
 def resend_pending():
@@ -749,7 +750,7 @@ def _teacher_view(code, q, state, asking):
             draw_step(run.view(t), view_of(state), key="room_teacher_fig")
 
 
-@st.fragment(run_every=2.0)
+@fragment(run_every=2.0)
 def recover_when_back(code):
     """While the store is away: every 2 s, ask it again; once it answers — with the class, or without it (a
     store that came back empty) — the whole page is drawn again, and says which."""
@@ -808,7 +809,7 @@ def address_popover(base):
         st.text_input("The address students open", value=base, key="w_room_base")
 
 
-@st.fragment(run_every=2.0)
+@fragment(run_every=2.0)
 def present_panel(code):
     students = safely(store().students, code)
     if students is None:
@@ -826,7 +827,7 @@ def present_panel(code):
     st.metric("Students present", len(here), help=f"{len(students)} joined since the class started")
 
 
-@st.fragment(run_every=5.0)
+@fragment(run_every=5.0)
 def roster(code):
     """Who is here, as a list that reads with 500 names: sorted, in as many columns as the page is wide, at most
     a screen's third tall (it scrolls down), with a box to find one name. Each name is text, never rendered."""
@@ -870,7 +871,7 @@ def answers_chart(code, q, truth, height=430):
 
 
 #: the chart while the question is open: the answers come in every second
-live_answers_chart = st.fragment(run_every=1.0)(answers_chart)
+live_answers_chart = fragment(run_every=1.0)(answers_chart)
 
 
 def teacher_state(cfg, pg):
@@ -1156,7 +1157,7 @@ def _student_step_now(code, sid, drawn_question):
         class_gone("student")
 
 
-_student_step = st.fragment(_student_step_now)
+_student_step = fragment(_student_step_now)
 
 
 def _student_news(code):

@@ -25,6 +25,7 @@ from cae.app.lesson_links import (
 )
 from cae.registry import ALGORITHMS
 from pages._common import ensure_entrypoint, message
+from pages._fragment import fragment
 from pages._stage import grid_style
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
@@ -144,7 +145,7 @@ def _lesson(runs):
     return table, "\n".join(f"- {text}" for _, text in ln.sentences(runs))
 
 
-@st.fragment(run_every=1.0 if job is not None and job.running else None)
+@fragment(run_every=1.0 if job is not None and job.running else None)
 def results():
     job = st.session_state.get("lineage_job")
     if job is None:

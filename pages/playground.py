@@ -26,6 +26,7 @@ from pages._common import (
     show_notices,
     slow_hint,
 )
+from pages._fragment import fragment
 from pages._place_and_draw import place_and_draw
 from pages._playground_session import (
     lesson_link,
@@ -378,7 +379,7 @@ def _first_picture():
         st.image(svg, width="stretch", alt=f"Picture of the network at step t = {pg.t:,} (the chart follows)")
 
 
-@st.fragment
+@fragment
 def live():
     # Pause in the player, or the scrubber moved: the whole page follows (Play off, history, explanation)
     stopped = _player.stopped()

@@ -14,6 +14,7 @@ from cae.data.csvio import SCALINGS, CSVLoadError, Scaling, escape_markdown, rea
 from cae.evaluation import ari, nmi
 from cae.registry import ALGORITHMS, make_algorithm
 from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hint
+from pages._fragment import fragment
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -298,7 +299,7 @@ else:
 res = st.session_state.get("up_result")
 
 
-@st.fragment(run_every=0.5)
+@fragment(run_every=0.5)
 def _learning_in_the_background(job):
     """The background run's progress, redrawn twice a second; the whole page reruns when it ends."""
     if not job.running:

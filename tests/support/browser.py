@@ -42,10 +42,11 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _start_server(env=None, log=None, port=None):
+def _start_server(env=None, log=None, port=None, script="app.py"):
     """A fresh `streamlit run app.py` (the one launcher of every browser test); returns (process, url) once it
     answers its health check. ``env``: the server's environment; ``log``: a file path for its output (else a pipe,
-    read when it fails to start); ``port``: a given one (a server restarted where its browsers reconnect)."""
+    read when it fails to start); ``port``: a given one (a server restarted where its browsers reconnect);
+    ``script``: another page to serve (a path from the repository's root)."""
     port = port or _free_port()
     proc = subprocess.Popen(
         [
@@ -53,7 +54,7 @@ def _start_server(env=None, log=None, port=None):
             "-m",
             "streamlit",
             "run",
-            "app.py",
+            script,
             "--server.headless",
             "true",
             "--server.port",
