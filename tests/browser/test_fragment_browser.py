@@ -8,6 +8,7 @@ import os
 import pytest
 from conftest import ROOT
 from support.browser import _start_server, _stop
+from support.classroom_browser import page_of
 
 pytestmark = pytest.mark.browser
 
@@ -18,8 +19,7 @@ LOADS = 24
 def _loads_that_lose_the_button(browser, fragment):
     proc, url = _start_server(env=dict(os.environ, FRAGMENT=fragment), script="tests/support/fragment_race_app.py")
     try:
-        page = browser.new_page(viewport={"width": 900, "height": 600})
-        page.set_default_timeout(30000)
+        page = page_of(browser, width=900, height=600)
         lost = 0
         for _ in range(LOADS):
             page.goto(url)
@@ -27,7 +27,7 @@ def _loads_that_lose_the_button(browser, fragment):
             # the ticker's second run (0.4 s) asks for the whole page; the follower's run waits behind it
             page.wait_for_timeout(1500)
             lost += page.get_by_role("button", name="Under the follower").count() == 0
-        page.close()
+        page.context.close()
         return lost
     finally:
         _stop(proc)
