@@ -50,6 +50,10 @@ Record = TypeVar("Record")
 _MAX_ABS = 1e150
 
 
+#: what a model file keeps besides the state and the parameters: metadata key -> the model's attribute
+_SAVED_EXTRAS = {"input_scaling": "input_scaling_", "learned_on": "learned_on_", "cluster_trace": "cluster_trace_"}
+
+
 def _check_magnitude(X: NDArray[np.float64]) -> None:
     """Refuse values whose squared differences would overflow to inf/NaN."""
     if X.size and float(np.max(np.abs(X))) > _MAX_ABS:
@@ -84,6 +88,12 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     feature_names_in_: NDArray[np.object_]
     #: how ``cae learn`` scaled the features before learning (see :class:`cae.data.csvio.Scaling`); saved
     input_scaling_: dict[str, Any]
+    #: how ``cae learn --sampled`` (or *Your data*'s *Learn on samples*) learned the network: on samples of the
+    #: rows, not on every row (see :meth:`cae.at_scale.SampleRuns.provenance`); saved
+    learned_on_: dict[str, Any]
+    #: the clusters over the rows learned, ``[rows, clusters, large clusters, nodes]`` per chunk, as ``cae learn``
+    #: recorded them (:class:`cae.at_scale.ClusterTrace`); saved
+    cluster_trace_: list[list[int]]
     _version: int
 
     def __sklearn_tags__(self) -> Any:
@@ -485,7 +495,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         if hasattr(self, "network_"):
             other.network_ = self.network_.copy()
             other.n_features_in_ = self.n_features_in_
-            for name in ("feature_names_in_", "input_scaling_"):
+            for name in ("feature_names_in_", *_SAVED_EXTRAS.values()):
                 if hasattr(self, name):
                     setattr(other, name, getattr(self, name))
             other._version = 0
@@ -519,8 +529,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             "n_features": int(self.n_features_in_),
             "feature_names": None if names is None else [str(n) for n in names],
         }
-        if hasattr(self, "input_scaling_"):
-            meta["input_scaling"] = self.input_scaling_
+        for key, name in _SAVED_EXTRAS.items():
+            if hasattr(self, name):
+                meta[key] = getattr(self, name)
         save_npz(path, self.network_.to_arrays(), meta)
 
     @classmethod
@@ -551,8 +562,9 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
         model.n_features_in_ = int(meta["n_features"])
         if meta.get("feature_names") is not None:
             model.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
-        if meta.get("input_scaling") is not None:
-            model.input_scaling_ = meta["input_scaling"]
+        for key, name in _SAVED_EXTRAS.items():
+            if meta.get(key) is not None:
+                setattr(model, name, meta[key])
         model._version = 0
         return model
 

@@ -350,6 +350,9 @@ def read_npz(path_or_file):
     ``params`` from the top level). The arrays are checked by the state class
     of the algorithm the metadata names (see :meth:`ArrayState.validate`).
     """
+    not_npz = _not_an_archive(path_or_file)
+    if not_npz:
+        raise ModelFileError(not_npz)
     try:
         with np.load(path_or_file, allow_pickle=False) as z:
             files = set(z.files)
@@ -401,7 +404,82 @@ def read_npz(path_or_file):
     problem = check_input_scaling(meta.get("input_scaling"), meta.get("n_features"))
     if problem:
         raise ModelFileError(f"model file metadata has an impossible input scaling: {problem}")
+    problem = check_learned_on(meta.get("learned_on"))
+    if problem:
+        raise ModelFileError(f"model file metadata says impossibly how the network was learned: {problem}")
+    problem = check_cluster_trace(meta.get("cluster_trace"))
+    if problem:
+        raise ModelFileError(f"model file metadata has an impossible cluster trace: {problem}")
     return meta, arrays
+
+
+#: the first bytes of a zip archive (an .npz file is one)
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def _not_an_archive(path_or_file):
+    """Why ``path_or_file`` cannot be a model file before NumPy reads it (so that a CSV given as the model is
+    told so, not that its "pickled data" needs ``allow_pickle``), or None."""
+    try:
+        if hasattr(path_or_file, "read"):
+            where = path_or_file.tell()
+            head = path_or_file.read(4)
+            path_or_file.seek(where)
+        else:
+            with open(path_or_file, "rb") as fh:
+                head = fh.read(4)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None  # NumPy says what is wrong with it
+    if isinstance(head, str):
+        head = head.encode("latin-1", "replace")
+    if head in _ZIP_MAGIC:
+        return None
+    if not head:
+        return "not a CAE Explorer model file: the file is empty"
+    what = "text (a CSV?)" if all(32 <= b < 127 or b in (9, 10, 13) for b in head) else "not an .npz archive"
+    return (
+        f"not a CAE Explorer model file: it holds {what}; a model file is the .npz that cae learn --out, "
+        "model.save or the app's Model download writes"
+    )
+
+
+def check_learned_on(value):
+    """What is wrong with a model file's ``learned_on`` (:meth:`cae.at_scale.SampleRuns.provenance`), or None
+    (also when there is none)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("how") != "samples":
+        return "not a record of learning on samples"
+    for key in ("rows", "samples", "sample_rows", "seed", "chosen"):
+        v = value.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            return f"{key} is not a count"
+    if not 0 <= value["chosen"] < max(value["samples"], 1):
+        return "the chosen sample is not one of the samples"
+    a = value.get("agreement")
+    if not isinstance(a, (int, float)) or not 0 <= a <= 1:
+        return "the agreement is not between 0 and 1"
+    p = value.get("plain_clusters")
+    if p is not None and (not isinstance(p, int) or p < 0):
+        return "the clusters of every row are not a count"
+    return None
+
+
+def check_cluster_trace(value):
+    """What is wrong with a model file's ``cluster_trace`` (rows, clusters, large clusters, nodes per record),
+    or None (also when there is none)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) > 1_000_000:
+        return "not a list of records"
+    last = 0
+    for r in value:
+        if not isinstance(r, list) or len(r) != 4 or not all(isinstance(v, int) and v >= 0 for v in r):
+            return "a record is not four counts"
+        if r[0] < last:
+            return "the rows learned go back"
+        last = r[0]
+    return None
 
 
 def check_input_scaling(value, n_features):

@@ -25,7 +25,8 @@ operations per sample of the plain search and of CAE's winner search, the achiev
 peak, and the share of nodes each of the winner search's bounds skips.
 
 ``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers); ``--csv``
-runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row CSV against pandas and memory).
+runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row CSV against pandas and memory);
+``--csv-quality`` runs :mod:`cae.bench_quality` (CAE's answer as the file grows, on all rows and on samples).
 
 ``--playground`` runs :mod:`cae.bench_play` instead (Play's frames per second in a real browser, quiet and with the
 tests running beside it, against the display's rate).
@@ -104,6 +105,11 @@ def main(argv=None):
         from .bench_play import main as play
 
         return play([a for a in argv if a != "--playground"])
+    if "--csv-quality" in argv:
+        from .bench_quality import main as quality
+
+        quality([a for a in argv if a != "--csv-quality"])
+        return
     if "--csv" in argv:
         from .bench_csv import main as csv
 
@@ -130,6 +136,12 @@ def main(argv=None):
         action="store_true",
         help="run the large-CSV benchmark instead (cae.bench_csv: cae learn / label against pandas and memory; "
         "the options after it are its own)",
+    )
+    ap.add_argument(
+        "--csv-quality",
+        action="store_true",
+        help="run the long-file quality benchmark instead (cae.bench_quality: CAE's NMI, clusters, nodes and edges "
+        "at 10k to 3M rows, on all rows and on samples; the options after it are its own)",
     )
     ap.add_argument("--repeat", type=int, default=10, help="runs of each timing; the best is kept (default 10)")
     ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")

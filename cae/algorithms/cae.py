@@ -436,6 +436,31 @@ class CAE(StreamingClusterer[CAEStepRecord]):
             return float(kernel.silverman(net.Y, np.arange(K), K, net.d, np.empty(net.d)))
         return 1.0
 
+    def edge_age_limits(self) -> NDArray[np.float64]:
+        """The edge-age limit a_max each node's edges would be judged by if it won now (``cae info``).
+
+        The kernel's own rule (:func:`cae.algorithms._cae_kernel.edge_age_limit`, spec 3.4): Tukey's hinges of
+        the node's edge ages, a_thr = q3 + (q3 - q1), mixed with the mean age of the deleted edges by
+        r = n_del / (n_del + |alpha|); infinite where a node has too few distinct ages to have hinges. CAEA's
+        fixed a_max everywhere instead. Nothing in the model changes.
+
+        Examples
+        --------
+        >>> X = np.random.default_rng(0).normal(0, 0.05, (2000, 2))
+        >>> limits = CAE().fit(X).edge_age_limits()
+        >>> limits.shape == (len(CAE().fit(X).nodes_),), bool(np.all(limits >= 1))
+        (True, True)
+        """
+        net = self._net()
+        names = kernel.Rec._fields
+        rec = kernel.Rec(*(np.full(kernel.N_RF, np.nan) if n == "rf" else getattr(net, n) for n in names))
+        buf = kernel.Buf(
+            *(np.zeros(max(int(net.nbr.shape[1]), 1)) if n == "sortbuf" else None for n in kernel.Buf._fields)
+        )
+        nets = kernel.Net(*(getattr(net, n) for n in kernel.Net._fields))
+        limit = getattr(kernel.edge_age_limit, "py_func", kernel.edge_age_limit)
+        return np.array([limit(nets, rec, buf, k) for k in range(net.K)], dtype=float)
+
     @property
     def sigmas_(self) -> NDArray[np.float64]:
         return self._rows("sig")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["main", "entry", "parser"]
 
@@ -71,6 +71,22 @@ def parser() -> argparse.ArgumentParser:
         "once for the ranges, unless --range gives them",
     )
     p.add_argument("--range", help="min-max ranges without a first pass: LO:HI for every feature, or LO:HI,LO:HI,...")
+    g = p.add_argument_group(
+        "a long file (CAE and CAEA, more than 50,000 rows)",
+        "On a long stream with noise, CAE's nodes on the noise can link clusters: more rows, fewer clusters. "
+        "While learning every row, cae learn keeps a uniform sample of the rows, learns it too, and warns when "
+        "the network of every row joined clusters that the samples keep apart (docs/long-streams.md).",
+    )
+    g.add_argument(
+        "--sampled",
+        action="store_true",
+        help="write the samples' network instead: CAE learned on --samples disjoint uniform samples of "
+        "--sample-rows rows (each in file order), the one the others agree with most; every row is still read, "
+        "and the network of every row is printed beside it",
+    )
+    g.add_argument("--samples", type=_at_least(2), default=5, help="samples learned (default 5)")
+    g.add_argument("--sample-rows", type=_at_least(1000), default=20_000, help="rows per sample (default 20,000)")
+    g.add_argument("--sample-seed", type=_at_least(0), default=0, help="which rows the samples take (default 0)")
     _reading(p)
     p = sub.add_parser(
         "label", help="label every row of a CSV with a model", description="Label every row of a CSV with a model."
@@ -84,6 +100,21 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="what a model file holds", description="Show what a model file holds.")
     p.add_argument("model", help="a model file")
     return ap
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"give at least {low:,}, not {value:,}")
+        return value
+
+    return parse
 
 
 def entry() -> None:

@@ -8,6 +8,18 @@ import time
 
 import numpy as np
 
+from ..at_scale import (
+    CHECK_FROM_ROWS,
+    TRACE_ROWS,
+    ClusterTrace,
+    MergeCheck,
+    SampleRuns,
+    UniformSample,
+    check_merge,
+    learn_on_samples,
+    sample_size,
+    uses_samples,
+)
 from ..data.csvio import FeatureReader, Scaling, ScalingStats, range_warning
 from ..data.csvstream import CSVLoadError, CSVStream, LoadReport
 from . import UsageError, feature_list, stream_options
@@ -16,25 +28,106 @@ from ._tools import Progress, prefetch, write_atomically
 
 def run(args: argparse.Namespace) -> int:
     model = _model(args.algorithm, args.param)
+    watched = _on_samples_possible(model)
+    if args.sampled and not watched:
+        raise UsageError(f"--sampled learns CAE or CAEA on samples of the rows; {args.algorithm} learns every row")
     t0 = time.perf_counter()
     scaling = _first_pass(args) if args.scale != "none" and not args.range else None
     progress = Progress("learning")
+    trace = ClusterTrace()
     with CSVStream(args.file, **stream_options(args)) as stream:  # type: ignore[arg-type]
         reader = FeatureReader(stream, feature_list(args.features), args.label, args.unparsable, scaling)
         reader.scaling = scaling or _given_range(args, len(reader.features))
+        sample = UniformSample(sample_size(len(reader.features), args.samples, args.sample_rows), args.sample_seed)
+        learned = 0
         for _, X in prefetch(reader):
-            if len(X):
-                _learn(model, X, reader.features)
-            progress.update(reader.rows_kept, *stream.progress())
+            a = 0
+            while a < len(X):  # in pieces that end at every TRACE_ROWS rows, where the trace notes the clusters
+                piece = X[a : a + TRACE_ROWS - learned % TRACE_ROWS]
+                _learn(model, piece, reader.features)
+                if watched:
+                    sample.add(piece)
+                learned += len(piece)
+                a += len(piece)
+                if learned % TRACE_ROWS == 0:
+                    trace.record(learned, model)
+            extra = f"{trace.clusters[-1]:,} clusters" if trace.rows else ""
+            progress.update(reader.rows_kept, *stream.progress(), extra=extra)
         progress.clear()
     _something(reader, stream.report)
+    if not trace.rows or trace.rows[-1] != learned:
+        trace.record(learned, model)
     model.end_batch()
+    model.cluster_trace_ = trace.as_list()  # type: ignore[attr-defined]
     if reader.scaling is not None:
-        model.input_scaling_ = reader.scaling.as_dict()
+        model.input_scaling_ = reader.scaling.as_dict()  # type: ignore[attr-defined]
+    runs, check = None, None
+    if watched and uses_samples(reader.rows_kept):
+        runs = learn_on_samples(
+            lambda: _model(args.algorithm, args.param), sample.rows(), args.samples, args.sample_seed
+        )
+        check = check_merge(model, runs, sample.rows(), reader.rows_kept)
+    out = model
+    if args.sampled and runs is not None:
+        out = _sampled_model(model, runs, reader.rows_kept)
     with write_atomically(args.out) as fh:
-        model.save(fh)
-    _summary(args, model, reader, stream.report, time.perf_counter() - t0)
+        out.save(fh)  # type: ignore[attr-defined]
+    _summary(args, model, reader, stream.report, time.perf_counter() - t0, out is not model)
+    print(trace.text())
+    if args.sampled:
+        _sampled_summary(args, out, model, runs, check, reader.rows_kept)
+    elif check is not None and check.merged:
+        print("warning: " + check.sentence("learning again with --sampled"), file=sys.stderr)
     return 0
+
+
+def _on_samples_possible(model: object) -> bool:
+    """Whether ``model`` is CAE or CAEA, which the merge check watches and --sampled learns on samples."""
+    from ..algorithms.cae import CAE
+
+    return isinstance(model, CAE)
+
+
+def _sampled_model(plain: object, runs: SampleRuns, rows: int) -> object:
+    """The samples' network, with what the file's model keeps besides (features, scaling, the trace) and how
+    it was learned."""
+    out = runs.model
+    for name in ("feature_names_in_", "input_scaling_", "cluster_trace_"):
+        if hasattr(plain, name):
+            setattr(out, name, getattr(plain, name))
+    out.learned_on_ = runs.provenance(rows, plain_clusters=int(plain.n_clusters_))  # type: ignore[attr-defined]
+    return out
+
+
+def _sampled_summary(
+    args: argparse.Namespace, out: object, plain: object, runs: SampleRuns | None, check: MergeCheck | None, rows: int
+) -> None:
+    """What --sampled wrote, with the answer of every row beside it."""
+    if runs is None:
+        print(
+            f"--sampled: the file has {rows:,} rows; samples are for more than {CHECK_FROM_ROWS:,} rows "
+            f"(the merge needs a longer stream), so {args.out} was learned on every row"
+        )
+        return
+    o, p = out, plain
+    print(
+        f"--sampled: {args.out} holds the network of sample {runs.chosen + 1} of {runs.n_runs} uniform samples of "
+        f"{runs.rows_per_sample:,} of the {rows:,} rows (the one the others agree with most: mean NMI "
+        f"{runs.agreement[runs.chosen]:.3f}): {len(o.nodes_):,} nodes, {o.n_clusters_} clusters "  # type: ignore[attr-defined]
+        f"({_large_count(o)} large); learned on every row: {len(p.nodes_):,} nodes, "  # type: ignore[attr-defined]
+        f"{p.n_clusters_} clusters ({_large_count(p)} large)"  # type: ignore[attr-defined]
+    )
+    if check is not None and check.merged:
+        print(
+            f"the network of every row joined clusters that the samples keep apart ({check.plain_clusters} large "
+            f"against {check.sample_clusters}): the samples' answer is the one to use"
+        )
+
+
+def _large_count(model: object) -> int:
+    from ..at_scale import _large_clusters
+
+    return _large_clusters(model)
 
 
 def _model(algorithm: str, given: list[str]) -> object:
@@ -120,12 +213,15 @@ def report_lines(report: LoadReport, reader: FeatureReader) -> list[str]:
     return out
 
 
-def _summary(args: argparse.Namespace, model: object, reader: FeatureReader, report: LoadReport, s: float) -> None:
+def _summary(
+    args: argparse.Namespace, model: object, reader: FeatureReader, report: LoadReport, s: float, sampled: bool
+) -> None:
     m = model
+    where = "" if sampled else f" -> {args.out}"
     print(
         f"learned {reader.rows_kept:,} rows x {len(reader.features)} features ({', '.join(reader.features)}) "
         f"of {args.file} in {s:.1f} s ({reader.rows_kept / max(s, 1e-9):,.0f} rows/s): "
-        f"{len(m.nodes_):,} nodes, {m.n_clusters_} clusters -> {args.out}"  # type: ignore[attr-defined]
+        f"{len(m.nodes_):,} nodes, {m.n_clusters_} clusters{where}"  # type: ignore[attr-defined]
     )
     for line in report_lines(report, reader):
         print(line)
