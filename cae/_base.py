@@ -135,7 +135,7 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
     def _samples(
         self, X: ArrayLike, *, name: str = "X", one: bool = False, fitted: bool = False, reset: bool = False
     ) -> NDArray[np.float64]:
-        """X as this model takes it — a C-contiguous float64 array, one row per sample — or a ValueError that
+        """X as this model takes it — a C-contiguous, writeable float64 array, one row per sample — or a ValueError that
         says what is wrong, raised before anything changes.
 
         The one check of every public method that takes samples: ``fit``, ``partial_fit``, ``learn_many``,
@@ -192,7 +192,10 @@ class StreamingClusterer(ClusterMixin, BaseEstimator, Generic[Record]):
             )
         _check_magnitude(A)
         self._check_range(A)
-        return np.ascontiguousarray(A)
+        A = np.ascontiguousarray(A)
+        # numba compiles a kernel again for a read-only array (another type: pandas' copy-on-write arrays, a
+        # one-column CSV's rows), minutes on a fresh machine; a copy costs a fraction of a pass over the rows
+        return A if A.flags.writeable else A.copy()
 
     def _check_range(self, X: NDArray[np.float64]) -> None:
         """Refuse values outside :attr:`input_range`, saying how to bring them in."""

@@ -220,7 +220,9 @@ def _sources_digest():
         pass
     h.update(sys.version.encode())
     here = os.path.dirname(os.path.abspath(__file__))
-    for name in KERNEL_MODULES:
+    # the kernels' sources, and the warm-up's, whose calls decide which specialisations are compiled (a new
+    # part, such as the one-feature data, must reach a machine whose cache was built without it)
+    for name in (*KERNEL_MODULES, "cae._warmup"):
         # the files, found without importing their packages (cae.algorithms would load scikit-learn)
         path = os.path.join(here, *name.split(".")[1:]) + ".py"
         if os.path.exists(path):
@@ -296,8 +298,8 @@ def status():
 def progress(now=None):
     """How far the background compilation is, while it runs (None otherwise, or before it has said).
 
-    Returns a dict: ``done`` and ``total`` (parts of :func:`cae._warmup.warm`: each algorithm on 2-D and on
-    3-D data, and CAE's parallel labelling), ``part`` (the last part done), ``elapsed`` (seconds since it
+    Returns a dict: ``done`` and ``total`` (parts of :func:`cae._warmup.warm`: each algorithm on 2-D, 3-D and
+    1-D data, and CAE's parallel labelling), ``part`` (the last part done), ``elapsed`` (seconds since it
     began) and ``left`` (seconds the rest should take at the time per part measured so far; None before
     the first part is done).
     """

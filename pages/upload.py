@@ -10,6 +10,7 @@ import streamlit as st
 
 from cae import ModelFileError, load_model
 from cae.app import density, figures, your_data
+from cae.at_scale import ClusterTrace
 from cae.data.csvio import SCALINGS, CSVLoadError, Scaling, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 from cae.registry import ALGORITHMS, make_algorithm
@@ -284,8 +285,11 @@ else:
             st.session_state.up_result["job"].cancel()
         model = new_model()
         st.session_state.up_result = res = your_data.run_record(run_key, model, sel, order, "learn", algo, params)
+        res["trace"] = ClusterTrace()
         if len(sel.X) >= your_data.BACKGROUND_ROWS:  # in a thread: the page stays usable
-            res["job"] = your_data.LearnJob(model, sel.X[order], chunk=max(20_000, len(sel.X) // 100)).start()
+            res["job"] = job = your_data.LearnJob(model, sel.X[order], chunk=max(20_000, len(sel.X) // 100))
+            res["trace"] = job.trace
+            job.start()
         else:
             bar = st.progress(0.0, text="learning…" + slow_hint())
 
@@ -293,7 +297,9 @@ else:
                 res["learned"] = int(round(f * len(sel.X)))
                 bar.progress(f, text=f"learning… {res['learned']:,} / {len(sel.X):,} rows")
 
-            your_data.learn_in_chunks(model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress)
+            your_data.learn_in_chunks(
+                model, sel.X[order], chunk=max(500, len(sel.X) // 50), progress=_progress, trace=res["trace"]
+            )
             bar.empty()
 
 res = st.session_state.get("up_result")
@@ -334,28 +340,83 @@ if res.get("mode") == "label":
     st.caption("The rows were labelled by the saved model as it is (nothing learned).")
 elif res["learned"] < res["n"]:
     st.warning(f"Stopped after {res['learned']:,} of {res['n']:,} rows; the results below are for the rows learned.")
-if "labels" not in res:  # once per run (a few seconds for millions of rows)
+learned = rorder[: res["learned"]]
+if res.get("mode") != "label" and "long" not in res:  # once per run: CAE on samples of a long run's rows
+    with st.spinner("learning samples of the rows beside it…"):
+        res["long"] = your_data.long_stream(model, rsel.X[learned], new_model if source == "new" else None)
+long_run = res.get("long")
+answer = "all"
+if long_run is not None:
+    runs, check = long_run.runs, long_run.check
+    answer = st.radio(
+        "Answer",
+        ["all", "samples"],
+        horizontal=True,
+        key="w_up_answer",
+        format_func={
+            "all": f"{algo} on all {res['learned']:,} rows (as published)",
+            "samples": f"{algo} on {runs.n_runs} samples of {runs.rows_per_sample:,} rows (the one the others agree "
+            "with most)",
+        }.get,
+        help="On a long stream with noise, CAE's nodes on the noise can link clusters: more rows, fewer clusters. "
+        f"The page also learned {runs.n_runs} disjoint uniform samples of the rows (each in the learned order) and "
+        "kept the network the others agree with most (docs/long-streams.md).",
+    )
+    if check.merged:
+        message("warning", "{}", check.sentence("choosing the samples under Answer above"))
+    elif not check.stable:
+        st.caption(
+            f"The {runs.n_runs} samples agree only to NMI {check.samples_agreement:.2f} among themselves: {algo}'s "
+            "answer on these rows depends on the rows it sees, so neither answer is the reference; compare the two."
+        )
+    if answer == "samples":
+        model = runs.model
+per_answer = res if answer == "all" else res.setdefault("samples", {})  # what is computed once, per answer
+if "labels" not in per_answer:  # once per run and answer (a few seconds for millions of rows)
     with st.spinner("labelling the rows…"):
-        res["labels"] = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
+        per_answer["labels"] = model.predict(rsel.X) if len(model.nodes_) else np.full(len(rsel.X), -1)
         if rsel.y is not None:
-            res["scores"] = nmi(rsel.y, res["labels"]), ari(rsel.y, res["labels"])
-labels = res["labels"]
+            per_answer["scores"] = nmi(rsel.y, per_answer["labels"]), ari(rsel.y, per_answer["labels"])
+labels = per_answer["labels"]
 m = st.columns(5)
 if res.get("mode") == "label":
     m[0].metric("Rows labelled", f"{res['n']:,}")
+elif answer == "samples":
+    m[0].metric("Rows learned", f"{runs.rows_per_sample:,} of {res['learned']:,}")
 else:
     m[0].metric("Rows learned", f"{res['learned']:,}")
 m[1].metric("#nodes", len(model.nodes_))
 m[2].metric("#clusters", model.n_clusters_)
 if rsel.y is not None:
-    m[3].metric("NMI", f"{res['scores'][0]:.3f}")
-    m[4].metric("ARI", f"{res['scores'][1]:.3f}")
+    m[3].metric("NMI", f"{per_answer['scores'][0]:.3f}")
+    m[4].metric("ARI", f"{per_answer['scores'][1]:.3f}")
+if long_run is not None:  # the other answer, always beside the one shown
+    other = "samples" if answer == "all" else "all"
+    other_model = runs.model if other == "samples" else res["model"]
+    ov = res if other == "all" else res.setdefault("samples", {})
+    if "labels" not in ov:
+        ov["labels"] = other_model.predict(rsel.X) if len(other_model.nodes_) else np.full(len(rsel.X), -1)
+        if rsel.y is not None:
+            ov["scores"] = nmi(rsel.y, ov["labels"]), ari(rsel.y, ov["labels"])
+    st.caption(
+        ("On all rows" if other == "all" else f"On the samples ({runs.n_runs} × {runs.rows_per_sample:,} rows)")
+        + f": {len(other_model.nodes_):,} nodes, {other_model.n_clusters_:,} clusters"
+        + (f", NMI {ov['scores'][0]:.3f}, ARI {ov['scores'][1]:.3f}" if rsel.y is not None else "")
+        + "."
+    )
+trace = res.get("trace")
+if trace is not None and len(trace.rows) > 1:
+    with st.expander("Clusters over the rows learned", expanded=bool(long_run is not None and long_run.check.merged)):
+        st.plotly_chart(figures.cluster_trace_figure(trace), key="up_trace")
+        st.caption(
+            "After each chunk of the rows: the clusters holding at least 1 % of the rows won, and all clusters. "
+            "A line that falls while the rows grow is an answer falling apart."
+        )
 if res.get("mode") != "label":
-    learned = rorder[: res["learned"]]
     if "advice" not in res:  # once per run: it may learn the rows again to try a remedy
         with st.spinner("checking the run…"):
             res["advice"] = your_data.advise(
-                model,
+                res["model"],
                 rsel.X[learned],
                 None if rsel.y is None else rsel.y[learned],
                 rsel.label_names,
@@ -397,9 +458,9 @@ with tabs[0]:
     elif d == 2:
         Xv, Nv, titles = rsel.X, np.asarray(model.nodes_), tuple(rsel.features)
     else:
-        if "pca" not in res:  # once per run
-            res["pca"] = your_data.pca_view(rsel.X, np.asarray(model.nodes_))
-        Xp, Np, evr = res["pca"]
+        if "pca" not in per_answer:  # once per run and answer
+            per_answer["pca"] = your_data.pca_view(rsel.X, np.asarray(model.nodes_))
+        Xp, Np, evr = per_answer["pca"]
         axes = [f"PC{k + 1} ({100 * v:.0f} %)" for k, v in enumerate(evr)]
         p = st.columns(2)
         i = p[0].selectbox("Horizontal axis", range(len(axes)), format_func=axes.__getitem__, key="w_pc_x")
@@ -429,16 +490,16 @@ with tabs[1]:
     lay = st.radio("Layout", ["spring", "kamada_kawai"], horizontal=True, key="w_up_layout")
     st.plotly_chart(figures.topology_figure(model, layout=lay), key="up_topology")
 with tabs[2]:
-    if "cluster_table" not in res:
-        res["cluster_table"] = your_data.cluster_table(model, rsel.X, labels, rsel.features)
-    st.dataframe(res["cluster_table"], hide_index=True)
+    if "cluster_table" not in per_answer:
+        per_answer["cluster_table"] = your_data.cluster_table(model, rsel.X, labels, rsel.features)
+    st.dataframe(per_answer["cluster_table"], hide_index=True)
 with tabs[3]:
     if rsel.y is None:
         st.info("Choose a label column to compare the clusters with it.")
     else:
-        if "contingency" not in res:
-            res["contingency"] = your_data.contingency_table(rsel.y, labels, rsel.label_names)
-        ct = res["contingency"]
+        if "contingency" not in per_answer:
+            per_answer["contingency"] = your_data.contingency_table(rsel.y, labels, rsel.label_names)
+        ct = per_answer["contingency"]
         st.plotly_chart(
             figures.matrix_heatmap(ct.to_numpy(), ct.columns, ct.index, title="samples", fmt=".0f"),
             key="up_contingency",
@@ -448,11 +509,11 @@ with tabs[4]:
     stem = Path(name).stem or "data"
     label_values = None if rsel.label is None else table.frame[rsel.label].to_numpy()[rsel.row_index]
     dl = st.columns(3)
-    if "labels_csv" not in res:
-        res["labels_csv"] = your_data.labels_csv(table.lines[rsel.row_index], labels, label_values)
+    if "labels_csv" not in per_answer:
+        per_answer["labels_csv"] = your_data.labels_csv(table.lines[rsel.row_index], labels, label_values)
     dl[0].download_button(
         "Labels per row (CSV)",
-        res["labels_csv"],
+        per_answer["labels_csv"],
         f"{stem}_labels.csv",
         "text/csv",
         key="d_labels",
@@ -498,6 +559,7 @@ with tabs[4]:
             seed,
             res["learned"],
             report,
+            learned_on=getattr(model, "learned_on_", None),
         ),
         f"{stem}_run.json",
         "application/json",

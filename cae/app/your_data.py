@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..at_scale import ClusterTrace, MergeCheck, SampleRuns
 from ..data.csvio import Limits, range_warning, to_safe_csv
 from .jobs import SeedJob
 
 __all__ = [
     "learn_in_chunks",
+    "LongStream",
+    "long_stream",
     "LearnJob",
     "upload_limits",
     "MAX_ROWS",
@@ -89,12 +92,14 @@ class LearnJob(SeedJob):
         super().__init__(-(-len(X) // chunk))
         self.model, self.X, self.chunk = model, X, int(chunk)
         self.learned = 0
+        self.trace = ClusterTrace()
         self._ended = False
 
     def _run_seed(self, k):
         part = self.X[k * self.chunk : (k + 1) * self.chunk]
         self.model.learn_many(part)
         self.learned += len(part)
+        self.trace.record(self.learned, self.model)
 
     @property
     def fraction(self):
@@ -108,8 +113,9 @@ class LearnJob(SeedJob):
         return self.model
 
 
-def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
-    """Learn X in chunks; ``progress(fraction)`` after each, stop early when ``should_stop()``.
+def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None, trace=None):
+    """Learn X in chunks; ``progress(fraction)`` after each, stop early when ``should_stop()``; ``trace`` (a
+    :class:`~cae.at_scale.ClusterTrace`) notes the clusters after each chunk.
 
     What was learned is one batch of the stream: ``model.end_batch()`` runs at
     the end (as when one call of the reference's training function returns).
@@ -122,11 +128,51 @@ def learn_in_chunks(model, X, chunk=2000, progress=None, should_stop=None):
             break
         model.learn_many(X[done : done + chunk])
         done = min(n, done + chunk)
+        if trace is not None:
+            trace.record(done, model)
         if progress is not None:
             progress(done / n)
     if done:
         model.end_batch()
     return done
+
+
+# ---------------------------------------------------------------- a long stream: the samples' answer beside it
+@dataclass
+class LongStream:
+    """CAE's answer on samples of a long run's rows, beside the answer of every row (:mod:`cae.at_scale`).
+
+    ``runs`` holds the samples' network (``runs.model``) and ``check`` whether the network of every row joined
+    clusters the samples keep apart (``check.sentence(how)`` says so in one sentence).
+    """
+
+    runs: SampleRuns
+    check: MergeCheck
+
+
+def long_stream(model, X, make_model, seed=0):
+    """For a CAE or CAEA run over more than 50,000 rows ``X`` (in the order learned): CAE learned on 5 uniform
+    samples of 20,000 of them, the one the others agree with most, and the merge check; None for shorter runs,
+    other algorithms, or without ``make_model`` (a saved model labelling or continuing).
+
+    Examples
+    --------
+    >>> from cae import CAE
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 0.04, (30_000, 2)) for c in (0.2, 0.8)])[rng.permutation(60_000)]
+    >>> ls = long_stream(CAE().fit(X), X, CAE)
+    >>> ls.check.merged, ls.runs.model.n_clusters_, long_stream(CAE().fit(X[:5000]), X[:5000], CAE)
+    (False, 2, None)
+    """
+    from ..algorithms.cae import CAE
+    from ..at_scale import UniformSample, check_merge, learn_on_samples, sample_size, uses_samples
+
+    if make_model is None or not isinstance(model, CAE) or not uses_samples(len(X)) or not len(model.nodes_):
+        return None
+    sample = UniformSample(sample_size(X.shape[1]), seed).add(X).rows()
+    runs = learn_on_samples(make_model, sample, seed=seed)
+    runs.model.learned_on_ = runs.provenance(len(X), plain_clusters=int(model.n_clusters_))
+    return LongStream(runs, check_merge(model, runs, sample, len(X)))
 
 
 # ---------------------------------------------------------------- what went wrong, and what fixes it
@@ -486,8 +532,11 @@ def model_bytes(model):
     return buf.getvalue()
 
 
-def run_config(data_sha256, file_name, features, label, scaling, algorithm, params, shuffle_seed, n_rows, report):
-    """A JSON run configuration that reproduces the run from the same file."""
+def run_config(
+    data_sha256, file_name, features, label, scaling, algorithm, params, shuffle_seed, n_rows, report, learned_on=None
+):
+    """A JSON run configuration that reproduces the run from the same file (``learned_on``: how the samples'
+    answer was learned, when it is the one shown: ``cae learn --sampled`` with the same numbers gives it)."""
     cfg = {
         "tool": "cae-explorer",
         "data_sha256": data_sha256,
@@ -506,6 +555,8 @@ def run_config(data_sha256, file_name, features, label, scaling, algorithm, para
         "row_order": "file order" if shuffle_seed is None else {"shuffled_with_seed": shuffle_seed},
         "rows_learned": int(n_rows),
     }
+    if learned_on is not None:
+        cfg["learned_on"] = dict(learned_on)
     return json.dumps(cfg, indent=2, ensure_ascii=False).encode("utf-8")
 
 

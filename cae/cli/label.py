@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.csvio import FeatureReader, Scaling
-from ..data.csvstream import UNLIMITED, CSVLoadError, CSVStream, Dialect
+from ..data.csvstream import UNLIMITED, CSVLoadError, CSVStream, Dialect, truncated_gzip
 from . import UsageError, feature_list, stream_options
 from ._tools import Progress, prefetch, write_atomically
 from .learn import report_lines
@@ -153,6 +153,15 @@ def _label_on_dask(args: argparse.Namespace, dialect: Dialect, features: list[st
 
     with open(args.model, "rb") as fh:
         model_file = fh.read()
+    try:
+        return _on_dask(args, dialect, features, model_file, Client, dask, dd)
+    except EOFError:  # dask's own gzip reading of a truncated file, in a worker
+        raise truncated_gzip() from None
+
+
+def _on_dask(
+    args: argparse.Namespace, dialect: Dialect, features: list[str], model_file: bytes, Client: Any, dask: Any, dd: Any
+) -> int:
     with Client(args.dask) as client:
         blocks = _blocks(args, dialect)
         counts = dask.compute(*[dask.delayed(_count_lines)(b) for b in blocks])

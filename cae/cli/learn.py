@@ -122,6 +122,11 @@ def _sampled_summary(
             f"the network of every row joined clusters that the samples keep apart ({check.plain_clusters} large "
             f"against {check.sample_clusters}): the samples' answer is the one to use"
         )
+    elif check is not None and not check.stable:
+        print(
+            f"the {runs.n_runs} samples agree only to NMI {check.samples_agreement:.2f} among themselves: CAE's answer "
+            "on this file depends on the rows it sees, so neither answer is the reference; compare the two"
+        )
 
 
 def _large_count(model: object) -> int:

@@ -38,6 +38,7 @@ import itertools
 import os
 import re
 import sys
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -65,6 +66,9 @@ MISSING = {"", "na", "n/a", "nan", "null", "none", "?", "-", "#n/a"}
 BLOCK_BYTES = 2 << 20
 #: the lines the first look reads (delimiter, decimal separator, header and column kinds are settled on them)
 HEAD_LINES = 202
+#: the longest line read (bytes of text): a row of numbers is far shorter, so a longer line is not a table of
+#: numbers (one 50 MB line took 1.2 GB of memory before it was refused)
+LINE_BYTES = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 
 Source = bytes | str | os.PathLike[str] | IO[bytes]
@@ -252,7 +256,10 @@ def _looks_binary(data: bytes) -> bool:
 def _sniff(lines: list[str]) -> str:
     best, best_score = None, (-1, -1)
     for d in DELIMITERS:
-        counts = [len(row) for row in csv.reader(lines, delimiter=d)]
+        try:
+            counts = [len(row) for row in csv.reader(lines, delimiter=d)]
+        except csv.Error:  # a field longer than the csv module takes, read with this delimiter: not this one
+            continue
         if not counts:
             continue
         vals, freq = np.unique(counts, return_counts=True)
@@ -338,6 +345,13 @@ def _numbered_rows(text: str, delimiter: str, first_line: int = 1) -> list[tuple
             if any(c.strip() for c in r):
                 numbered.append((first_line - 1 + reader.line_num, r))
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            line = first_line - 1 + reader.line_num
+            raise CSVLoadError(
+                f"line {line:,} holds a field of more than {csv.field_size_limit():,} characters: a number is far "
+                "shorter, so this is not a table of numbers",
+                line=line,
+            ) from None
         raise CSVLoadError(f"the file is not valid CSV: {exc}") from None
     return numbered
 
@@ -427,22 +441,61 @@ def _open(source: Source) -> _Opened:
     magic = raw.read(2) or b""
     stream: IO[bytes] = _Prefixed(magic, raw)  # type: ignore[assignment]
     if magic == _GZIP_MAGIC:
-        stream = gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[assignment]
-        closers.append(stream)
+        gz = gzip.GzipFile(fileobj=stream, mode="rb")
+        closers.append(gz)
+        stream = _Gunzipped(gz)  # type: ignore[assignment]
     return _Opened(stream, raw, closers, total, reopenable)
+
+
+def truncated_gzip() -> CSVLoadError:
+    """The error of a gzip-compressed file that ends early (Python's gzip raises ``EOFError``)."""
+    return CSVLoadError(
+        "the gzip-compressed file ends before its end marker: it is truncated (an interrupted download or copy?); "
+        "compress or fetch it again"
+    )
+
+
+class _Gunzipped(io.RawIOBase):
+    """A gzip stream whose damage is said as a :class:`CSVLoadError` (a truncated file raised ``EOFError``)."""
+
+    def __init__(self, gz: gzip.GzipFile) -> None:
+        self._gz = gz
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            return self._gz.read(n)
+        except EOFError:
+            raise truncated_gzip() from None
+        except (gzip.BadGzipFile, zlib.error) as exc:
+            raise CSVLoadError(f"the gzip-compressed file is damaged ({exc}); compress or fetch it again") from None
+
+
+def _too_long(line: int) -> CSVLoadError:
+    return CSVLoadError(
+        f"line {line:,} goes on for more than {LINE_BYTES // 2**20} MB without an end: a row of numbers is far "
+        "shorter, so this is not a table of numbers (a file of another kind, or one whose line ends were lost?)",
+        line=line,
+    )
 
 
 def _read_head(stream: IO[bytes], limit: int | None) -> tuple[bytes, bool]:
     """The first :data:`HEAD_LINES` lines' bytes (at least 64 KB when there are), and whether that is all."""
     parts: list[bytes] = []
-    size = lines = 0
+    size = lines = since_newline = 0
     while lines < HEAD_LINES or size < 65536:
         b = stream.read(65536)
         if not b:
             return b"".join(parts), True
         parts.append(b)
         size += len(b)
+        nl = b.rfind(b"\n")
+        since_newline = len(b) - nl - 1 if nl >= 0 else since_newline + len(b)
         lines += b.count(b"\n")
+        if since_newline > LINE_BYTES:
+            raise _too_long(lines + 1)
         if limit is not None and size > limit:
             break
         if size > (64 << 20):
@@ -873,6 +926,8 @@ class CSVStream:
         pending, line = "", self.first_line
         for piece, last in self._decoded():
             pending += piece
+            if len(pending) - pending.rfind("\n") - 1 > LINE_BYTES:
+                raise _too_long(line + pending.count("\n"))
             cut = len(pending) if last else _cut(pending, force=len(pending) > 16 * self.block_bytes)
             if cut:
                 block, pending = pending[:cut], pending[cut:]

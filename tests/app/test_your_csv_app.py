@@ -108,3 +108,40 @@ def test_the_upload_limit_follows_streamlit_s_option():
     assert your_data.upload_limits(20).max_bytes == 20 * 2**20
     at = _page()
     assert "Up to 200 MB" in at.get("file_uploader")[0].proto.help
+
+
+def test_a_long_noisy_file_shows_both_answers_the_merge_said_and_the_clusters_over_the_rows():
+    """A compact version of the million-row merge (100,000 noisy rows of the paper's distributions, where the
+    network of every row joins two clusters): the page says so in one sentence, offers the samples' answer in
+    one click (the Answer choice), shows the other answer beside the one chosen, and draws the clusters over
+    the rows learned."""
+    from cae.bench_quality import make_case
+
+    X, y, _ = make_case("paper2d-noise", 100_000, 2)
+    buf = io.StringIO()
+    pd.DataFrame({"x0": X[:, 0].round(6), "x1": X[:, 1].round(6), "label": y}).to_csv(buf, index=False)
+    at = _page()
+    at.file_uploader(key="w_upload").set_value(("long.csv", buf.getvalue().encode(), "text/csv")).run()
+    at.button(key="b_learn").click().run()
+    assert not at.exception and _metric(at, "Rows learned") == "100,000"
+    warning = [w.value for w in at.warning if "joined clusters" in w.value]
+    assert len(warning) == 1 and "choosing the samples under Answer above gives" in warning[0]
+    every = (_metric(at, "#clusters"), float(_metric(at, "NMI")))
+    assert any(c.value.startswith("On the samples (5 × 20,000 rows): ") for c in at.caption)
+    trace = _chart(at, "up_trace")
+    assert trace["data"][0]["name"] == "clusters with ≥ 1 % of the rows"
+    at.radio(key="w_up_answer").set_value("samples").run()
+    assert not at.exception
+    assert _metric(at, "Rows learned") == "20,000 of 100,000"
+    samples = (_metric(at, "#clusters"), float(_metric(at, "NMI")))
+    assert samples[1] > every[1] + 0.02, (every, samples)
+    beside = [c.value for c in at.caption if c.value.startswith("On all rows: ")]
+    assert len(beside) == 1 and f"NMI {every[1]:.3f}" in beside[0]
+
+
+def test_a_clean_long_file_has_both_answers_and_no_warning():
+    at = _page()
+    at.file_uploader(key="w_upload").set_value(("clean.csv", _csv(60_000), "text/csv")).run()
+    at.button(key="b_learn").click().run()
+    assert not at.exception and at.radio(key="w_up_answer").value == "all"
+    assert not [w for w in at.warning if "joined clusters" in w.value]

@@ -289,3 +289,183 @@ def test_the_readme_example_runs_as_written(tmp_path):
         assert r.returncode == 0, (command, r.stderr)
     assert "algorithm: CAE" in r.stdout and "samples seen: 9,900" in r.stdout
     assert len(pd.read_csv(tmp_path / "labels.csv")) == 9900
+
+
+# ---------------------------------------------------------------- a long file: the merge said, --sampled
+def _case_csv(path, case, n, seed):
+    from cae.bench_quality import make_case
+
+    X, y, noise = make_case(case, n, seed)
+    pd.DataFrame({"x0": X[:, 0].round(6), "x1": X[:, 1].round(6), "label": y}).to_csv(path, index=False)
+    return path, y, noise
+
+
+def _nmi_of(labels_csv, y, noise):
+    from cae.evaluation import nmi
+
+    got = pd.read_csv(labels_csv)["cluster"].to_numpy()
+    keep = y != noise
+    return nmi(y[keep], got[keep])
+
+
+def test_a_merged_long_file_is_said_in_one_sentence_and_sampled_gives_the_right_answer(tmp_path, capsys):
+    """100,000 noisy rows whose network of every row joins two of the paper's clusters (a compact version of the
+    million-row merge): `cae learn` writes that network, prints the clusters over the rows, and warns in one
+    sentence naming --sampled; `--sampled` writes the samples' network, the answer of every row beside it, and
+    its labels score far better; `cae info` says how it was learned, with λ and a_max."""
+    data, y, noise = _case_csv(tmp_path / "d.csv", "paper2d-noise", 100_000, 2)
+    assert main(["learn", str(data), "--label", "label", "--out", str(tmp_path / "m.npz")]) == 0
+    out, err = capsys.readouterr()
+    assert "clusters over the rows learned (with ≥ 1 % of the rows; all): 50,000:" in out
+    warning = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warning) == 1 and "Learned on all 100,000 rows, CAE joined clusters" in warning[0]
+    assert warning[0].endswith("learning again with --sampled gives the samples' answer.")
+    assert main(["learn", str(data), "--label", "label", "--out", str(tmp_path / "s.npz"), "--sampled"]) == 0
+    out, err = capsys.readouterr()
+    assert "--sampled: " in out and "learned on every row:" in out and "warning" not in err
+    sampled = load_model(tmp_path / "s.npz")
+    assert sampled.learned_on_["samples"] == 5 and sampled.learned_on_["rows"] == 100_000
+    assert sampled.n_samples_seen_ == 20_000 and list(sampled.feature_names_in_) == ["x0", "x1"]
+    for model in ("m", "s"):
+        assert (
+            main(
+                ["label", str(data), "--model", str(tmp_path / f"{model}.npz"), "--out", str(tmp_path / f"{model}.csv")]
+            )
+            == 0
+        )
+    every, samples = _nmi_of(tmp_path / "m.csv", y, noise), _nmi_of(tmp_path / "s.csv", y, noise)
+    assert every < 0.95 and samples > 0.99
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "s.npz")]) == 0
+    info = capsys.readouterr().out
+    assert "learned on: sample " in info and "of 5 uniform samples of 20,000 of 100,000 rows" in info
+    assert "deletion interval λ:" in info and "edge-age limit a_max: estimated" in info
+    assert "every row: clusters over the rows learned" in info
+
+
+def test_a_clean_long_file_is_not_warned_about_and_a_short_one_is_learned_whole(tmp_path, capsys):
+    data, *_ = _case_csv(tmp_path / "d.csv", "paper2d-clean", 100_000, 0)
+    assert main(["learn", str(data), "--label", "label", "--out", str(tmp_path / "m.npz")]) == 0
+    assert "warning" not in capsys.readouterr().err
+    short, *_ = _case_csv(tmp_path / "short.csv", "paper2d-noise", 20_000, 0)
+    assert main(["learn", str(short), "--label", "label", "--out", str(tmp_path / "s.npz"), "--sampled"]) == 0
+    assert "the file has 20,000 rows; samples are for more than 50,000 rows" in capsys.readouterr().out
+    assert not hasattr(load_model(tmp_path / "s.npz"), "learned_on_")
+    assert main(["learn", str(short), "--out", str(tmp_path / "t.npz"), "--algorithm", "TCA", "--sampled"]) == 2
+    assert "--sampled learns CAE or CAEA" in capsys.readouterr().err
+
+
+def test_an_endless_line_and_a_truncated_gzip_are_refused_clearly(tmp_path, capsys):
+    """exit 2, one line naming the file, the line and what it is, no traceback and no output file: a line of
+    3 MB (it took 1.2 GB before it failed in the csv module), a field of 200,000 characters, and a gzip file
+    cut short, for learn, label and --dask."""
+    rng = np.random.default_rng(0)
+    body = "".join(f"{a:.4f},{b:.4f}\n" for a, b in rng.random((2000, 2)))
+    (tmp_path / "long.csv").write_text("x,y\n" + body + "3," + "9" * 3_000_000 + "\n")
+    (tmp_path / "field.csv").write_text("x,y\n1,2\n3," + "9" * 200_000 + "\n")
+    gz = gzip.compress(("x,y\n" + body * 20).encode())
+    (tmp_path / "cut.csv.gz").write_bytes(gz[: len(gz) * 3 // 4])
+    _csv(tmp_path / "ok.csv", label=False)
+    assert main(["learn", str(tmp_path / "ok.csv"), "--out", str(tmp_path / "m.npz")]) == 0
+    capsys.readouterr()
+    for argv, says in (
+        (
+            ["learn", str(tmp_path / "long.csv"), "--out", str(tmp_path / "o.npz")],
+            "line 2,002 goes on for more than 1 MB",
+        ),
+        (
+            ["learn", str(tmp_path / "field.csv"), "--out", str(tmp_path / "o.npz")],
+            "line 3 holds a field of more than 131,072",
+        ),
+        (["learn", str(tmp_path / "cut.csv.gz"), "--out", str(tmp_path / "o.npz")], "it is truncated"),
+        (
+            [
+                "label",
+                str(tmp_path / "cut.csv.gz"),
+                "--model",
+                str(tmp_path / "m.npz"),
+                "--out",
+                str(tmp_path / "o.csv"),
+            ],
+            "it is truncated",
+        ),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "o.npz").exists() and not (tmp_path / "o.csv").exists()
+
+
+def test_a_truncated_gzip_is_refused_on_dask_too(tmp_path, capsys):
+    distributed = pytest.importorskip("dask.distributed", reason="dask.distributed is in the test extra")
+    _csv(tmp_path / "ok.csv", label=False)
+    assert main(["learn", str(tmp_path / "ok.csv"), "--out", str(tmp_path / "m.npz")]) == 0
+    rng = np.random.default_rng(0)
+    gz = gzip.compress(("x,y\n" + "".join(f"{a:.4f},{b:.4f}\n" for a, b in rng.random((200_000, 2)))).encode())
+    (tmp_path / "cut.csv.gz").write_bytes(gz[: len(gz) * 3 // 4])  # the first lines read; the end is cut
+    capsys.readouterr()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        argv = [
+            "label",
+            str(tmp_path / "cut.csv.gz"),
+            "--model",
+            str(tmp_path / "m.npz"),
+            "--out",
+            str(tmp_path / "o.csv"),
+        ]
+        assert main([*argv, "--dask", c.scheduler_address]) == 2
+    assert "it is truncated" in capsys.readouterr().err and not (tmp_path / "o.csv").exists()
+
+
+def test_a_csv_given_as_the_model_is_told_so(tmp_path, capsys):
+    data = _csv(tmp_path / "d.csv")
+    assert main(["label", str(data), "--model", str(data), "--out", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "not a CAE Explorer model file: it holds text (a CSV?)" in err and "pickle" not in err
+
+
+def _compilations():
+    """How many times every kernel of this process compiled (numba's cache misses), per dispatcher."""
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("cae.") and (name.endswith("_kernel") or name in ("cae._graph", "cae._art")):
+            for key, obj in vars(mod).items():
+                stats = getattr(obj, "stats", None)
+                if stats is not None and hasattr(obj, "signatures"):
+                    out[f"{name}.{key}"] = sum(stats.cache_misses.values())
+    return out
+
+
+def test_a_one_column_csv_and_read_only_rows_compile_nothing(tmp_path, capsys):
+    """The warm-up compiled every kernel for any width (a one-column node array is another type to numba) and
+    rows reach the kernels writeable whatever they came as (a read-only array is another type too): the first
+    one-column CSV on a machine took 286 s of compilation before."""
+    from cae import CAE, _jit
+
+    if not _jit.compiled():
+        pytest.skip("the kernels run un-jitted in this session (nothing is compiled)")
+    rng = np.random.default_rng(0)
+    (tmp_path / "one.csv").write_text("x\n" + "".join(f"{v:.5f}\n" for v in rng.normal(0.5, 0.1, 3000)))
+    before = _compilations()
+    for algorithm in ("CAE", "TCA"):
+        assert (
+            main(["learn", str(tmp_path / "one.csv"), "--out", str(tmp_path / "m.npz"), "--algorithm", algorithm]) == 0
+        )
+        assert (
+            main(
+                [
+                    "label",
+                    str(tmp_path / "one.csv"),
+                    "--model",
+                    str(tmp_path / "m.npz"),
+                    "--out",
+                    str(tmp_path / "l.csv"),
+                ]
+            )
+            == 0
+        )
+    frozen = rng.random((2000, 3))
+    frozen.flags.writeable = False
+    CAE().fit(frozen).predict(frozen)
+    after = _compilations()
+    assert before and {k: v for k, v in after.items() if v > before.get(k, 0)} == {}

@@ -257,8 +257,11 @@ def test_bad_model_files(tmp_path):
     for name, data in cases.items():
         p = tmp_path / f"{name}.npz"
         p.write_bytes(data)
-        with pytest.raises(ModelFileError):
+        with pytest.raises(ModelFileError) as caught:
             CAE.load(p)
+        assert "pickle" not in str(caught.value)  # a CSV given as the model is told so, not about allow_pickle
+    with pytest.raises(ModelFileError, match=r"holds text \(a CSV\?\)"):
+        CAE.load(tmp_path / "text.npz")
     # a foreign npz, a pickle-only npz, and a tampered one
     np.savez(tmp_path / "foreign.npz", a=np.arange(3))
     with pytest.raises(ModelFileError, match="not a CAE"):
@@ -276,6 +279,23 @@ def test_bad_model_files(tmp_path):
         ({"params": {"deletion_interval": 1, "max_edge_age": None}}, "invalid parameters"),
         ({"algorithm": "SOINN+"}, "holds a SOINN\\+ model"),
         ({"feature_names": ["a"]}, "feature names"),
+        (
+            {
+                "learned_on": {
+                    "how": "samples",
+                    "rows": 9,
+                    "samples": 5,
+                    "sample_rows": 2,
+                    "seed": 0,
+                    "chosen": 5,
+                    "agreement": 1,
+                }
+            },
+            "how the network was learned",
+        ),
+        ({"learned_on": {"how": "guessed"}}, "how the network was learned"),
+        ({"cluster_trace": [[20, 3, 2, 9], [10, 3, 2, 9]]}, "cluster trace"),
+        ({"cluster_trace": [[10, -1, 2, 9]]}, "cluster trace"),
     ):
         with pytest.raises(ModelFileError, match=msg):
             CAE.load(rewrite_model_file(parts, meta={**meta, **change}))

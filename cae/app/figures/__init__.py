@@ -23,6 +23,7 @@ from . import lineage as _lineage  # noqa: F401  (registers the "boxes" and "gas
 from ._draw import edge_path
 from .charts import (
     bars_with_std,
+    cluster_trace_figure,
     compare_figure,
     diversity_heatmap,
     lambda_sweep_figure,
@@ -57,6 +58,7 @@ from .traces import figure_table, side_traces_figure, thin, traces_figure
 
 __all__ = [
     "cluster_colors",
+    "cluster_trace_figure",
     "network_figure",
     "network_spec",
     "network_svg",

@@ -318,3 +318,43 @@ def runtime_figure(df, height=360):
     fig.add_trace(go.Bar(x=g.index, y=g["peak_mb"], name="peak traced memory", marker_color=PALETTE[2]), row=1, col=2)
     fig.update_layout(barmode="stack", height=height, margin=dict(l=10, r=10, t=30, b=10))
     return readable(fig)
+
+
+def cluster_trace_figure(trace, height=240):
+    """The clusters over the rows learned (:class:`cae.at_scale.ClusterTrace`): the large clusters (≥ 1 % of the
+    rows) and all clusters, rows on a log scale when they span more than a decade. A line that falls while the rows
+    grow is an answer falling apart.
+
+    >>> from cae.at_scale import ClusterTrace
+    >>> fig = cluster_trace_figure(ClusterTrace([1000, 50_000, 1_000_000], [9, 7, 2], [6, 6, 2], [90, 200, 400]))
+    >>> [t.name for t in fig.data], fig.layout.xaxis.type
+    (['clusters with ≥ 1 % of the rows', 'all clusters (one-node ones too)'], 'log')
+    """
+    rows = np.asarray(trace.rows)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=rows, y=trace.large, mode="lines+markers", name="clusters with ≥ 1 % of the rows", line=dict(width=3)
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=rows,
+            y=trace.clusters,
+            mode="lines",
+            name="all clusters (one-node ones too)",
+            line=dict(width=2, dash="dot", color="#555555"),
+        )
+    )
+    log = len(rows) > 1 and rows.max() > 10 * max(rows.min(), 1)
+    fig.update_xaxes(title_text="rows learned", type="log" if log else "linear")
+    fig.update_yaxes(title_text="clusters", rangemode="tozero")
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        plot_bgcolor="white",
+    )
+    fig.update_xaxes(gridcolor="#e5e5e5", linecolor="#444")
+    fig.update_yaxes(gridcolor="#e5e5e5", linecolor="#444")
+    return readable(fig)
