@@ -50,6 +50,10 @@ _CLI = """
 from cae.cli import main
 code = main({argv!r})
 out = {{"exit": code}}
+if {argv!r}[0] == "learn":
+    from cae import load_model
+    m = load_model({argv!r}[{argv!r}.index("--out") + 1])
+    out.update(nodes=len(m.nodes_), clusters=int(m.n_clusters_))
 """
 _TAIL = """
 import json, resource
@@ -132,15 +136,22 @@ def run(path: Path, rows: int, work: Path) -> None:
     model = work / "model.npz"
     ref_learn, a = measure(_REFERENCE_LEARN.format(path=str(path)))
     learn, b = measure(_CLI.format(argv=["learn", str(path), "--out", str(model)]))
+    sampled_model = work / "sampled.npz"
+    sampled, e = measure(_CLI.format(argv=["learn", str(path), "--out", str(sampled_model), "--sampled"]))
     ref_label, c = measure(_REFERENCE_LABEL.format(path=str(path), model=str(model)))
     label, d = measure(_CLI.format(argv=["label", str(path), "--model", str(model), "--out", str(work / "l.csv")]))
     print("| run | wall s | rows/s | wall x reference | CPU s | CPU x reference | peak RSS MB |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     print(_row("reference: pandas reads the whole file, CAE learns the array", ref_learn, rows, a, None))
     print(_row("`cae learn FILE --out MODEL`", learn, rows, b, (ref_learn, a)))
+    print(_row("`cae learn FILE --out MODEL --sampled`", sampled, rows, e, (ref_learn, a)))
     print(_row("reference: pandas reads the whole file, the model labels the array", ref_label, rows, c, None))
     print(_row("`cae label FILE --model MODEL --out LABELS`", label, rows, d, (ref_label, c)))
-    print(f"\nthe model: {a['nodes']} nodes, {a['clusters']} clusters (in memory); exit codes {b['exit']}, {d['exit']}")
+    print(
+        f"\nthe models: in memory {a['nodes']:,} nodes, {a['clusters']:,} clusters; cae learn {b['nodes']:,} nodes, "
+        f"{b['clusters']:,} clusters; cae learn --sampled {e['nodes']:,} nodes, {e['clusters']:,} clusters; "
+        f"exit codes {b['exit']}, {e['exit']}, {d['exit']}"
+    )
     print("\n| reader (in this process) | seconds | rows/s |\n| --- | --- | --- |")
     for name, seconds in readers(path):
         print(f"| {name} | {seconds:.2f} | {rows / seconds:,.0f} |")

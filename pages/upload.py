@@ -310,9 +310,10 @@ def _learning_in_the_background(job):
     """The background run's progress, redrawn twice a second; the whole page reruns when it ends."""
     if not job.running:
         st.rerun()
+    clusters = f" · {job.trace.clusters[-1]:,} clusters so far" if job.trace.rows else ""
     st.progress(
         job.fraction,
-        text=f"learning in the background… {job.learned:,} / {len(job.X):,} rows (the page stays usable; "
+        text=f"learning in the background… {job.learned:,} / {len(job.X):,} rows{clusters} (the page stays usable; "
         "**Stop** keeps what was learned)",
     )
 
@@ -382,7 +383,7 @@ m = st.columns(5)
 if res.get("mode") == "label":
     m[0].metric("Rows labelled", f"{res['n']:,}")
 elif answer == "samples":
-    m[0].metric("Rows learned", f"{runs.rows_per_sample:,} of {res['learned']:,}")
+    m[0].metric("Rows learned, each sample", f"{runs.rows_per_sample:,}")
 else:
     m[0].metric("Rows learned", f"{res['learned']:,}")
 m[1].metric("#nodes", len(model.nodes_))
@@ -404,14 +405,6 @@ if long_run is not None:  # the other answer, always beside the one shown
         + (f", NMI {ov['scores'][0]:.3f}, ARI {ov['scores'][1]:.3f}" if rsel.y is not None else "")
         + "."
     )
-trace = res.get("trace")
-if trace is not None and len(trace.rows) > 1:
-    with st.expander("Clusters over the rows learned", expanded=bool(long_run is not None and long_run.check.merged)):
-        st.plotly_chart(figures.cluster_trace_figure(trace), key="up_trace")
-        st.caption(
-            "After each chunk of the rows: the clusters holding at least 1 % of the rows won, and all clusters. "
-            "A line that falls while the rows grow is an answer falling apart."
-        )
 if res.get("mode") != "label":
     if "advice" not in res:  # once per run: it may learn the rows again to try a remedy
         with st.spinner("checking the run…"):
@@ -571,3 +564,12 @@ with tabs[4]:
         "for missing values have no label. Text cells starting with = + - @ are prefixed with ' so that "
         "spreadsheets do not run them. The model file loads with `cae.load_model`."
     )
+
+trace = res.get("trace")
+if trace is not None and len(trace.rows) > 1:
+    with st.expander("Clusters as the rows were learned"):
+        st.plotly_chart(figures.cluster_trace_figure(trace), key="up_trace")
+        st.caption(
+            "After each chunk of the rows: the clusters holding at least 1 % of the rows won, and all clusters. "
+            "A line that falls while the rows grow is an answer falling apart."
+        )

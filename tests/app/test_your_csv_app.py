@@ -132,7 +132,7 @@ def test_a_long_noisy_file_shows_both_answers_the_merge_said_and_the_clusters_ov
     assert trace["data"][0]["name"] == "clusters with ≥ 1 % of the rows"
     at.radio(key="w_up_answer").set_value("samples").run()
     assert not at.exception
-    assert _metric(at, "Rows learned") == "20,000 of 100,000"
+    assert _metric(at, "Rows learned, each sample") == "20,000"
     samples = (_metric(at, "#clusters"), float(_metric(at, "NMI")))
     assert samples[1] > every[1] + 0.02, (every, samples)
     beside = [c.value for c in at.caption if c.value.startswith("On all rows: ")]

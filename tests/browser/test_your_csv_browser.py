@@ -52,6 +52,23 @@ def test_a_million_rows_learned_in_the_background_and_drawn_as_a_density(server,
     page.wait_for_timeout(800)
     assert _plot_types(page)[:1] == ["heatmap"] and "scattergl" in _plot_types(page)
     _shot(page, "your_csv_01_density_1M")
+    # a million noisy rows: every row's network joined the paper's clusters; the samples' answer is one click away
+    every = int(_metric(page, "#clusters"))
+    warning = page.get_by_text("joined clusters that it keeps apart on 5 samples of 20,000 rows")
+    warning.wait_for()
+    assert "choosing the samples under Answer above" in warning.inner_text()
+    page.get_by_text("On the samples (5 × 20,000 rows):").wait_for()
+    page.get_by_text("on 5 samples of 20,000 rows (the one the others agree with most)").click()
+    page.get_by_text("On all rows:").wait_for()
+    _wait_idle(page)
+    assert _metric(page, "Rows learned, each sample") == "20,000" and int(_metric(page, "#clusters")) != every
+    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    _shot(page, "your_csv_01b_samples_answer_1M")
+    page.get_by_text("Clusters as the rows were learned").click()
+    page.locator(".js-plotly-plot").last.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    _shot(page, "your_csv_01c_clusters_as_the_rows_were_learned_1M")
     ctx.close()
 
 

@@ -57,7 +57,8 @@ def test_bench_csv_writes_its_data_and_prints_the_ratios(tmp_path, capsys):
     bench_csv(["--file", str(data)])
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("| `cae ")]
-    assert len(rows) == 2 and all(line.count("x |") == 2 for line in rows)  # wall and CPU ratios
+    assert len(rows) == 3 and all(line.count("x |") == 2 for line in rows)  # wall and CPU ratios
+    assert "cae learn --sampled" in out and " clusters; " in out  # the clusters of every model, not only nodes
     assert "this project: CSVStream + FeatureReader" in out and "load average at the start" in out
 
 
