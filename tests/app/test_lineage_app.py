@@ -44,7 +44,7 @@ def test_the_page_opens_on_the_lessons_first_step_with_its_networks_and_its_rows
     assert at.selectbox(key="w_lin_step").value == 1
     step = lesson.STEPS[0]
     first = at.markdown[0].value
-    assert first.startswith("**Step 1 of 7 · Fuzzy ART → TCA** (classic ART, then CIM-based ART). ART-based")
+    assert first.startswith("**Step 1 of 7 · Fuzzy ART → CIM-based ART** (the classic ART, then TCA). ART-based")
     assert first.endswith(lesson.step_text(step, runs)) and "On the noisy stream Fuzzy ART ends with" in first
     titles = [m.value for m in at.markdown if m.value.startswith("**") and "** · " in m.value]
     assert titles == [

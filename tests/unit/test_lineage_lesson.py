@@ -308,7 +308,7 @@ def _run(key, stream, seed, nmi):
 
 def test_each_step_draws_two_algorithms_and_shows_its_rows():
     assert [s.title for s in lesson.STEPS] == [
-        "Fuzzy ART → TCA",
+        "Fuzzy ART → CIM-based ART",
         "TCA · CAEA",
         "CAEA → CAE",
         "GNG → SOINN → ASOINN",
