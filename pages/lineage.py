@@ -95,8 +95,8 @@ def _plural(k, word):
 _path = RESULTS / "lineage.csv"
 committed, committed_error = _committed(str(_path), _path.stat().st_mtime if _path.exists() else 0.0)
 job = st.session_state.get("lineage_job")
-# the lesson's numbers: a finished run of the page's own, else the committed one
-finished = job is not None and not job.running and job.error is None and job.runs
+# the lesson's numbers: a run of the page's own that has finished every run, else the committed one
+finished = job is not None and not job.running and job.error is None and len(job.runs) == job.total
 lesson_runs = job.runs if finished else committed or []
 
 with st.container(key="lin_step"):
@@ -210,7 +210,7 @@ def results():
         if job.running:
             st.progress(job.fraction, text=job.words())
         else:
-            st.caption(job.words() + (" The steps quote this run." if job.runs and job.error is None else ""))
+            st.caption(job.words() + (" The steps quote this run." if finished else ""))
         if not job.runs:
             return
         _lesson(job.runs, all_rows)
