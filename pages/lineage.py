@@ -1,8 +1,10 @@
-"""Lineage: the paper's two families meeting in CAE, each parameter shown doing what it does.
+"""Lineage: the paper's two families meeting in CAE, taught in seven steps as the paper tells them.
 
-Thin: the widgets, :mod:`cae.app.lineage` (the lineage's steps, the settings, the runs — in a background job —, the
-table and its sentences), the lineage and the table as HTML (:mod:`cae.app.figures.lineage`), and the two networks of
-one step of the lineage side by side at a chosen sample step (:func:`cae.app.figures.network_figure`).
+Thin: the widgets, :mod:`cae.app.lineage_lesson` (the families with their sources, the steps, their words, numbers
+and paper-says/code-does notes), :mod:`cae.app.lineage` (the settings, the runs — in a background job —, the table
+and its sentences), the families and the table as HTML (:mod:`cae.app.figures.lineage`), and the two networks of
+the step side by side at a chosen sample step (:func:`cae.app.figures.network_figure`). The first screen holds the
+families, the step's words and its two pictures (at 1280×720 too); under them, the table's rows of the step.
 """
 
 import os
@@ -12,6 +14,7 @@ import streamlit as st
 
 from cae.app import figures
 from cae.app import lineage as ln
+from cae.app import lineage_lesson as lesson
 from cae.app.explanations_lineage import DEMOGNG_ORDER, gng_counter_words
 from cae.app.figures.lineage import KIND_NOTES, lineage_html, lineage_table_html
 from cae.app.lesson_links import (
@@ -32,9 +35,10 @@ ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 # the lesson's committed run (python -m cae.experiments lineage); CAE_EXPLORER_RESULTS points elsewhere (tests)
 RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().parent.parent / "results"))
-#: px above the two pictures: the title, the lineage's boxes, its controls and the pictures' names (pages/_stage.py
-#: sizes each picture a square as large as the first screen then allows)
-PICTURES_CHROME = 330
+#: px above the two pictures: the title, the families, the controls, the step's words (at most
+#: lineage_lesson.MAX_WORDS, 7 lines at 1280 px) and the pictures' names (pages/_stage.py sizes each picture a square
+#: as large as the first screen then allows)
+PICTURES_CHROME = 340
 
 # a lesson link (once per session; later reruns carry the query this page wrote itself)
 if not st.session_state.get("lineage_link_read"):
@@ -47,15 +51,26 @@ if not st.session_state.get("lineage_link_read"):
 for k, v in LINEAGE_DEFAULTS.items():
     st.session_state.setdefault(f"w_lin_{k}", v)
 
-# the page's own style, on every run: a compact head, and the two pictures of one step as large as the first screen
-# allows (at 1280×720 too)
+# the page's own style, on every run: a compact head, the step's words in one block, and the two pictures of the
+# step as large as the first screen allows (at 1280×720 too)
 grid_style(2, grid="lin_grid", cell="lin_net_", chrome=PICTURES_CHROME, per_row=2)
+st.html(
+    "<style>.st-key-lin_step { background:#f7f7f7; border-left:4px solid #555; padding:0.3rem 0.6rem; gap:0.2rem; }"
+    ".st-key-lin_step p { font-size:0.9rem; line-height:1.32; margin:0; }"
+    ".st-key-lin_step [data-testid='stMarkdownContainer'] { margin-bottom:0; }</style>"
+)
 st.title("Lineage: two families meeting in CAE")
-step = ln.STEPS[int(st.session_state.w_lin_step) - 1]
-st.html(lineage_html((step.before, step.after), {name: a.colour for name, a in ALGORITHMS.items()}))
+number = int(st.session_state.w_lin_step)
+step = lesson.STEPS[number - 1]
+st.html(lineage_html(step.draws + step.named, {name: a.colour for name, a in ALGORITHMS.items()}))
 
-c = st.columns([1.6, 1.6, 2.6, 0.8])
-c[0].selectbox("Step of the lineage", LINEAGE_STEPS, format_func=lambda k: ln.STEPS[k - 1].key, key="w_lin_step")
+c = st.columns([1.9, 1.5, 2.4, 0.8])
+c[0].selectbox(
+    "Step of the lesson",
+    LINEAGE_STEPS,
+    format_func=lambda k: f"{k} · {lesson.STEPS[k - 1].title}",
+    key="w_lin_step",
+)
 stream_name = c[1].radio("Stream", LINEAGE_STREAMS, horizontal=True, key="w_lin_stream")
 n = int(st.session_state.w_lin_n)
 n_samples = int(round(6 * n * (1 + ln.STREAMS[stream_name])))
@@ -64,13 +79,36 @@ t = c[2].slider("Sample step t (the arrow keys step by one)", 0, n_samples, step
 seed = int(c[3].number_input("Seed", 0, 10**6, key="w_lin_seed"))
 
 
-@st.cache_resource(show_spinner="learning…", max_entries=4)
-def _models(t, seed, n, stream_name, keys):
-    return ln.models_at(t, seed=seed, n_per_class=n, stream_name=stream_name, settings=[ln.setting(k) for k in keys])
+@st.cache_data(show_spinner=False, max_entries=2)
+def _committed(path, mtime):
+    """The committed run's runs, or None and why not (read again when the file changes)."""
+    try:
+        return ln.read_runs(path), ""
+    except (OSError, ValueError) as exc:
+        return None, str(exc)
 
 
 def _plural(k, word):
     return f"{k:,} {word}{'' if k == 1 else 's'}"
+
+
+_path = RESULTS / "lineage.csv"
+committed, committed_error = _committed(str(_path), _path.stat().st_mtime if _path.exists() else 0.0)
+job = st.session_state.get("lineage_job")
+# the lesson's numbers: a run of the page's own that has finished every run, else the committed one
+finished = job is not None and not job.running and job.error is None and len(job.runs) == job.total
+lesson_runs = job.runs if finished else committed or []
+
+with st.container(key="lin_step"):
+    head = lesson.heading(step)
+    notes = lesson.notes_text(step.notes).replace("Paper says / code does", "**Paper says / code does**", 1)
+    words = f"**{head[: head.index(' (')]}** {head[head.index(' (') + 1 :]} " + lesson.step_text(step, lesson_runs)
+    st.markdown(words + (f"  \n{notes}" if notes else ""))
+
+
+@st.cache_resource(show_spinner="learning…", max_entries=4)
+def _models(t, seed, n, stream_name, keys):
+    return ln.models_at(t, seed=seed, n_per_class=n, stream_name=stream_name, settings=[ln.setting(k) for k in keys])
 
 
 def _picture(s, model, rec, stream, t, k):
@@ -100,27 +138,49 @@ def _picture(s, model, rec, stream, t, k):
         st.caption(gng_counter_words(t, model) + " " + DEMOGNG_ORDER)
 
 
-drawn = (ln.usual_setting(step.before), ln.usual_setting(step.after))
+drawn = tuple(ln.usual_setting(a) for a in step.draws)
 stream, models = _models(t, seed, n, stream_name, tuple(s.key for s in drawn))
 with st.container(key="lin_grid"):
     for k, (col, (s, model, rec)) in enumerate(zip(st.columns(2), models)):
         with col:
             _picture(s, model, rec, stream, t, k)
-st.caption(f"**{step.key}** · {step.change}")
 
-st.header("Each parameter low, usual and high, on both streams")
-st.caption(
-    "Every parameter of the lineage (ρ, λ, a_max, σ_init) at a low value, the usual one and a high one, one at a time "
-    "(usual: the paper's grid-searched values for this stream for TCA, CAEA and ASOINN; Fritzke 1995's for GNG, here "
-    f"with n_max = {ln.GNG_MAX_NODES:,}; the app's default ρ for Fuzzy ART), on the paper's stream #1 → #6 with its "
-    "10 % uniform noise and on the same stream without noise. NMI leaves the noise out; mean ± sd over the seeds. "
-    "Edges across classes: edges joining two nodes whose nearest points belong to different classes (a network "
-    "that has learned the shapes has none)."
+st.header(f"Step {number}'s numbers")
+what = (
+    "Every algorithm at its usual setting"
+    if step.rows == ("usual",)
+    else "Each parameter of the step's algorithms at a low value, the usual one and a high one, one at a time"
 )
+st.caption(
+    f"{what} (usual: the values the paper's grid search chose for its non-stationary 2-D stream for TCA, CAEA and "
+    f"ASOINN; Fritzke 1995's for GNG, with n_max = {ln.GNG_MAX_NODES:,}; the app's default ρ for Fuzzy ART), on the "
+    f"app's copy of the paper's stream #1 → #6 ({ln.N_PER_CLASS:,} points per distribution; the paper has 15,000) "
+    "with its 10 % uniform noise and on the same stream without noise. NMI leaves the noise out. Edges across "
+    f"classes: edges joining two nodes whose nearest points belong to different classes. {ln.TABLE_WORDS}"
+)
+
+
+def _table(runs, settings):
+    return lineage_table_html(ln.summary_table(runs, settings), ln.TABLE_GROUPS)
+
+
+def _lesson(runs, all_rows):
+    """The table (the step's rows, or all), CAE's λ seed by seed at its step, and each row in words."""
+    settings = ln.SETTINGS if all_rows else lesson.step_settings(step)
+    st.html(_table(runs, settings))
+    if step.per_seed and any(r.setting == "CAE" for r in runs):
+        st.markdown("**CAE's λ beside its #nodes, seed by seed** (λ = 2K: always even)")
+        st.table(lesson.lam_per_seed(runs)[0])
+    shown = [s for s in settings if any(r.setting == s.key for r in runs)]
+    with st.expander(f"In words: what each parameter is, and {_plural(len(shown), 'row')}"):
+        st.markdown("\n".join(f"- **{head}**: {text}." for head, text in ln.meanings(shown)))
+        st.markdown("\n".join(f"- {text}" for _, text in ln.sentences(runs, shown)))
+
+
+st.toggle(f"Whole table ({len(ln.SETTINGS)} rows)", key="w_lin_all")
 c = st.columns([1.2, 1.2, 1, 3])
 c[0].selectbox("Points per distribution", LINEAGE_N, key="w_lin_n")
 n_seeds = c[1].select_slider("Seeds", LINEAGE_SEEDS, key="w_lin_seeds")
-job = st.session_state.get("lineage_job")
 if c[2].button(f"Run {n_seeds} seeds", key="b_lin_run", type="primary", width="stretch"):
     if job is not None:
         job.cancel()
@@ -129,45 +189,34 @@ if job is not None and job.running:
     c[3].button("Stop", key="b_lin_stop", on_click=job.cancel)
 
 
-@st.cache_data(show_spinner=False, max_entries=2)
-def _committed(path, mtime):
-    """The committed run's table and sentences (read again when the file changes)."""
-    try:
-        runs = ln.read_runs(path)
-    except (OSError, ValueError) as exc:
-        return None, str(exc)
-    seeds = _plural(len({r.seed for r in runs}), "seed")
-    return _lesson(runs), f"{seeds}, {max(r.n_samples for r in runs):,} samples a run on the noisy stream"
-
-
-def _lesson(runs):
-    table = lineage_table_html(ln.summary_table(runs), ln.TABLE_GROUPS)
-    return table, "\n".join(f"- {text}" for _, text in ln.sentences(runs))
-
-
 @fragment(run_every=1.0 if job is not None and job.running else None)
 def results():
     job = st.session_state.get("lineage_job")
+    all_rows = bool(st.session_state.get("w_lin_all"))
     if job is None:
-        path = RESULTS / "lineage.csv"
-        lesson, words = _committed(str(path), path.stat().st_mtime if path.exists() else 0.0)
-        if lesson is None:
-            st.caption(f"No committed run to show ({words}). Press **Run** to run the lesson in the background.")
+        if committed is None:
+            st.caption(
+                f"No committed run to show ({committed_error}). Press **Run** to run the lesson in the background."
+            )
             return
-        st.caption(f"The committed run, `results/lineage.csv` ({words}; `python -m cae.experiments lineage`).")
+        seeds = _plural(len({r.seed for r in committed}), "seed")
+        samples = max(r.n_samples for r in committed)
+        st.caption(
+            f"The committed run, `results/lineage.csv` ({seeds}, {samples:,} samples a run on the noisy stream; "
+            "`python -m cae.experiments lineage`): the numbers of the steps too."
+        )
+        _lesson(committed, all_rows)
     else:
         if job.running:
             st.progress(job.fraction, text=job.words())
         else:
-            st.caption(job.words())
+            st.caption(job.words() + (" The steps quote this run." if finished else ""))
         if not job.runs:
             return
-        lesson = _lesson(job.runs)
-    st.html(lesson[0])
-    st.markdown(lesson[1])
+        _lesson(job.runs, all_rows)
     if job is not None and not job.running and st.session_state.get("lineage_polling"):
         st.session_state.lineage_polling = False
-        st.rerun()  # the job has ended: one full run to stop polling
+        st.rerun()  # the job has ended: one full run to stop polling (and to quote it in the step)
 
 
 st.session_state.lineage_polling = job is not None and job.running

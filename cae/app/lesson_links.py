@@ -343,12 +343,12 @@ def continual_query(stream, order, seed):
     return {"stream": stream, "order": ",".join(map(str, order)), "seed": str(seed)}
 
 
-#: the *Lineage* page's state when a link says nothing else (:mod:`cae.app.lineage`): the step of the lineage drawn
-#: (1 … 6, :data:`cae.app.lineage.STEPS`), the stream, the sample step t and seed, the table's points and seeds
-LINEAGE_DEFAULTS = dict(step=4, stream="noisy", t=3300, seed=0, n=1500, seeds=5)
+#: the *Lineage* page's state when a link says nothing else (:mod:`cae.app.lineage`): the step of the lesson
+#: (1 … 7, :data:`cae.app.lineage_lesson.STEPS`), the stream, the sample step t and seed, the table's points and seeds
+LINEAGE_DEFAULTS = dict(step=1, stream="noisy", t=3300, seed=0, n=1500, seeds=5)
 LINEAGE_N = (250, 500, 1500)
 LINEAGE_SEEDS = (2, 5, 10, 20)
-LINEAGE_STEPS = (1, 2, 3, 4, 5, 6)
+LINEAGE_STEPS = (1, 2, 3, 4, 5, 6, 7)
 LINEAGE_STREAMS = ("noisy", "noise-free")
 
 

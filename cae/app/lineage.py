@@ -1,22 +1,19 @@
-"""The *Lineage* lesson: the paper's two families meeting in CAE, each parameter shown doing what it does.
+"""The *Lineage* lesson's runs: each parameter of the paper's two families shown doing what it does, in numbers.
 
-The CAE paper (Masuyama et al. 2026, §1-§3) tells a lineage whose every step is in the registry:
-
-* **ART family** — Fuzzy ART (a fixed vigilance ρ) → TCA (similarity by CIM; the topology construction cycle λ
-  and the initial bandwidth σ_init, grid-searched) → CAEA (λ: λ/2 active nodes set the threshold V and isolated
-  nodes go every λ samples; the edge-age limit a_max; both grid-searched) → CAE (V, λ and a_max estimated);
-* **GNG family** — GNG (the insertion interval λ and a_max, fixed) → ASOINN (the denoising cycle λ and a_max,
-  grid-searched) → SOINN+ (no parameter: edge deletion from the edges' ages, p75 + 2·IQR) → CAE's a_max
-  ("inspired by SOINN+": q3 + 1·IQR, over s1's own edges only).
-
-:data:`STEPS` are those steps, each with what it fixed, estimated or removed. :data:`SETTINGS` vary every
-parameter of the line (ρ, λ, a_max, σ_init) at a low value, the usual one (:data:`USUAL`: the paper's
-grid-searched values for this stream where it has them) and a high one, one parameter at a time; CAE and
-SOINN+ have none. Each setting runs on two streams (:data:`STREAMS`): the paper's 2-D stream #1 → #6 with its 10 %
+The lesson itself — the families as the paper draws them, every arrow with its source, the seven steps and what the
+paper says where the reference code does otherwise — is :mod:`cae.app.lineage_lesson`. Here are its runs:
+:data:`SETTINGS` vary every parameter of the line (ρ, λ, a_max, σ_init) at a low value, the usual one (:data:`USUAL`:
+the paper's grid-searched values for its 2-D stream where it has them, else the algorithm's common default) and a
+high one, one parameter at a time; CAE and SOINN+ have none. Each setting runs on two streams (:data:`STREAMS`): the
+app's copy of the paper's 2-D stream #1 → #6 (1,500 points per distribution; the paper has 15,000) with its 10 %
 uniform noise, and the same stream without noise, where topology is the point — so that every algorithm is seen
-where it works and where it fails — over seeds 0 … N−1 (:func:`run_all`, or :class:`LineageJob` in the
-background). :func:`summary_table` gives the table (mean ± sd over the seeds) and :func:`setting_sentence` one
-sentence per row, whose every number is a :class:`Quote` of the runs (:func:`sentence_quotes`).
+where it works and where it fails — over seeds 0 … N−1 (:func:`run_all`, or :class:`LineageJob` in the background).
+
+A teacher reads the numbers out (:func:`say`): the value every seed has; else a score's or a share's mean, where the
+seeds spread no wider than it; else the median and the range — a count stays a count, and no sentence reads the mean
+of a column whose seeds spread wider than the mean (:func:`is_wide`). :func:`summary_table` gives the table in the same way (:func:`cell`) and :func:`setting_sentence`
+one sentence per row, whose every number is a :class:`Quote` of the runs (:func:`sentence_quotes`) that the tests
+read back from the CSV.
 
 What is counted, on the stream's points that belong to a true class (the noise is learned but never scored):
 NMI and ARI of the model's partition; #clusters (Fuzzy ART's categories, the networks' connected components);
@@ -62,9 +59,6 @@ __all__ = [
     "Setting",
     "SETTINGS",
     "setting",
-    "Step",
-    "STEPS",
-    "step_of",
     "MERGE_WORDS",
     "merged_classes",
     "LineageRun",
@@ -73,9 +67,20 @@ __all__ = [
     "run_all",
     "TABLE_COLUMNS",
     "TABLE_GROUPS",
-    "summary_table",
+    "TABLE_WORDS",
+    "by_seed",
+    "spread",
+    "is_wide",
+    "statistic",
+    "number_text",
     "Quote",
+    "quote",
+    "say",
+    "cell",
+    "summary_table",
     "MEANINGS",
+    "meaning",
+    "meanings",
     "sentence_quotes",
     "setting_sentence",
     "sentences",
@@ -83,7 +88,7 @@ __all__ = [
     "usual_setting",
     "write_runs",
     "read_runs",
-    "markdown",
+    "markdown_table",
 ]
 
 #: the stream: the paper's 2-D data, distributions #1 → #6 one after another
@@ -117,7 +122,13 @@ VARIED = {
     "ASOINN": {"deletion_interval": (50, 2500), "max_edge_age": (2, 100)},
 }
 #: where the usual values come from, in the table's setting column
-_USUAL_WORDS = {"TCA": "the paper's", "CAEA": "the paper's", "ASOINN": "the paper's", "GNG": "Fritzke's"}
+_USUAL_WORDS = {
+    "TCA": "the paper's grid search",
+    "CAEA": "the paper's grid search",
+    "ASOINN": "the paper's grid search",
+    "GNG": "Fritzke 1995",
+    "Fuzzy ART": "the app's default",
+}
 _FIXED = {"GNG": {"max_nodes": GNG_MAX_NODES}}
 
 MERGE_WORDS = (
@@ -157,8 +168,8 @@ class Setting:
 
     @property
     def role(self):
-        """``"low"``, ``"high"``, ``"usual"`` (``"usual: the paper's"`` where the paper grid-searched it) or
-        ``"no parameter"``."""
+        """``"low"``, ``"high"``, ``"usual: …"`` (where the usual value comes from: ``"usual: the paper's grid
+        search"`` where the paper's experiments searched it) or ``"no parameter"``."""
         if self.level == "none":
             return "no parameter"
         usual = _USUAL_WORDS.get(self.algorithm)
@@ -166,7 +177,7 @@ class Setting:
 
     @property
     def label(self):
-        """The table's setting column: ``"λ = 10 (low)"``, ``"λ = 500, σ_init = 0.1 (usual: the paper's)"``."""
+        """The table's setting column: ``"λ = 10 (low)"``, ``"λ = 500, σ_init = 0.1 (usual: the paper's grid search)"``."""
         vals = self.key[len(self.algorithm) :].strip()
         return f"{vals or '—'} ({self.role})"
 
@@ -200,79 +211,6 @@ def setting(key):
         if s.key == key:
             return s
     raise KeyError(f"no lineage setting {key!r}")
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of the lineage: ``before`` → ``after`` in a ``family``, and what the step changed."""
-
-    family: str
-    before: str
-    after: str
-    change: str
-
-    @property
-    def key(self):
-        return f"{self.before} → {self.after}"
-
-
-#: the lineage's steps, as the paper tells them (§1-§3) and the reference code does them
-STEPS = (
-    Step(
-        "ART",
-        "Fuzzy ART",
-        "TCA",
-        "TCA keeps ART's vigilance test but measures similarity by CIM with a kernel bandwidth σ per node, whose "
-        "mean σ̄ is the vigilance, and joins its winners by edges into a topology: ρ is gone; σ_init and the topology "
-        "construction cycle λ are given (the paper grid-searches both).",
-    ),
-    Step(
-        "ART",
-        "TCA",
-        "CAEA",
-        "CAEA sets its threshold V from the pairwise CIM of λ/2 active nodes, ages its edges and deletes those older "
-        "than a_max, and deletes isolated nodes every λ samples: σ_init is gone; λ and a_max are given "
-        "(grid-searched).",
-    ),
-    Step(
-        "ART",
-        "CAEA",
-        "CAE",
-        "CAE estimates what CAEA is given: λ once, by the DPP diversity test (λ = 2K when det R < 1e−6), and a_max "
-        "from the ages of s1's edges at every step; nothing is given.",
-    ),
-    Step(
-        "GNG",
-        "GNG",
-        "ASOINN",
-        "ASOINN inserts a node where a sample falls outside its two winners' similarity thresholds, not every λ "
-        "samples: λ becomes the denoising cycle (nodes with at most one neighbour and few wins are deleted), a_max "
-        "stays the edge-age limit; both are given (grid-searched).",
-    ),
-    Step(
-        "GNG",
-        "ASOINN",
-        "SOINN+",
-        "SOINN+ has no parameter: it deletes an edge of s1 older than a threshold estimated from the ages of its "
-        "component's edges (p75 + 2·IQR), deletes isolated nodes by an estimated unutility, and a trust test "
-        "decides whether it links its winners.",
-    ),
-    Step(
-        "GNG",
-        "SOINN+",
-        "CAE",
-        "CAE's a_max is SOINN+'s rule with two changes (paper §3): the IQR's coefficient is 1 instead of 2, and only "
-        "s1's own edges count, not every edge reachable from s1.",
-    ),
-)
-
-
-def step_of(key):
-    """The step called ``key`` (``"TCA → CAEA"``; KeyError if there is none)."""
-    for s in STEPS:
-        if s.key == key:
-            return s
-    raise KeyError(f"no lineage step {key!r}")
 
 
 def merged_classes(y_true, y_pred):
@@ -448,28 +386,144 @@ def run_all(n_seeds=10, n_per_class=N_PER_CLASS, settings=SETTINGS, progress=Non
     return runs
 
 
+# ------------------------------------------------------------------ the numbers: what a teacher reads out
+#: the score columns (written with 3 digits) and the share column (a percentage); every other column is a count
+_SCORES = ("nmi", "ari")
+_SHARES = ("on_noise",)
+
+
+def by_seed(runs, key, stream, name):
+    """``{seed: value}`` of column ``name`` over the runs of setting ``key`` on ``stream``, in seed order (a NaN, a
+    quantity the run does not have, left out)."""
+    out = {
+        r.seed: float(getattr(r, name))
+        for r in runs
+        if r.setting == key and r.stream == stream and not np.isnan(float(getattr(r, name)))
+    }
+    return dict(sorted(out.items()))
+
+
+def spread(values):
+    """How far the seeds spread: the highest value less the lowest (0 for fewer than two)."""
+    v = np.asarray(list(values), dtype=float)
+    return float(v.max() - v.min()) if len(v) else 0.0
+
+
+def is_wide(values):
+    """Whether a column's seeds spread wider than its mean (max − min > |mean|): its mean is no number to read out,
+    its median and range are."""
+    v = np.asarray(list(values), dtype=float)
+    return bool(len(v) and spread(v) > abs(float(v.mean())))
+
+
+def statistic(values_by_seed, stat, seed=None):
+    """``stat`` of a column's values: ``"mean"``, ``"median"``, ``"min"``, ``"max"``, ``"all"`` (the one value every
+    seed has) or ``"seed"`` (seed ``seed``'s value)."""
+    v = np.asarray(list(values_by_seed.values()), dtype=float)
+    if stat == "seed":
+        return float(values_by_seed[seed])
+    if stat == "all":
+        if spread(v):
+            raise ValueError("the seeds differ: no one value for all")
+        return float(v[0])
+    return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[stat](v))
+
+
+def number_text(name, stat, value):
+    """A number as a sentence writes it: a score with 3 digits, a share as a percentage, a count's mean with one
+    decimal (as the paper's tables write #nodes), any other count as a whole number (a median of an even number of
+    seeds may end in .5)."""
+    if name in _SCORES:
+        return f"{value:.3f}"
+    if name in _SHARES:
+        return f"{value:.0%}"
+    if stat == "mean" or not float(value).is_integer():
+        return f"{value:,.1f}"
+    return f"{value:,.0f}"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A number a sentence quotes, and what it is: ``stat`` (see :func:`statistic`) of column ``field`` over the runs
+    of ``setting`` on ``stream`` (``seed``: the seed a ``"seed"`` quote reads), written as ``text``."""
+
+    setting: str
+    stream: str
+    field: str
+    text: str
+    stat: str = "mean"
+    seed: int = -1
+
+
+def quote(runs, key, stream, name, stat, seed=-1):
+    """The :class:`Quote` of one number of the runs."""
+    value = statistic(by_seed(runs, key, stream, name), stat, seed)
+    return Quote(key, stream, name, number_text(name, stat, value), stat, int(seed))
+
+
+def say(runs, key, stream, name, unit=("", "")):
+    """One column of one setting and stream as a teacher reads it out, ``(text, quotes)``: the value every seed has;
+    else, where the seeds spread no wider than the mean, a score's or a share's mean and a count's range (``"7–11
+    clusters"``: a count stays a count); else the median and the range (``"median 2 clusters (1–105)"``).
+    ``unit``: (singular, plural) after the number; ``("—", [])`` when the runs have none."""
+    v = by_seed(runs, key, stream, name)
+    if not v:
+        return "—", []
+    if not spread(v.values()):
+        q = quote(runs, key, stream, name, "all")
+        return f"{q.text} {unit[0] if q.text == '1' else unit[1]}".strip(), [q]
+    if not is_wide(v.values()):
+        if name in _SCORES + _SHARES:
+            q = quote(runs, key, stream, name, "mean")
+            return f"{q.text} {unit[1]}".strip(), [q]
+        lo, hi = (quote(runs, key, stream, name, stat) for stat in ("min", "max"))
+        return f"{lo.text}–{hi.text} {unit[1]}".strip(), [lo, hi]
+    med, lo, hi = (quote(runs, key, stream, name, stat) for stat in ("median", "min", "max"))
+    word = unit[0] if med.text == "1" else unit[1]
+    return f"median {med.text} {word}".rstrip() + f" ({lo.text}–{hi.text})", [med, lo, hi]
+
+
 # ------------------------------------------------------------------ the table
-#: the numbers of the table, per stream: (field, column name, digits)
+#: the numbers of the table, per stream: (field, column name)
 _TABLE_FIELDS = (
-    ("nmi", "NMI", 3),
-    ("n_clusters", "#clusters", 1),
-    ("n_nodes", "#nodes", 0),
-    ("edges_across", "edges across classes", 1),
+    ("nmi", "NMI"),
+    ("n_clusters", "#clusters"),
+    ("n_nodes", "#nodes"),
+    ("edges_across", "edges across classes"),
 )
 #: the table's columns (:func:`summary_table`): a column per number and stream
-TABLE_COLUMNS = ["algorithm", "setting"] + [f"{name}, {s}" for _, name, _ in _TABLE_FIELDS for s in STREAMS]
+TABLE_COLUMNS = ["algorithm", "setting"] + [f"{name}, {s}" for _, name in _TABLE_FIELDS for s in STREAMS]
 #: the table's numbers, each with its streams (the grouped headings of the page's table)
-TABLE_GROUPS = {name: list(STREAMS) for _, name, _ in _TABLE_FIELDS}
+TABLE_GROUPS = {name: list(STREAMS) for _, name in _TABLE_FIELDS}
+#: how to read a cell of the table
+TABLE_WORDS = (
+    "A cell is the mean ± sd over the seeds, or the median [lowest–highest] where the seeds spread wider than the "
+    "mean, or the one value every seed has."
+)
 
 
 def _values(runs, key, stream, name):
     return np.array([getattr(r, name) for r in runs if r.setting == key and r.stream == stream], dtype=float)
 
 
-def _pm(v, digits):
+def cell(values, name):
+    """A cell of the table: the value every seed has (``"6"``), ``"0.978 ± 0.021"`` (mean ± sd), ``"2 [1–105]"``
+    (median [range], where the seeds spread wider than the mean; :func:`is_wide`), ``"—"`` for none.
+
+    >>> cell([0.5, 0.7], "nmi"), cell([105, 3, 2, 2, 1], "n_clusters"), cell([6, 6], "n_clusters")
+    ('0.600 ± 0.141', '2 [1–105]', '6')
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
     if not len(v):
         return "—"
+    if not spread(v):
+        return number_text(name, "all", float(v[0]))
+    if is_wide(v):
+        med, lo, hi = (number_text(name, "median", f(v)) for f in (np.median, np.min, np.max))
+        return f"{med} [{lo}–{hi}]"
     sd = float(v.std(ddof=1)) if len(v) > 1 else 0.0
+    digits = 3 if name in _SCORES else 1 if name != "n_nodes" else 0
     return f"{v.mean():.{digits}f} ± {sd:.{digits}f}"
 
 
@@ -480,42 +534,20 @@ def _with_runs(runs, settings=SETTINGS):
 
 def summary_table(runs, settings=SETTINGS):
     """Per setting (in the lesson's order; those with runs): NMI, #clusters, #nodes and edges across classes on
-    each stream, as mean ± sd over the seeds run (:data:`TABLE_COLUMNS`)."""
+    each stream, each a :func:`cell` over the seeds run (:data:`TABLE_COLUMNS`)."""
     rows = []
     for s in _with_runs(runs, settings):
         row = {"algorithm": s.algorithm, "setting": s.label}
-        for name, column, digits in _TABLE_FIELDS:
+        for name, column in _TABLE_FIELDS:
             for stream in STREAMS:
-                row[f"{column}, {stream}"] = _pm(_values(runs, s.key, stream, name), digits)
+                row[f"{column}, {stream}"] = cell(_values(runs, s.key, stream, name), name)
         rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
-# ------------------------------------------------------------------ the sentences
-@dataclass(frozen=True)
-class Quote:
-    """A number a sentence quotes: the mean of ``field`` over the runs of ``setting`` on ``stream``, as ``text``."""
-
-    setting: str
-    stream: str
-    field: str
-    text: str
-
-
-#: how a sentence writes each number (the mean over the seeds): digits, or "%" for a share
-_DIGITS = {"nmi": 3, "ari": 3, "n_clusters": 1, "merges": 1, "n_nodes": 0, "n_edges": 0, "edges_across": 1}
-_DIGITS.update({"small_clusters": 1, "on_noise": "%", "lam": 0, "edges_deleted": 1})
-
-
-def _quote(runs, s, stream, name):
-    v = _values(runs, s.key, stream, name)
-    digits = _DIGITS[name]
-    m = float(np.nanmean(v)) if len(v) and not np.all(np.isnan(v)) else float("nan")
-    text = f"{m:.0%}" if digits == "%" else f"{m:,.{digits}f}"
-    return Quote(s.key, stream, name, text)
-
-
-#: what each parameter is, per algorithm (checked against the paper and the reference code; see docs/algorithms.md)
+# ------------------------------------------------------------------ the rows' sentences
+#: what each parameter is, per algorithm (checked against the paper, the specification and the reference code; see
+#: docs/algorithms.md). Where the paper's text and the code differ, both are said.
 MEANINGS = {
     (
         "Fuzzy ART",
@@ -526,8 +558,9 @@ MEANINGS = {
     "without edges, the unreliable nodes (ErrCIM > 2σ̄) and crossing edges",
     ("TCA", "sigma_init"): "σ_init is TCA's initial kernel bandwidth: every node's σ stays between 0.5 and 1.5 σ_init, "
     "and their mean σ̄ is both the winner search's bandwidth and the vigilance threshold",
-    ("CAEA", "deletion_interval"): "λ is given to CAEA: λ/2 active nodes set the threshold V (the mean of their "
-    "smallest pairwise CIM), and isolated nodes are deleted every λ samples",
+    ("CAEA", "deletion_interval"): "λ is given to CAEA: its active nodes set the threshold V (the mean of their "
+    "smallest pairwise CIM) — λ/2 of them in the code and in the paper's Algorithms 1–2, λ in its notation table "
+    "[ref] — and isolated nodes are deleted every λ samples",
     ("CAEA", "max_edge_age"): "a_max is given to CAEA: an edge of s1 older than a_max is deleted",
     ("GNG", "insertion_interval"): "λ is GNG's insertion interval: a node goes in beside the node of largest error "
     "every λ signals after the two start nodes, while there are fewer than n_max = 1,000",
@@ -537,55 +570,83 @@ MEANINGS = {
     "neighbour and fewer wins than the mean are deleted",
     ("ASOINN", "max_edge_age"): "a_max is ASOINN's maximum edge age: an edge of s1 older than a_max is removed (never "
     "a node)",
-    ("CAE", ""): "no parameter: λ is estimated once by the DPP diversity test, V from the pairwise CIM of the λ/2 "
-    "active nodes, a_max from the ages of s1's edges and of the edges deleted before (q3 + 1·IQR, after SOINN+)",
+    ("CAE", ""): "no parameter: λ is estimated by the DPP diversity test (once in the code; the paper computes it "
+    "again after deletions [ref]), V from the pairwise CIM of the active nodes, a_max from the ages of s1's edges and "
+    "of the edges deleted before (the code's Tukey hinges q3 + 1·(q3 − q1) where the paper writes the 75th "
+    "percentile [ref])",
     ("SOINN+", ""): "no parameter: an edge of s1 goes when older than a threshold estimated from the ages of its "
     "component's edges and of the edges deleted before (p75 + 2·IQR), an isolated node by an estimated unutility, "
     "and a trust test decides whether the winners are linked",
 }
 
 
-def _meaning(s):
+def meaning(s):
+    """What the parameter a setting varies is (all of its usual row's; CAE's and SOINN+'s estimates)."""
     if s.level == "none":
         return MEANINGS[(s.algorithm, "")]
     names = [s.varies] if s.varies else list(s.params)
     return "; ".join(MEANINGS[(s.algorithm, n)] for n in names)
 
 
+def meanings(settings):
+    """``[(head, text)]``: each parameter the ``settings`` vary (and CAE's and SOINN+'s estimates), once."""
+    out = {}
+    for s in settings:
+        names = [""] if s.level == "none" else list(USUAL.get(s.algorithm, {}))
+        for n in names:
+            head = s.algorithm if not n else f"{s.algorithm} {_symbol(s.algorithm, n)}"
+            out.setdefault(head, MEANINGS[(s.algorithm, n)])
+    return list(out.items())
+
+
 def _numbers(runs, s, stream, with_noise):
     """The numbers of one stream, as (text, quotes)."""
-    q = {name: _quote(runs, s, stream, name) for name in _DIGITS}
+    parts, quotes = [], []
+
+    def add(text, qs):
+        parts.append(text)
+        quotes.extend(qs)
+
+    k = s.key
+    text, q = say(runs, k, stream, "nmi")
+    add(f"NMI {text}", q)
     if s.algorithm == "Fuzzy ART":
-        parts = [
-            f"NMI {q['nmi'].text}",
-            f"{q['n_clusters'].text} categories for 6 classes",
-            f"{q['merges'].text} classes merged",
-        ]
-        used = ["nmi", "n_clusters", "merges"]
-    else:
-        parts = [f"NMI {q['nmi'].text}", f"{q['n_clusters'].text} clusters"]
-        parts += [f"{q['edges_across'].text} of {q['n_edges'].text} edges across classes", f"{q['n_nodes'].text} nodes"]
-        used = ["nmi", "n_clusters", "edges_across", "n_edges", "n_nodes"]
-        if with_noise:
-            parts[-1] += f" ({q['on_noise'].text} on the noise)"
-            used.append("on_noise")
-        if s.algorithm in ("CAE", "CAEA"):
-            parts.append(f"{q['edges_deleted'].text} edges deleted by age")
-            used.append("edges_deleted")
-    return ", ".join(parts), [q[u] for u in used]
+        add(*say(runs, k, stream, "n_clusters", ("category", "categories")))
+        parts[-1] += " for 6 classes"
+        add(*say(runs, k, stream, "merges", ("class merged", "classes merged")))
+        return ", ".join(parts), quotes
+    add(*say(runs, k, stream, "n_clusters", ("cluster", "clusters")))
+    across, qa = say(runs, k, stream, "edges_across", ("edge across classes", "edges across classes"))
+    edges, qe = say(runs, k, stream, "n_edges", ("edge", "edges"))
+    add(f"{across} (of {edges})", qa + qe)
+    add(*say(runs, k, stream, "n_nodes", ("node", "nodes")))
+    if with_noise:
+        noise, qn = say(runs, k, stream, "on_noise")
+        parts[-1] += f" ({noise} on the noise)"
+        quotes.extend(qn)
+    if s.algorithm in ("CAE", "CAEA"):
+        add(*say(runs, k, stream, "edges_deleted", ("edge deleted by age", "edges deleted by age")))
+    return ", ".join(parts), quotes
 
 
 def _extra(runs, s):
-    """What a row adds to its numbers: CAE's estimated λ and small clusters, SOINN+'s small clusters, the
-    reason Fuzzy ART's boxes score as they do, why GNG's noisy stream is one component."""
+    """What a row adds to its numbers: CAE's estimated λ (its range: step 3 lists every seed) and small clusters,
+    SOINN+'s small clusters, the reason Fuzzy ART's boxes score as they do, why GNG's noisy stream is one component."""
     if s.algorithm in ("CAE", "SOINN+"):
-        q = [_quote(runs, s, stream, "small_clusters") for stream in STREAMS]
-        text = f"; {q[0].text} (noisy) and {q[1].text} (noise-free) clusters of at most {SMALL_CLUSTER} nodes"
-        if s.algorithm == "CAE":
-            lam = [_quote(runs, s, stream, "lam") for stream in STREAMS]
-            text = f"; λ estimated at {lam[0].text} (noisy) and {lam[1].text} (noise-free)" + text
-            q = lam + q
-        return text, q
+        texts, quotes = [], []
+        for stream in STREAMS:
+            t, q = say(runs, s.key, stream, "small_clusters")
+            texts.append(f"{t} ({stream})")
+            quotes += q
+        text = f"; clusters of at most {SMALL_CLUSTER} nodes: " + " and ".join(texts)
+        if s.algorithm == "CAE" and all(by_seed(runs, s.key, stream, "lam") for stream in STREAMS):
+            lam = [[quote(runs, s.key, stream, "lam", stat) for stat in ("min", "max")] for stream in STREAMS]
+            text = (
+                f"; λ estimated between {lam[0][0].text} and {lam[0][1].text} (noisy) and between {lam[1][0].text} "
+                f"and {lam[1][1].text} (noise-free) — every seed's in step 3" + text
+            )
+            quotes = lam[0] + lam[1] + quotes
+        return text, quotes
     if s.algorithm == "Fuzzy ART" and s.level != "usual":
         return "; NMI counts a class split over many boxes against a model, as it counts merged classes", []
     if s.algorithm == "GNG":
@@ -594,19 +655,19 @@ def _extra(runs, s):
 
 
 def sentence_quotes(s, runs):
-    """The sentence of setting ``s`` and the :class:`Quote` of every number it takes from the runs."""
+    """The sentence of setting ``s`` (its numbers on both streams) and the :class:`Quote` of every number it takes
+    from the runs. What its parameter is, is :func:`meaning`."""
     if not any(r.setting == s.key for r in runs):
         return "", []
     noisy, q1 = _numbers(runs, s, "noisy", True)
     clean, q2 = _numbers(runs, s, "noise-free", False)
     extra, q3 = _extra(runs, s)
     head = s.key if s.level == "none" else f"{s.key} ({s.level})"
-    text = f"{head}: {_meaning(s)} — noisy stream: {noisy}; noise-free: {clean}{extra}."
-    return text, q1 + q2 + q3
+    return f"{head} — noisy stream: {noisy}; noise-free: {clean}{extra}.", q1 + q2 + q3
 
 
 def setting_sentence(s, runs):
-    """One sentence (plain text, Markdown-safe) on setting ``s``: what its parameter is and what the runs show."""
+    """One sentence (plain text, Markdown-safe) on setting ``s``: what the runs show on both streams."""
     return sentence_quotes(s, runs)[0]
 
 
@@ -665,9 +726,9 @@ def read_runs(path):
     ]
 
 
-def markdown(runs, settings=SETTINGS):
-    """The lesson's table (mean ± sd over the seeds) and one sentence per setting, as Markdown: the block of
-    docs/algorithms.md that ``python -m cae.experiments lineage --markdown`` prints."""
+def markdown_table(runs, settings=SETTINGS):
+    """The table, what each parameter is and one sentence per setting, as Markdown (the part of the lesson's
+    Markdown, :func:`cae.app.lineage_lesson.markdown`, that is the runs')."""
     table = summary_table(runs, settings)
     lines = ["| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
@@ -676,9 +737,11 @@ def markdown(runs, settings=SETTINGS):
     lines += [
         "",
         f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}; {n['noisy']:,} samples a run on the noisy stream (the "
-        f"paper's 2-D stream #1 → #6 with {STREAMS['noisy']:.0%} uniform noise, learned but not scored), "
-        f"{n['noise-free']:,} on the noise-free one. {MERGE_WORDS}",
+        f"app's copy of the paper's 2-D stream #1 → #6, {n['noise-free'] // 6:,} points per distribution, with "
+        f"{STREAMS['noisy']:.0%} uniform noise, learned but not scored), {n['noise-free']:,} on the noise-free one. "
+        f"{TABLE_WORDS} {MERGE_WORDS}",
         "",
     ]
-    lines += [f"- {text}" for _, text in sentences(runs, settings)]
+    lines += [f"- **{head}**: {text}." for head, text in meanings(_with_runs(runs, settings))]
+    lines += [""] + [f"- {text}" for _, text in sentences(runs, settings)]
     return "\n".join(lines) + "\n"

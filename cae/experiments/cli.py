@@ -584,8 +584,9 @@ def _parser():
 
 
 def do_lineage(a):
-    """``lineage``: run the lesson (or, with ``--markdown``, read its CSV) and print its Markdown table."""
-    from ..app import lineage
+    """``lineage``: run the lesson (or, with ``--markdown``, read its CSV) and print it as Markdown: its steps, its
+    table and its sentences."""
+    from ..app import lineage, lineage_lesson
 
     path = Path(a.results) / "lineage.csv"
     if not a.markdown:
@@ -607,7 +608,7 @@ def do_lineage(a):
         runs = lineage.read_runs(path)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
-    print(lineage.markdown(runs), end="")
+    print(lineage_lesson.markdown(runs), end="")
     return 0
 
 

@@ -1,13 +1,16 @@
 """Fuzzy ART's boxes and GNG's network beside CAE in Compare (1400×900), and the Lineage page at 1280×720 and
-1400×900: the lineage and one step's two pictures whole in the first screen, the lesson's table whole on one screen.
+1400×900: for each of the lesson's seven steps, the families, the step's words and its two pictures under them on
+the first screen (positions measured); the step's rows of the table, and the whole table one click away.
 
-Screenshots go to test-output/screenshots/ (look at them): 40_compare_cae_fuzzyart_gng, 43_lineage_first_screen_*,
-44_lineage_table_*, 45_lineage_tca_caea_noise_free_*.
+Screenshots go to test-output/screenshots/ (look at them): 40_compare_cae_fuzzyart_gng,
+43_lineage_step{1-7}_first_screen_*, 44_lineage_step3_rows_*, 44b_lineage_whole_table_*; the positions to
+test-output/lineage_first_screen_*.json.
 """
 
 import re
 
 import pytest
+from conftest import ROOT
 from support.browser import _scroll_to, _shot, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -62,69 +65,85 @@ def test_compare_with_cae_fuzzy_art_and_gng(server, browser):
     ctx.close()
 
 
-def _first_screen_and_table(page, w, h):
-    """The lineage and the two pictures of one step whole in the first screen; then the table whole on one
-    screen: all its rows, none of its columns cut (measured in the page, screenshots taken)."""
+def _first_screen(page, w, h):
+    """Where the families, the step's words and its two pictures are on the first screen (the page at its top)."""
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
-    page.wait_for_timeout(500)
-    plots = page.evaluate(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].map(e => e.getBoundingClientRect().toJSON())"
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop === 0")
+    return page.evaluate(
+        "() => { const r = e => e.getBoundingClientRect().toJSON();"
+        " return {families: r(document.querySelector('figure.cae-lineage')),"
+        " words: r(document.querySelector('.st-key-lin_step')),"
+        " text: document.querySelector('.st-key-lin_step').innerText,"
+        " plots: [...document.querySelectorAll('.js-plotly-plot')].map(r)}; }"
     )
-    assert len(plots) == 2
-    assert all(p["top"] > 0 and p["bottom"] <= h and p["right"] <= w for p in plots), plots
-    _shot(page, f"43_lineage_first_screen_{w}x{h}")
-    table = page.locator("table.cae-lineage-table")
-    # the table's top just under Streamlit's header bar, then measure it
-    page.evaluate(
-        "() => { const t = document.querySelector('table.cae-lineage-table');"
-        " const bar = document.querySelector('[data-testid=\"stHeader\"]').getBoundingClientRect().bottom;"
-        " const main = document.querySelector('[data-testid=\"stMain\"]');"
-        " main.scrollBy(0, t.getBoundingClientRect().top - bar - 8); }"
-    )
-    page.wait_for_timeout(800)
-    box = table.evaluate(
-        "t => { const r = t.getBoundingClientRect(); const cells = [...t.querySelectorAll('td, th')];"
-        " const bar = document.querySelector('[data-testid=\"stHeader\"]').getBoundingClientRect().bottom;"
-        " return {top: r.top, bottom: r.bottom, right: r.right, bar: bar, rows: t.tBodies[0].rows.length,"
-        " parent: t.parentElement.getBoundingClientRect().right, overflow: t.scrollWidth - t.clientWidth,"
-        " cut: cells.filter(c => c.scrollWidth > c.clientWidth + 1).length,"
-        " outside: cells.filter(c => c.getBoundingClientRect().right > r.right + 1).length}; }"
-    )
-    assert box["rows"] == 25
-    assert box["top"] >= box["bar"] and box["bottom"] <= h, box  # every row on the screen
-    assert box["right"] <= box["parent"] + 1 and box["overflow"] <= 0 and box["cut"] == 0 and box["outside"] == 0, box
-    _shot(page, f"44_lineage_table_{w}x{h}")
+
+
+def _open(page, server, k):
+    page.goto(server + f"/lineage?step={k}&stream=noisy&t=3300&seed=0&n=1500&seeds=2")
+    page.get_by_role("heading", name="Lineage: two families meeting in CAE").wait_for()
+    _wait_idle(page)
+    page.locator(".js-plotly-plot .main-svg").nth(1).wait_for()
+    page.locator("table.cae-lineage-table").wait_for()
+    page.mouse.move(5, 5)
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1400, 900)])
 def test_lineage_page(server, browser, size):
+    """Every step of the lesson opened by its link: the families, the step's words and, under them, both pictures,
+    all on the first screen; the table shows the step's rows, the whole table one click away. The positions are
+    written to test-output/lineage_first_screen_{w}x{h}.json."""
+    import json
+
+    from cae.app import lineage_lesson as lesson
+    from cae.app.lineage import SETTINGS
+
     w, h = size
     ctx, page = _sized_page(browser, w, h)
-    page.goto(server + "/lineage?step=4&stream=noisy&t=3300&seed=0&n=1500&seeds=2")
-    page.get_by_role("heading", name="Lineage: two families meeting in CAE").wait_for()
+    measured = {}
+    for k, step in enumerate(lesson.STEPS, start=1):
+        _open(page, server, k)
+        m = _first_screen(page, w, h)
+        fam, words, plots = m["families"], m["words"], m["plots"]
+        assert m["text"].startswith(f"Step {k} of 7 · {step.title}"), m["text"][:80]
+        assert len(plots) == 2
+        assert 0 <= fam["top"] < fam["bottom"] <= words["top"], (k, fam, words)  # the families, then the words
+        assert all(words["bottom"] <= p["top"] for p in plots), (k, words, plots)  # the words above the pictures
+        assert all(p["bottom"] <= h and p["right"] <= w and p["width"] >= 300 for p in plots), (k, plots)
+        measured[step.title] = {
+            "families": [round(fam["top"]), round(fam["bottom"])],
+            "words": [round(words["top"]), round(words["bottom"])],
+            "pictures": [round(plots[0]["top"]), round(plots[0]["bottom"])],
+            "picture side": round(plots[0]["width"]),
+        }
+        _shot(page, f"43_lineage_step{k}_first_screen_{w}x{h}")
+        rows = page.locator("table.cae-lineage-table").evaluate("t => t.tBodies[0].rows.length")
+        assert rows == len(lesson.step_settings(step)), (k, rows)
+        if step.title == "GNG → SOINN → ASOINN":
+            text = page.locator("[data-testid='stMain']").inner_text()
+            assert "GNG's counter (signals after its two start nodes) is t − 2 = 3,298" in text
+            assert "DemoGNG's order, which ours follows" in text
+            # GNG's one component at t = 3,300, in the singular
+            assert "1 cluster, " in text and not re.search(r"(?<![\d.,])1 clusters", text)
+    out = ROOT / "test-output" / f"lineage_first_screen_{w}x{h}.json"
+    out.write_text(json.dumps(measured, indent=1, ensure_ascii=False))
+    # the step's rows, then the whole table one click away
+    _open(page, server, 3)
+    table = page.locator("table.cae-lineage-table")
+    _scroll_to(page, table)
+    assert table.evaluate("t => t.tBodies[0].rows.length") == 6  # CAEA's five rows and CAE's
+    assert page.get_by_text("CAE's λ beside its #nodes, seed by seed").count() == 1
+    _shot(page, f"44_lineage_step3_rows_{w}x{h}")
+    page.get_by_text(f"Whole table ({len(SETTINGS)} rows)").click()
     _wait_idle(page)
-    page.locator(".js-plotly-plot").nth(1).wait_for()
-    page.locator("table.cae-lineage-table").wait_for()
-    page.mouse.move(5, 5)
-    page.wait_for_timeout(1500)
-    for name in ("Fuzzy ART", "TCA", "CAEA", "CAE", "GNG", "ASOINN", "SOINN+"):
-        assert page.locator("figure b", has_text=name).count() >= 1
-    text = page.locator("[data-testid='stMain']").inner_text()
-    assert "GNG's counter (signals after its two start nodes) is t − 2 = 3,298" in text
-    assert "DemoGNG's order, which ours follows" in text
-    # GNG's one component at t = 3,300, in the singular
-    assert "1 cluster, " in text and not re.search(r"(?<![\d.,])1 clusters", text)
-    _first_screen_and_table(page, w, h)
-    # another step: the networks of TCA → CAEA on the noise-free stream
-    page.get_by_role("radiogroup", name="Stream").get_by_text("noise-free", exact=True).click()
-    _wait_idle(page)
-    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
-    page.locator("[data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name="TCA → CAEA").click()
-    _wait_idle(page)
-    page.locator(".js-plotly-plot").nth(1).wait_for()
-    page.mouse.move(5, 5)
-    page.wait_for_timeout(1500)
-    assert page.get_by_text("TCA λ = 500, σ_init = 0.1 · usual: the paper's").count() == 1
-    _shot(page, f"45_lineage_tca_caea_noise_free_{w}x{h}")
+    page.wait_for_function(
+        "n => document.querySelector('table.cae-lineage-table').tBodies[0].rows.length === n", arg=len(SETTINGS)
+    )
+    box = table.evaluate(
+        "t => { const r = t.getBoundingClientRect(); const cells = [...t.querySelectorAll('td, th')];"
+        " return {right: r.right, parent: t.parentElement.getBoundingClientRect().right,"
+        " overflow: t.scrollWidth - t.clientWidth, cut: cells.filter(c => c.scrollWidth > c.clientWidth + 1).length}; }"
+    )
+    assert box["right"] <= box["parent"] + 1 and box["overflow"] <= 0 and box["cut"] == 0, box
+    _scroll_to(page, table)
+    _shot(page, f"44b_lineage_whole_table_{w}x{h}")
     ctx.close()

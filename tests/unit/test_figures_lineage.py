@@ -128,27 +128,31 @@ def test_gng_edges_are_drawn_by_age_and_an_insertion_as_an_event():
 
 
 def test_the_lineage_is_drawn_as_two_families_meeting_in_cae():
-    """Seven boxes: the ART family's and the GNG family's three in their rows, CAE spanning both; a step's two boxes
-    framed; each says what the algorithm fixes, grid-searches or estimates."""
-    from cae.app.figures.lineage import BOX_WORDS, lineage_html
+    """Two rows: the ART-based (Fuzzy ART, then TCA and CAEA in one CIM-based group) and the GNG-based (GNG, SOINN,
+    ASOINN, SOINN+), both ending in CAE, which spans them; a step's boxes framed (SOINN dashed, framed or not); each
+    arrow with its source above it."""
+    from cae.app.figures.lineage import lineage_html
 
-    html = lineage_html(("SOINN+", "CAE"), {"CAE": "#d62728"})
-    rows = {name: html.index(f"<b>{name}</b>") for name in BOX_WORDS}
-    assert rows["Fuzzy ART"] < rows["TCA"] < rows["CAEA"] < rows["GNG"] < rows["ASOINN"] < rows["SOINN+"]
-    assert html.count("border:2px solid #000") == 2 and "grid-row:1 / span 2" in html
-    assert "border-left:5px solid #d62728" in html and html.count("→</div>") == 6
-    assert BOX_WORDS["CAE"] == "V, λ, a_max estimated" and BOX_WORDS["Fuzzy ART"] == "ρ fixed"
-    assert "ART family" in html and "GNG family" in html and "aria-label=" in html
-    assert lineage_html().count("border:2px solid #000") == 0
+    html = lineage_html(("SOINN", "SOINN+", "CAE"), {"CAE": "#d62728"})
+    at = {
+        name: html.index(f">{name}</span>") for name in ("Fuzzy ART", "TCA", "CAEA", "GNG", "SOINN", "ASOINN", "SOINN+")
+    }
+    assert at["Fuzzy ART"] < at["TCA"] < at["CAEA"] < at["GNG"] < at["SOINN"] < at["ASOINN"] < at["SOINN+"]
+    assert html.count("border:2px solid #000") == 2 and html.count("border:2px dashed #000") == 1
+    assert "grid-row:1 / span 2" in html and "border-left:5px solid #d62728" in html
+    assert html.count("→</span>") == 4 and html.count("▶</span>") == 2 and "1.5px dashed" in html
+    assert "ART-based" in html and "GNG-based" in html and "CIM-based ART" in html and "aria-label=" in html
+    assert lineage_html().count("border:2px") == 0
 
 
 def test_the_lessons_table_groups_each_number_by_stream_and_names_each_algorithm_once():
     from cae.app import lineage as ln
     from cae.app.figures.lineage import lineage_table_html
 
-    runs = [ln.run_one(s, 0, name, n_per_class=100) for s in ln.SETTINGS[:4] for name in ln.STREAMS]
+    runs = [ln.run_one(s, k, name, n_per_class=100) for s in ln.SETTINGS[:4] for name in ln.STREAMS for k in (0, 1)]
     html = lineage_table_html(ln.summary_table(runs), ln.TABLE_GROUPS)
     assert html.count('scope="colgroup"') == 4 and html.count('colspan="2"') == 4
     assert html.count(">noisy</th>") == html.count(">noise-free</th>") == 4
     assert html.count("<tr>") == 2 + 4 and html.count('scope="rowgroup"') == 2  # Fuzzy ART (3 rows), TCA
     assert 'rowspan="3"' in html and "white-space:nowrap" in html and " ± " not in html.split("<tbody>")[1]
+    assert "font-size:0.875rem" in html and "font-size:0.78rem;color:#444" in html  # no 10.9-px grey any more

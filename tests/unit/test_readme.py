@@ -176,7 +176,8 @@ def test_the_peer_table_is_generated():
 
 def test_the_lineage_lesson_table_is_generated():
     """The Lineage lesson's numbers (docs/algorithms.md) are generated from results/lineage.csv, never typed."""
-    from cae.app.lineage import markdown, read_runs
+    from cae.app.lineage import read_runs
+    from cae.app.lineage_lesson import markdown
 
     csv = ROOT / "results" / "lineage.csv"
     if not csv.exists():

@@ -12,8 +12,8 @@ Two kinds of model (the registry entry's ``kind``) get their layers here, regist
   on the white plot (:func:`age_colours`), and an insertion drawn as an event — the new node r ringed and
   named, with q and f (:func:`insertion_marks`).
 
-And the *Lineage* page's two pieces of HTML: the paper's two families meeting in CAE (:func:`lineage_html`) and the
-lesson's table grouped by stream (:func:`lineage_table_html`).
+And the *Lineage* page's two pieces of HTML: the paper's two families meeting in CAE, every arrow with its source
+(:func:`lineage_html`), and the lesson's table grouped by stream (:func:`lineage_table_html`).
 
 Pure functions, no Streamlit.
 """
@@ -48,7 +48,7 @@ __all__ = [
     "insertion_marks",
     "insertion_layer",
     "KIND_NOTES",
-    "BOX_WORDS",
+    "NOT_HERE",
     "lineage_html",
     "lineage_table_html",
 ]
@@ -316,80 +316,117 @@ MODEL_LAYERS["gas"] = (age_edges_layer, nodes_layer, insertion_layer)
 
 
 # ------------------------------------------------------------------ the lineage and its table, as HTML
-#: what each algorithm of the lineage is given or estimates, in its box of :func:`lineage_html`
-BOX_WORDS = {
-    "Fuzzy ART": "ρ fixed",
-    "TCA": "CIM; λ, σ_init searched",
-    "CAEA": "λ, a_max searched",
-    "GNG": "λ, a_max fixed",
-    "ASOINN": "λ, a_max searched",
-    "SOINN+": "a_max from edge ages",
-    "CAE": "V, λ, a_max estimated",
-}
-_FAMILIES = (("ART family", ("Fuzzy ART", "TCA", "CAEA")), ("GNG family", ("GNG", "ASOINN", "SOINN+")))
+#: the lineage's boxes that are no algorithm of the registry (drawn dashed: named, not run here)
+NOT_HERE = ("SOINN",)
+_SMALL = "font-size:0.78rem;color:#333;line-height:1.1"
 
 
-def _box(name, colour, chosen, style=""):
+def _box(name, colour, chosen, title=""):
     from html import escape
 
-    border = "2px solid #000" if chosen else "1px solid #b9b9b9"
+    line = "dashed" if name in NOT_HERE else "solid"
+    border = f"2px {line} #000" if chosen else f"1px {line} #767676" if name in NOT_HERE else "1px solid #b9b9b9"
+    tip = f' title="{escape(title)}"' if title else ""
     return (
-        f'<div style="border:{border};border-left:5px solid {colour};border-radius:4px;padding:0.15rem 0.45rem;'
-        f'background:#fff;line-height:1.25;{style}"><b>{escape(name)}</b><br>'
-        f'<span style="font-size:0.8rem;color:#333">{escape(BOX_WORDS[name])}</span></div>'
+        f'<span{tip} style="display:inline-block;border:{border};border-left:5px solid {colour};border-radius:4px;'
+        f'padding:0.1rem 0.4rem;background:#fff;font-weight:600;font-size:0.9rem;line-height:1.3;white-space:nowrap">'
+        f"{escape(name)}</span>"
+    )
+
+
+def _arrow(link, stretch=False):
+    """An arrow and its source above it: ``§2 based on`` over ``→`` (dashed: ``⇢``); ``stretch``: a line that fills
+    the row up to CAE's box."""
+    from html import escape
+
+    label = " ".join(x for x in (link.source.where, link.words) if x)
+    glyph = "⇢" if link.dashed else "→"
+    if stretch:
+        line = "dashed" if link.dashed else "solid"
+        return (
+            '<span style="flex:1 1 auto;min-width:5.5rem;display:inline-flex;flex-direction:column;margin:0 0.2rem">'
+            f'<span style="{_SMALL};white-space:nowrap;text-align:center">{escape(label)}</span>'
+            '<span aria-hidden="true" style="display:flex;align-items:center;color:#444">'
+            f'<span style="flex:1;border-top:1.5px {line} #444"></span>'
+            '<span style="font-size:0.9rem;line-height:0.9;margin-left:-0.1rem">▶</span></span></span>'
+        )
+    return (
+        '<span style="display:inline-flex;flex-direction:column;align-items:center;margin:0 0.2rem;'
+        f'vertical-align:middle"><span style="{_SMALL};white-space:nowrap">{escape(label)}</span>'
+        f'<span aria-hidden="true" style="font-size:1rem;line-height:0.9;color:#444">{glyph}</span></span>'
     )
 
 
 def lineage_html(chosen=(), colours=None):
-    """The paper's two families meeting in CAE, as HTML: Fuzzy ART → TCA → CAEA and GNG → ASOINN → SOINN+, each
-    box saying what the algorithm fixes, grid-searches ("searched") or estimates (:data:`BOX_WORDS`), both rows
-    ending in CAE;
-    the algorithms named in ``chosen`` (a step's two) are framed in black. ``colours``: name → the box's edge
-    colour (the registry's).
+    """The paper's two families, as HTML (:mod:`cae.app.lineage_lesson`): the ART-based row — Fuzzy ART, the
+    CIM-based ARTs TCA and CAEA side by side in one group, CAE — and the GNG-based row — GNG, SOINN (dashed: not in
+    this app), ASOINN, SOINN+, whose arrow into CAE is dashed (it inspired CAE's a_max) — each arrow and grouping
+    with its source beside it (the paper's section, or the publication it cites). The boxes name the algorithms and
+    nothing else: what is given, searched or estimated is said in the steps. The algorithms named in ``chosen`` (a
+    step's) are framed in black; ``colours``: name → the box's edge colour (the registry's).
 
-    >>> html = lineage_html(("GNG", "ASOINN"))
-    >>> html.count("border:2px solid #000"), "V, λ, a_max estimated" in html
-    (2, True)
+    >>> html = lineage_html(("GNG", "SOINN", "ASOINN"))
+    >>> html.count("border:2px solid #000"), html.count("border:2px dashed #000"), "§2 based on" in html
+    (2, 1, True)
     """
+    from html import escape
+
+    from ..lineage_lesson import FAMILY_WORDS, GROUPS, link
+
     colours = colours or {}
-    cells = []
-    for row, (family, names) in enumerate(_FAMILIES, start=1):
-        cells.append(f'<div style="grid-row:{row};grid-column:1;font-size:0.8rem;color:#333">{family}</div>')
-        for k, name in enumerate(names):
-            cells.append(
-                _box(name, colours.get(name, "#7f7f7f"), name in chosen, f"grid-row:{row};grid-column:{2 + 2 * k}")
-            )
-            cells.append(
-                f'<div aria-hidden="true" style="grid-row:{row};grid-column:{3 + 2 * k};text-align:center;'
-                'font-size:1.1rem;color:#555">→</div>'
-            )
-    cae = _box("CAE", colours.get("CAE", "#d62728"), "CAE" in chosen, "grid-row:1 / span 2;grid-column:8;")
-    text = (
-        "The lineage: Fuzzy ART, then TCA, then CAEA, then CAE; and GNG, then ASOINN, then SOINN+, whose edge "
-        "deletion CAE's a_max follows."
+
+    def box(name):
+        return _box(name, colours.get(name, "#7f7f7f"), name in chosen, "not in this app" if name in NOT_HERE else "")
+
+    cim = next(g for g in GROUPS if g.name == "CIM-based ART")
+    family = {g.name: g for g in GROUPS if g.name != cim.name}
+    group = (
+        '<span style="display:inline-flex;align-items:center;gap:0.3rem;border:1px solid #999;border-radius:6px;'
+        f'padding:0.1rem 0.3rem;background:#f6f6f6;vertical-align:middle"><span style="{_SMALL}">'
+        f"{escape(cim.name)}<br>{escape(cim.source.where)}</span>" + "".join(box(m) for m in cim.members) + "</span>"
     )
+    art = box("Fuzzy ART") + _arrow(link("Fuzzy ART", "CIM-based ART")) + group
+    gng = "".join(box(a) + _arrow(link(a, b)) for a, b in (("GNG", "SOINN"), ("SOINN", "ASOINN"), ("ASOINN", "SOINN+")))
+    gng += box("SOINN+")
+
+    def label(name, row):
+        g = family[name]
+        return (
+            f'<div style="grid-row:{row};grid-column:1;{_SMALL}"><b>{escape(name)}</b><br>{escape(g.source.where)}'
+            "</div>"
+        )
+
+    row = "display:flex;align-items:center;white-space:nowrap"
+    cells = [
+        label("ART-based", 1),
+        f'<div style="grid-row:1;grid-column:2;{row}">{art}{_arrow(link("CAEA", "CAE"), True)}</div>',
+        label("GNG-based", 2),
+        f'<div style="grid-row:2;grid-column:2;{row}">{gng}{_arrow(link("SOINN+", "CAE"), True)}</div>',
+        f'<div style="grid-row:1 / span 2;grid-column:3">{box("CAE")}</div>',
+    ]
     return (
-        f'<figure style="margin:0" aria-label="{text}">'
-        '<div style="display:grid;grid-template-columns:auto repeat(3, minmax(0, 1fr) 1.4rem) minmax(0, 1.1fr);'
-        'gap:0.3rem 0.15rem;align-items:center">' + "".join(cells) + cae + "</div></figure>"
+        f'<figure class="cae-lineage" style="margin:0;max-width:62rem" aria-label="{escape(FAMILY_WORDS)}">'
+        '<div style="display:grid;grid-template-columns:auto 1fr auto;gap:0.25rem 0.4rem;align-items:center">'
+        + "".join(cells)
+        + "</div></figure>"
     )
 
 
 def lineage_table_html(table, groups, first_columns=2):
-    """The lesson's table (:func:`cae.app.lineage.summary_table`) as HTML that fits a 1280×720 screen whole: the
-    columns of each number grouped under one heading (``groups``: heading → sub-headings, in the table's order
-    after its ``first_columns``), every "mean ± sd" written as the mean with a small "±sd" after it, one line a
-    row, the algorithm named once for its block of rows.
+    """The lesson's table (:func:`cae.app.lineage.summary_table`) as HTML: the columns of each number grouped under
+    one heading (``groups``: heading → sub-headings, in the table's order after its ``first_columns``), every
+    "mean ± sd" written as the mean with a smaller "±sd" after it and every "median [lowest–highest]" as the median
+    with its range after it, one line a row, the algorithm named once for its block of rows.
 
     >>> import pandas as pd
-    >>> t = pd.DataFrame({"algorithm": ["CAE"], "setting": ["—"], "NMI, noisy": ["0.953 ± 0.064"], "NMI, clean": ["1.000 ± 0.000"]})
+    >>> t = pd.DataFrame({"algorithm": ["CAE"], "setting": ["—"], "NMI, noisy": ["0.953 ± 0.064"], "NMI, clean": ["2 [1–105]"]})
     >>> html = lineage_table_html(t, {"NMI": ["noisy", "clean"]})
-    >>> 'colspan="2"' in html, "±0.064" in html, html.count("<tr")
-    (True, True, 3)
+    >>> 'colspan="2"' in html, "±0.064" in html, " [1–105]" in html, html.count("<tr")
+    (True, True, True, 3)
     """
     from html import escape
 
-    pad = "padding:0.08rem 0.3rem"
+    pad = "padding:0.1rem 0.35rem"
     th = f'style="{pad};text-align:{{}};border-bottom:1px solid #888;font-weight:600"'
     head1 = "".join(
         f'<th rowspan="2" {th.format("left")} scope="col">{escape(c)}</th>' for c in table.columns[:first_columns]
@@ -414,11 +451,19 @@ def lineage_table_html(table, groups, first_columns=2):
             )
         cells += [f'<td style="{top}{pad}">{escape(str(v))}</td>' for v in values[1:first_columns]]
         for v in values[first_columns:]:
-            mean, _, sd = str(v).partition(" ± ")
-            small = f'<span style="font-size:0.68rem;color:#555"> ±{escape(sd)}</span>' if sd else ""
-            cells.append(f'<td style="{top}{pad};text-align:right;white-space:nowrap">{escape(mean)}{small}</td>')
+            text = str(v)
+            if " ± " in text:
+                main, after = text.split(" ± ", 1)
+                after = f"±{after}"
+            elif " [" in text:
+                main, after = text.split(" [", 1)
+                after = f"[{after}"
+            else:
+                main, after = text, ""
+            small = f'<span style="font-size:0.78rem;color:#444"> {escape(after)}</span>' if after else ""
+            cells.append(f'<td style="{top}{pad};text-align:right;white-space:nowrap">{escape(main)}{small}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        '<table class="cae-lineage-table" style="border-collapse:collapse;font-size:0.8rem;line-height:1.2;width:100%">'
-        f"<thead><tr>{head1}</tr><tr>{head2}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        '<table class="cae-lineage-table" style="border-collapse:collapse;font-size:0.875rem;line-height:1.25;'
+        f'width:100%"><thead><tr>{head1}</tr><tr>{head2}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
