@@ -129,6 +129,7 @@ def player(pg, draw, describe, samples_per_frame, present=False):
         fps=int(ss.get("play_fps", DEFAULT_FPS)),
         present=bool(present),
         side=SIDE[bool(present)],
+        toggle_key=W.PLAY,  # Pause switches the page's Play off in the browser at once (player.js: switchPlayOff)
         on_change=_on_request,
         default=None,
     )

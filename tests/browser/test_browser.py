@@ -189,6 +189,9 @@ def test_play_is_smooth_and_pauses_on_the_frame_shown(server, browser, capsys):
     t, shown = player.evaluate(
         "() => { document.getElementById('pause').click(); return [playerState.shown.t, playerState.drawn()]; }"
     )
+    # the Play switch goes off in the browser at once, before the server has answered: a request the page sends
+    # meanwhile (a fragment's timer) no longer says "on" (it made a live class play again after its teacher's Pause)
+    page.wait_for_function("() => !document.querySelector('.st-key-w_play input[type=checkbox]').checked", timeout=2000)
     shown_nodes, shown_marks, shown_layers = shown["nodes"], shown["marks"], shown["layers"]
     _wait_seen(page, t, timeout_ms=120000)
     assert t > 40000

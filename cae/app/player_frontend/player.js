@@ -545,6 +545,31 @@
     if (st.shown) summary(st.shown, (st.shown.panel || {}).metrics || [], true);
     st.reqSeq += 1;
     send({ epoch: st.epoch, seq: st.reqSeq, shown: t, fps: st.fps, pause: true });
+    switchPlayOff();
+  }
+
+  // The page's Play switch goes off in the browser, with the Pause. Left on until the server's answer came back,
+  // it went with every request the page sent meanwhile (a fragment's timer, a click elsewhere): the server took
+  // that "on" for the user's and played again from the start of the run (a class on a busy machine was played
+  // to the end after its teacher's Pause: 2 of 6 runs of the classroom's browser test with two busy loops beside).
+  // The switch is flipped by a listener of the page's own, on a message posted after the Pause's: messages from
+  // this frame reach the page in order, so the Pause's request leaves first (flipped here, in this frame's task,
+  // the switch's request went first, and the server stopped on the last step it had been told of).
+  function switchPlayOff() {
+    if (!st.toggleKey) return;
+    try {
+      const page = window.parent;
+      if (!page.__caeSwitchOff) {
+        const script = page.document.createElement("script"); // in the page's realm: it outlives this frame
+        script.textContent =
+          "window.__caeSwitchOff = true; window.addEventListener('message', function (ev) {" +
+          " if (!ev.data || ev.data.type !== 'cae:switchPlayOff' || !/^[A-Za-z0-9_-]+$/.test(ev.data.key)) return;" +
+          " var box = document.querySelector('.st-key-' + ev.data.key + ' input[type=checkbox]');" +
+          " if (box && box.checked) box.click(); });";
+        page.document.head.appendChild(script);
+      }
+      page.postMessage({ type: "cae:switchPlayOff", key: st.toggleKey }, "*");
+    } catch (e) { /* not the page's origin: the server's Pause alone switches it off */ }
   }
 
   function loop(now) {
@@ -686,6 +711,7 @@
       copyFonts();
       st.fps = Number(a.fps) || 30;
       st.side = Number(a.side) || 400;
+      st.toggleKey = a.toggle_key ? String(a.toggle_key) : "";
       if (a.present) document.body.classList.add("present");
       const sel = $("fps");
       if (!sel.querySelector('option[value="' + st.fps + '"]')) {
