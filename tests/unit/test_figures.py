@@ -76,8 +76,10 @@ def test_network_figure_layers(pg):
     n_segments = sum(s.path.count("M") for s in edge_shapes)
     assert n_segments == len(pg.model.edges_)  # every edge once, an SVG path per age band
     assert 1 < len(edge_shapes) <= viz.N_AGE_BANDS and {s.layer for s in edge_shapes} == {"between"}
-    assert not [t for t in fig.data if (t.name or "").startswith("edges")]  # no WebGL lines for them
-    assert any(getattr(t.marker, "showscale", False) for t in fig.data)  # the age colour bar
+    # no WebGL lines for them; the legend names each band drawn, in its colour (an entry with no points)
+    assert not [t for t in fig.data if (t.name or "").startswith("edges") and t.x and t.x[0] is not None]
+    legend = {t.name.removeprefix("edges, age "): t.line.color for t in fig.data if (t.name or "").startswith("edges,")}
+    assert {s.name.removeprefix("edges age "): s.line.color for s in edge_shapes}.items() <= legend.items()
     assert len(_named(fig, "s1")) == 1 and len(_named(fig, "s2")) == 1
     assert len(_named(fig, "current sample")) == 1 and len(_named(fig, "removed this frame")) == 1
     assert list(fig.layout.xaxis.range) == pytest.approx([-0.03, 1.03])
@@ -183,8 +185,11 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     for k, p in enumerate(model.nodes_):
         gap = np.abs(at - on_screen(p)).max(axis=1)
         assert gap.min() < 0.25 and nodes[int(np.argmin(gap))][3] == colours[k], k
-    # every edge between its nodes (whole pixels); the youngest in the age scale's first colour, the oldest not
-    stops = [s.get("stop-color") for s in root.iter(f"{SVG}stop")]
+    # every edge between its nodes (whole pixels); the youngest in the first band's colour, the oldest not; the
+    # bands drawn under the plot, as the Plotly view's key
+    key = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "age-key")
+    stops = [line.get("stroke") for line in key.iter(f"{SVG}line")]
+    assert stops == list(viz.AGE_COLOURS[: len(stops)]) and len(stops) >= 2
     colour_at = {}
     for x1, y1, x2, y2, c in edges:
         colour_at[(x1, y1, x2, y2)] = colour_at[(x2, y2, x1, y1)] = c
@@ -328,8 +333,9 @@ def test_s1_and_s2_are_named_beside_them_in_annotations_not_webgl_text(pg):
             mark = _named(fig, name)[0]
             note = notes[name]
             assert (note.x, note.y) == (float(mark.x[0]), float(mark.y[0])) and (note.xref, note.yref) == ("x", "y")
-            assert note.font.color == mark.marker.color and not note.showarrow
-        assert notes["s1"].xanchor == "left" and notes["s2"].xanchor == "right"  # on opposite sides
+            # in the mark's colour (s2's a darker magenta: text needs 4.5:1 on white, magenta has 3.1)
+            assert note.font.color == {"s1": viz.MARK_S1, "s2": "#b000b0"}[name] and not note.showarrow
+            assert note.name == name  # the annotation names its mark's trace
 
 
 def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):
@@ -353,7 +359,8 @@ def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):
     assert fig.layout.uirevision != full.layout.uirevision  # the browser applies the new range
     # no s1 yet: the full view, no note
     early = viz.network_figure(m, current=pg.stream.X[0], record=None, bounds=((0, 1), (0, 1)), focus=True)
-    assert list(early.layout.xaxis.range) == pytest.approx([-0.03, 1.03]) and not early.layout.annotations
+    assert list(early.layout.xaxis.range) == pytest.approx([-0.03, 1.03])
+    assert [a.text for a in early.layout.annotations] == ["x"]  # the sample named, no note
 
 
 def test_every_nodes_vigilance_region_is_its_cim_level_set(pg):
@@ -475,8 +482,7 @@ def test_before_the_first_step_the_view_draws_the_stream_to_come_and_what_to_pre
     come = _named(fig, viz.UPCOMING_NAME)[0]
     assert len(come.x) == len(X) and fig.data[0] is come  # under every other mark
     faint = _named(viz.network_figure(None, X, bounds=((0, 1), (0, 1))), "data seen")[0].marker.color
-    # fainter than the data seen (the alpha of its grey)
-    assert float(come.marker.color.rsplit(",", 1)[1].rstrip(")")) < float(faint.rsplit(",", 1)[1].rstrip(")"))
+    assert _contrast_on_white(come.marker.color) < _contrast_on_white(faint)  # fainter than the data seen
     assert [a.text for a in fig.layout.annotations] == ["press <b>Step 1</b>"]
 
 
@@ -566,13 +572,15 @@ def test_the_main_view_draws_its_layers_in_order(pg):
         deleted=np.array([[0.5, 0.5]]),
         placed=X[:2],
     )
-    names = list(dict.fromkeys(t.name for t in fig.data if t.name))
+    names = [n for n in dict.fromkeys(t.name for t in fig.data if t.name) if not n.startswith("edges, age")]
+    alone = ["cluster of one node"] if "cluster of one node" in names else []
     assert names == [
         "data seen",
         "recent window",
         "every node's vigilance region",
         "bandwidth σ",
         "nodes",
+        *alone,
         "vigilance region of s1 (CIM ≤ V)",
         "s2 (halo)",
         "s2",
@@ -691,7 +699,7 @@ def test_the_key_names_every_mark_and_line_of_the_picture(pg):
     assert not [t for t in fig.data if t.marker and t.marker.showscale]  # no colour bar
     for name in {t.name for t in fig.data if t.name and not t.name.endswith("(halo)") and t.showlegend is not False}:
         assert name.split(" (")[0] in key, name
-    assert "edge age:" in key and all(f"{s.name.split()[-1]}" in key for s in fig.layout.shapes)
+    assert "edge age, " in key and all(s.name.split()[-1] in key for s in fig.layout.shapes)
 
 
 def test_more_clusters_than_colours_stay_apart_for_colour_blind_students():

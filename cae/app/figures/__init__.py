@@ -36,6 +36,7 @@ from .geometry import focus_window, region_outlines, vigilance_boundary
 from .network import MODEL_LAYERS, model_kind, network_figure, network_spec
 from .palette import (
     AGE_COLORSCALE,
+    AGE_COLOURS,
     MARK_COLORS,
     MARK_DRAWN,
     MARK_PLACED,
@@ -68,6 +69,7 @@ __all__ = [
     "layout_positions",
     "thin",
     "AGE_COLORSCALE",
+    "AGE_COLOURS",
     "MARK_COLORS",
     "focus_window",
     "figure_table",
