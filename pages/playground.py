@@ -489,8 +489,8 @@ def _notes():
             "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
             + noise_study.FAULT_DEFINITION,
         )
-    if p["network"]:
-        st.caption(p["network"])
+    if p["network"] and not playing:  # while playing, the panel beside the frame shown has its numbers: this line
+        st.caption(p["network"])  # would stay at the step where Play started (it did: "99 nodes" at step 5,183)
 
 
 def traces_panel():

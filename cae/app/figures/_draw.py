@@ -80,6 +80,11 @@ MIN_SCALE = 0.8
 EDGE_WIDTH = 2.6
 
 
+def px_size(v):
+    """A size in px to two decimals, rounded up (so that a mark scaled with the picture never falls below its share)."""
+    return np.ceil(np.asarray(v, dtype=float) * 100 - 1e-6) / 100
+
+
 def mark_scale(px):
     """How much larger than in the reference picture (:data:`REFERENCE_PX`) the marks are drawn in a picture of
     side ``px`` (None: the reference itself): in proportion to the side, never below :data:`MIN_SCALE`.
@@ -151,7 +156,7 @@ def _mark(x, y, name, symbol, color, size, width=3, hover=None, scale=1.0):
     WebGL traces in order), with a white halo under it so that it stands out on any cluster colour. ``size`` and
     ``width`` are the reference picture's (px), drawn ``scale`` times larger (:func:`mark_scale`)."""
     x, y = _f32(np.atleast_1d(x)), _f32(np.atleast_1d(y))
-    size, width = size * scale, max(width * scale, 1.0)
+    size, width = float(px_size(size * scale)), float(px_size(max(width * scale, 1.0)))
     halo = dict(
         type="scattergl",
         x=x,

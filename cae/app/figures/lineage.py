@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._draw import EDGE_WIDTH, _edge_shape, _f32, _label, _mark, age_bands
+from ._draw import EDGE_WIDTH, _edge_shape, _f32, _label, _mark, age_bands, px_size
 from .network import MODEL_LAYERS, _age_legend, _edge_name, nodes_layer
 from .palette import (
     LEGIBLE_AGE_END,
@@ -211,7 +211,7 @@ def age_edges_layer(scene, view, canvas):
     ages = np.asarray(model.edge_ages_)
     amax = float(getattr(model, "max_edge_age", max(int(ages.max()) if len(ages) else 1, 1)))
     bands = age_bands(ages, max(amax, 1.0))
-    width = round(EDGE_WIDTH * canvas.scale, 2)
+    width = float(px_size(EDGE_WIDTH * canvas.scale))
     for k, colour in enumerate(bands.colours):
         sel = bands.band == k
         if sel.any():

@@ -44,6 +44,7 @@ from ._draw import (
     _node_sizes,
     age_bands,
     mark_scale,
+    px_size,
 )
 from .geometry import focus_window, region_outlines, vigilance_boundary
 from .labels import LABEL_FONT, place_labels, point_marks
@@ -199,7 +200,7 @@ def data_layer(scene, view, canvas):
         (scene.recent, "recent window", 3.6, DATA_RECENT),
     ):
         if X is not None and len(X):
-            canvas.traces.append(_points(X, scene.dims, name, round(size * s, 2), color))
+            canvas.traces.append(_points(X, scene.dims, name, float(px_size(size * s)), color))
 
 
 # ------------------------------------------------------------------ the model
@@ -278,7 +279,7 @@ def edges_layer(scene, view, canvas):
     as wide as the picture allows."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
-    width = round(EDGE_WIDTH * canvas.scale, 2)
+    width = float(px_size(EDGE_WIDTH * canvas.scale))
     ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
     if ages is None:
         if len(edges):
@@ -379,7 +380,7 @@ def nodes_layer(scene, view, canvas, clouds=False):
     if hasattr(model, "sigmas_"):
         hover = [f"{h} · σ={v:.4g}" for h, v in zip(hover, np.asarray(model.sigmas_))]
     colours = [colour_of_index(k) for k in node_colour_index(model).tolist()]
-    sizes = np.round(_node_sizes(M, s), 2) if not clouds else round(11 * s, 2)
+    sizes = px_size(_node_sizes(M, s)) if not clouds else float(px_size(11 * s))
     canvas.traces.append(
         dict(
             type="scattergl",
@@ -525,7 +526,10 @@ def _current_sample(x, dims, name, scale=1.0):
         mode="markers",
         name=name,
         marker=dict(
-            symbol="star", size=round(20 * scale, 2), color=MARK_SAMPLE, line=dict(color="white", width=1.5 * scale)
+            symbol="star",
+            size=float(px_size(20 * scale)),
+            color=MARK_SAMPLE,
+            line=dict(color="white", width=1.5 * scale),
         ),
         hovertext=[name],
         hoverinfo="text",
