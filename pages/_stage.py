@@ -85,46 +85,52 @@ def stage_css(present=False):
         ".st-key-side [data-testid='stHorizontalBlock'] { gap: 0.6rem; }",
     ]
     if present:
-        css += [
-            "[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader']"
-            " { display: none !important; }",
-            "[data-testid='stMainBlockContainer'] { padding: 0.5rem 0.75rem 2rem; }",
-            f"html {{ font-size: {PRESENT_FONT}px; }}",
-            # captions, labels, help texts and metric deltas are 0.875rem or less in Streamlit: 20 px at least
-            "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'],"
-            " [data-testid='stMetricLabel'], [data-testid='stMetricDelta'], [data-testid='stMarkdownContainer'],"
-            " [data-testid='stSliderTickBar'], [data-testid='stSliderThumbValue'], [data-testid='stTooltipIcon'])"
-            " :is(*, p) { font-size: 1rem !important; }",
-            "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stMetricLabel'],"
-            " [data-testid='stMetricDelta'], [data-testid='stSliderThumbValue'], [data-testid='stSliderTickBar'])"
-            " { font-size: 1rem !important; }",
-            # the title stays for a screen reader (the page's h1), unseen; so does the caption's line
-            ".st-key-page_head { position: absolute !important; width: 1px; height: 1px; overflow: hidden;"
-            " clip-path: inset(50%); }",
-            # the controls' row compact: one line on a 1024-px projector
-            ".st-key-controls [data-testid='stHorizontalBlock'] { gap: 0.45rem; }",
-            ".st-key-controls button { padding-left: 0.55rem !important; padding-right: 0.55rem !important; }",
-            ".st-key-controls [data-testid='stColumn']:has([data-testid='stSelectbox']) { min-width: 7.4rem !important; }",
-            ".st-key-controls [data-testid='stColumn']:has([data-testid='stNumberInput']) { min-width: 3.9rem !important; }",
-            # the side panel as tall as the screen leaves it (the script: --side-h), its traces taking the rest
-            ":is(.st-key-side, [data-testid='stLayoutWrapper']:has(> .st-key-side))"
-            " { flex: none !important; height: var(--side-h, auto) !important; }",
-            ".st-key-side { gap: 0.35rem !important; }",
-            ".st-key-side > .st-key-side_traces { flex: 1 1 0 !important; height: auto !important;"
-            f" min-height: {PRESENT_TRACES_MIN}px; }}",
-            ".st-key-side [data-testid='stMetricValue'] { font-size: 1.15rem; }",
-            # "of 9,900" beside the count where it fits, not on a line of its own
-            ".st-key-side [data-testid='stMetric'] > div { display: flex; flex-wrap: wrap; align-items: baseline;"
-            " column-gap: 0.4rem; }",
-            ".st-key-side [data-testid='stMetric'] > div > [data-testid='stMetricLabel'] { flex: 1 0 100%; }",
-            # the numbers in one row that wraps: as many to a line as the side panel's width holds
-            ".st-key-side [data-testid='stHorizontalBlock'] { flex-wrap: wrap !important; row-gap: 0.25rem; }",
-            ".st-key-side [data-testid='stHorizontalBlock'] > [data-testid='stColumn']"
-            " { flex: 1 1 auto !important; width: auto !important; min-width: max-content !important; }",
-            ".st-key-stage_row { position: relative; }",
-            ".st-key-stage iframe[title*='cae_player'] { height: calc(var(--side-h, var(--net)) + 4px) !important; }",
-        ]
+        css += _present_css()
     return "<style>" + "".join(css) + "</style>"
+
+
+def _present_css():
+    """The present mode's rules (a projector): no sidebar and no header, every text 20 px or more, a compact row of
+    controls, and the side panel as tall as the screen leaves it (its traces taking the rest)."""
+    return [
+        "[data-testid='stSidebar'], [data-testid='stSidebarCollapsedControl'], header[data-testid='stHeader']"
+        " { display: none !important; }",
+        "[data-testid='stMainBlockContainer'] { padding: 0.5rem 0.75rem 2rem; }",
+        f"html {{ font-size: {PRESENT_FONT}px; }}",
+        # captions, labels, help texts and metric deltas are 0.875rem or less in Streamlit: 20 px at least
+        "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stWidgetLabel'],"
+        " [data-testid='stMetricLabel'], [data-testid='stMetricDelta'], [data-testid='stMarkdownContainer'],"
+        " [data-testid='stSliderTickBar'], [data-testid='stSliderThumbValue'], [data-testid='stTooltipIcon'])"
+        " :is(*, p) { font-size: 1rem !important; }",
+        "[data-testid='stMain'] :is([data-testid='stCaptionContainer'], [data-testid='stMetricLabel'],"
+        " [data-testid='stMetricDelta'], [data-testid='stSliderThumbValue'], [data-testid='stSliderTickBar'])"
+        " { font-size: 1rem !important; }",
+        # the title stays for a screen reader (the page's h1), unseen; so does the caption's line
+        ".st-key-page_head { position: absolute !important; width: 1px; height: 1px; overflow: hidden;"
+        " clip-path: inset(50%); }",
+        # the controls' row compact: one line on a 1024-px projector
+        ".st-key-controls [data-testid='stHorizontalBlock'] { gap: 0.45rem; }",
+        ".st-key-controls button { padding-left: 0.55rem !important; padding-right: 0.55rem !important; }",
+        ".st-key-controls [data-testid='stColumn']:has([data-testid='stSelectbox']) { min-width: 7.4rem !important; }",
+        ".st-key-controls [data-testid='stColumn']:has([data-testid='stNumberInput']) { min-width: 3.9rem !important; }",
+        # the side panel as tall as the screen leaves it (the script: --side-h), its traces taking the rest
+        ":is(.st-key-side, [data-testid='stLayoutWrapper']:has(> .st-key-side))"
+        " { flex: none !important; height: var(--side-h, auto) !important; }",
+        ".st-key-side { gap: 0.35rem !important; }",
+        ".st-key-side > .st-key-side_traces { flex: 1 1 0 !important; height: auto !important;"
+        f" min-height: {PRESENT_TRACES_MIN}px; }}",
+        ".st-key-side [data-testid='stMetricValue'] { font-size: 1.15rem; }",
+        # "of 9,900" beside the count where it fits, not on a line of its own
+        ".st-key-side [data-testid='stMetric'] > div { display: flex; flex-wrap: wrap; align-items: baseline;"
+        " column-gap: 0.4rem; }",
+        ".st-key-side [data-testid='stMetric'] > div > [data-testid='stMetricLabel'] { flex: 1 0 100%; }",
+        # the numbers in one row that wraps: as many to a line as the side panel's width holds
+        ".st-key-side [data-testid='stHorizontalBlock'] { flex-wrap: wrap !important; row-gap: 0.25rem; }",
+        ".st-key-side [data-testid='stHorizontalBlock'] > [data-testid='stColumn']"
+        " { flex: 1 1 auto !important; width: auto !important; min-width: max-content !important; }",
+        ".st-key-stage_row { position: relative; }",
+        ".st-key-stage iframe[title*='cae_player'] { height: calc(var(--side-h, var(--net)) + 4px) !important; }",
+    ]
 
 
 def write_style(present=False):

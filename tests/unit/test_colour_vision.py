@@ -101,7 +101,7 @@ def test_every_edge_age_colour_reads_on_the_white_plot_at_a_projectors_width():
 
 
 def test_the_key_shows_exactly_the_age_bands_drawn():
-    """Each band drawn (an SVG path of its colour) is in the key with that colour and the ages it holds, and the key
+    """Each band drawn (a line of its colour) is in the key with that colour and the ages it holds, and the key
     shows no other: with an age limit a_max, the bands are the edges up to half of it, up to it, and past it."""
     import re
     from types import SimpleNamespace
@@ -119,7 +119,11 @@ def test_the_key_shows_exactly_the_age_bands_drawn():
         n_clusters_=1,
     )
     fig = figures.network_figure(net, legend=False, age_limit=28.4)
-    drawn = {s.name.removeprefix("edges age "): (s.line.color, s.path.count("M")) for s in fig.layout.shapes}
+    drawn = {
+        t.name.removeprefix("edges age "): (t.line.color, len(t.x) // 3)  # each edge: two ends and a gap
+        for t in fig.data
+        if (t.name or "").startswith("edges age")
+    }
     assert drawn == {"≤ 14": ("#7a8ca3", 4), "15–28": ("#1f3d66", 3), "> 28.4": ("#c85a00", 2)}
     key = fig.layout.meta["key"]
     row = key[key.index('class="cae-key-ages"') :]
@@ -128,3 +132,16 @@ def test_the_key_shows_exactly_the_age_bands_drawn():
         (c, label, n) for label, (c, n) in drawn.items()
     ]
     assert "a_max = 28.4" in row
+
+
+def test_a_picture_is_simulated_pixel_by_pixel_as_each_colour_is():
+    """simulate_image (a screenshot as a colour-blind student sees it) agrees with simulate on each pixel."""
+    rng = np.random.default_rng(0)
+    px = rng.integers(0, 256, (4, 5, 3)).astype(np.uint8)
+    for d in CVD:
+        seen = cv.simulate_image(px, d)
+        assert seen.shape == px.shape and seen.dtype == np.uint8
+        for i, j in ((0, 0), (3, 4), (2, 1)):
+            assert cv.lab(cv.simulate(seen[i, j].tolist(), None)) == pytest.approx(
+                cv.lab(cv.simulate(px[i, j].tolist(), d)), abs=1.0
+            )

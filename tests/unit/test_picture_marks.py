@@ -147,8 +147,9 @@ def test_the_marks_grow_with_the_picture(lesson, algo):
             "data": float(_named(fig, "recent window").marker.size),
             "sample": float(_named(fig, "current sample").marker.size),
         }
-        if fig.layout.shapes:
-            out["edge"] = float(fig.layout.shapes[0].line.width)
+        edges = [t for t in fig.data if (t.name or "").startswith("edges age")]
+        if edges:
+            out["edge"] = float(edges[0].line.width)
         if any(t.name == "s1" for t in fig.data):
             out["s1"] = float(_named(fig, "s1").marker.size)
         return out

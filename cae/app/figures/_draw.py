@@ -1,4 +1,4 @@
-"""Drawing primitives of the views: float32 arrays, edges as SVG paths, circles, marks with halos, labels, notes.
+"""Drawing primitives of the views: float32 arrays, edges as lines, circles, marks with halos, labels, notes.
 
 Plain dicts, not Plotly objects: Plotly's per-element checks of thousands of points cost more than the learning.
 """
@@ -30,9 +30,10 @@ def _segments(P, edges):
 def edge_path(P, edges):
     """The edges as one SVG path, ``"M x0,y0 L x1,y1"`` per edge (5 significant digits: well under a pixel).
 
-    The main view draws its edges as layout shapes with these paths (SVG), not as WebGL lines: in a browser
-    without a graphics processor plotly.js's WebGL lines cost more than the rest of a frame together
-    (the whole Playground figure plays at 13–14 frames per second with them, 22–24 with SVG paths).
+    The main view drew its edges as layout shapes with these paths (SVG, under every WebGL trace) while Play drew
+    its frames with plotly.js, whose WebGL lines cost more than the rest of a frame without a graphics processor;
+    since Play draws on a canvas of its own and the data are opaque, they are WebGL lines over the data and under the
+    nodes (:func:`_edge_trace`): opaque data over the SVG edges hid two in five of them in a dense cluster.
 
     >>> import numpy as np
     >>> edge_path(np.array([[0.0, 0.0], [0.5, 0.25], [1.0, 1 / 3]]), np.array([[0, 1], [1, 2]]))
@@ -55,6 +56,24 @@ def _edge_shape(P, edges, color, width, name):
         layer="between",
         line=dict(color=color, width=width),
         name=name,
+    )
+
+
+def _edge_trace(P, edges, color, width, name):
+    """Edges of one colour as one WebGL line trace (a NaN between two edges): drawn after the data and before the
+    nodes, so over the data points (opaque: they hid the edges drawn under them) and under the nodes. Out of the key's
+    and the legend's entries (the key writes the edges' age bands itself)."""
+    x, y = _segments(np.asarray(P, dtype=np.float32), np.asarray(edges).reshape(-1, 2))
+    return dict(
+        type="scattergl",
+        x=x,
+        y=y,
+        mode="lines",
+        name=name,
+        legendgroup="edges",
+        showlegend=False,
+        line=dict(color=color, width=width),
+        hoverinfo="skip",
     )
 
 
@@ -98,11 +117,11 @@ def mark_scale(px):
 
 
 def _node_sizes(win_counts, scale=1.0):
-    """Marker diameter (px) of each node: 5.5 to 11 by the square root of its win count M in the reference picture,
+    """Marker diameter (px) of each node: 5 to 10 by the square root of its win count M in the reference picture,
     times ``scale`` (small enough that the edges between the nodes of a dense cluster show: they were hidden under
     nodes of 8.5–16 px)."""
     M = np.asarray(win_counts, dtype=float)
-    return (5.5 + 5.5 * np.sqrt(M / max(M.max(), 1))) * scale
+    return (5 + 5 * np.sqrt(M / max(M.max(), 1))) * scale
 
 
 class AgeBands(NamedTuple):

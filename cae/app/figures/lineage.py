@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._draw import EDGE_WIDTH, _edge_shape, _f32, _label, _mark, age_bands, px_size
+from ._draw import EDGE_WIDTH, _edge_trace, _f32, _label, _mark, age_bands, px_size
 from .network import MODEL_LAYERS, _age_legend, _edge_name, nodes_layer
 from .palette import (
     LEGIBLE_AGE_END,
@@ -204,7 +204,7 @@ def age_colours(ages, amax):
 
 
 def age_edges_layer(scene, view, canvas):
-    """GNG's edges as SVG paths, one per age band around a_max (:func:`age_colours`), with the bands in the key
+    """GNG's edges as lines over the data, one per age band around a_max (:func:`age_colours`), with the bands in the key
     (or the legend)."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
@@ -215,7 +215,7 @@ def age_edges_layer(scene, view, canvas):
     for k, colour in enumerate(bands.colours):
         sel = bands.band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
+            canvas.traces.append(_edge_trace(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
     if len(edges):
         canvas.ages = bands
         if view.legend:

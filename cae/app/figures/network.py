@@ -37,7 +37,7 @@ from ._draw import (
     REFERENCE_PX,
     _circles,
     _corner_note,
-    _edge_shape,
+    _edge_trace,
     _f32,
     _label,
     _mark,
@@ -137,8 +137,9 @@ class Scene:
 @dataclass
 class Canvas:
     """What the layers have drawn so far: ``traces`` (under the marks, in order), ``marks`` (over every node),
-    ``labels`` (names written beside marks: annotations), ``shapes`` (the edges as SVG paths, under every
-    WebGL trace) and ``focus_points`` (what the focused view must show)."""
+    ``labels`` (names to write beside marks: requests placed at the end, :func:`~.labels.place_labels`),
+    ``shapes`` (layout shapes: SVG under every WebGL trace; no layer of this module draws one) and ``focus_points``
+    (what the focused view must show)."""
 
     traces: list = field(default_factory=list)
     marks: list = field(default_factory=list)
@@ -274,22 +275,22 @@ def _edge_name(label):
 
 
 def edges_layer(scene, view, canvas):
-    """The edges as SVG paths under the nodes, one per age band (:func:`~._draw.age_bands` around the age limit
-    a_max, :func:`edge_age_limit`; the bands in the key or the legend; one grey path where edges have no age: TCA),
-    as wide as the picture allows."""
+    """The edges as lines over the data and under the nodes, one trace per age band (:func:`~._draw.age_bands`
+    around the age limit a_max, :func:`edge_age_limit`; the bands in the key or the legend; one grey trace where
+    edges have no age: TCA), as wide as the picture allows."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
     width = float(px_size(EDGE_WIDTH * canvas.scale))
     ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
     if ages is None:
         if len(edges):
-            canvas.shapes.append(_edge_shape(P, edges, "#555", width, "edges"))
+            canvas.traces.append(_edge_trace(P, edges, "#555", width, "edges"))
         return
     bands = age_bands(ages, edge_age_limit(scene))
     for k, colour in enumerate(bands.colours):
         sel = bands.band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
+            canvas.traces.append(_edge_trace(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
     if len(ages):
         canvas.ages = bands
         if view.legend:
@@ -685,7 +686,7 @@ def _key(canvas, view):
 
 def _layout(scene, view, canvas):
     """The figure's layout: the legend above the plot, or no legend and the key in ``meta`` (a picture that fills
-    its box: no margins beyond the axis numbers), the edges as shapes, the notes, the axes (zoomed to s1 when
+    its box: no margins beyond the axis numbers), the shapes, the notes, the axes (zoomed to s1 when
     focused)."""
     window = _window(scene, view, canvas)
     pad = 10 if view.legend else 2
@@ -763,11 +764,9 @@ def network_figure(
     placed : ndarray (m, d) or None
         Samples placed by hand so far: magenta crosses.
     upcoming : ndarray (m, d) or None
-        The stream still to come (before the first step: what the class is about to see), drawn fainter
-        than the data seen, as "the stream to come".
+        The stream still to come (before the first step), drawn fainter than the data seen.
     age_limit : float or None
-        The edge-age limit a_max to band the edges' ages around when the step's record has none (CAE's a_max is
-        computed at s1 only when s1 has edges: the Playground gives the run's last one).
+        The a_max to band the edges' ages around when the record has none (the Playground: the run's last one).
 
     Examples
     --------

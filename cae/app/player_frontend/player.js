@@ -138,6 +138,19 @@
       plot.height = Math.round(S * dpr);
       $("main").style.width = S + "px";
     }
+    placeBar();
+  }
+
+  // A projector: the bar (Pause, speed, the slider) under the square where the square leaves room for it, as the still
+  // view's scrubber; else at the top of the side panel.
+  function placeBar() {
+    const bar = $("bar");
+    const under = document.body.classList.contains("present") && (window.innerHeight || 600) - S >= 74;
+    const parent = under ? $("main") : $("side");
+    if (bar.parentElement !== parent) {
+      if (under) parent.appendChild(bar); else parent.insertBefore(bar, parent.firstChild);
+    }
+    bar.classList.toggle("under", under);
   }
 
   // ------------------------------------------------------------------------------ the canvas: drawing
@@ -445,7 +458,7 @@
     let rowH = fs * 1.3 + (document.body.classList.contains("present") ? 56 : 40);
     if (document.body.classList.contains("present")) { // a projector: the rows share what the side panel leaves
       const room = (window.innerHeight || 600) - c.getBoundingClientRect().top - 6;
-      rowH = Math.max(fs * 1.3 + 24, (room - fs * 1.4) / s.names.length);
+      rowH = Math.max(fs * 1.3 + 16, (room - fs * 1.4) / s.names.length);
     }
     const h = Math.round(rowH * s.names.length + fs * 1.4);
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
