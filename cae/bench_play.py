@@ -191,13 +191,18 @@ def row(name, r):
 
 
 def verdict(name, r):
-    """What a reader takes from one measurement, in words (the display's slowing said where it slowed)."""
+    """What a reader takes from one measurement, in words (the display's slowing said where it slowed).
+
+    >>> r = {"load": 9.3, "shown/s": 18.8, "max gap (ms)": 533, "display before (Hz)": 60.0, "display during (Hz)": 4.8}
+    >>> verdict("busy x2", r)[:77]
+    'busy x2: the display itself is slow, 60.0 Hz before Play and 4.8 Hz during it'
+    """
     if display_slowed(r):
         return (
-            f"{name}: the display itself slowed from {r['display before (Hz)']:.1f} Hz to {r['display during (Hz)']:.1f}"
-            f" Hz while playing (load {r['load']:.2f}: the machine is busy, or Play's own work holds the browser back):"
-            f" {r['shown/s']:.1f} frames/s shown, longest gap {r['max gap (ms)']:.0f} ms; the share of the display's"
-            " rate is not a measure of the player here"
+            f"{name}: the display itself is slow, {r['display before (Hz)']:.1f} Hz before Play and "
+            f"{r['display during (Hz)']:.1f} Hz during it (load {r['load']:.2f}: a busy machine, or Play's own work "
+            f"holding the browser back): {r['shown/s']:.1f} frames/s shown, longest gap {r['max gap (ms)']:.0f} ms; "
+            "a share of that rate says nothing of the player"
         )
     return (
         f"{name}: {r['shown/s']:.1f} frames/s shown, {r['shown/display']:.2f} of the display's "
