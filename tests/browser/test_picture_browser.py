@@ -10,6 +10,7 @@ test-output/picture_sizes.txt.
 """
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -120,10 +121,15 @@ def test_the_network_is_the_page_still_and_playing(server, browser, width, heigh
     if (width, height, present) == (1920, 1080, True):
         _deuteranope_shot(page, f"76_picture_{name}_deuteranopia")
     # Play: the player's picture is the same square, and in the present mode its traces end on the screen too
+    counts = page.locator("[data-testid='stCaptionContainer']").filter(has_text=re.compile(r"^network: \d"))
+    assert counts.count() == 1  # the network counted under the stage, while still
     page.get_by_text("Play", exact=True).click()
     player = _player_frame(page)
     player.wait_for_function("() => window.playerState && playerState.stats.shown >= 5")
     page.wait_for_timeout(500)
+    # the line under the stage is not left at the step Play started from while the panel moves on (it stayed at
+    # "99 nodes · 166 edges" while the panel showed step 5,183): while playing, the panel alone counts
+    assert counts.count() == 0
     box = page.locator("iframe[title*='cae_player']").bounding_box()
     canvas = player.evaluate(
         "() => { const r = document.getElementById('plot').getBoundingClientRect(); return r.width; }"

@@ -31,9 +31,14 @@ def text_size(text, font_size):
     return 0.6 * font_size * len(str(text)) + 6, 1.25 * font_size + 4
 
 
+#: how far a marker symbol reaches past half its size (plotly.js draws a diamond's corners at 1.3 and a star's
+#: points at 1.4 times the radius)
+_REACH = {"diamond": 1.3, "star": 1.4}
+
+
 def point_marks(traces):
     """The marks drawn as points among ``traces`` (halos and lines left out): ``[(name, xy array (n, 2), radius in
-    px)]``, the radius the marker's half size and its line."""
+    px)]``, the radius as far as the symbol reaches, and its line."""
     out = []
     for t in traces:
         name = str(t.get("name") or "")
@@ -45,7 +50,8 @@ def point_marks(traces):
         marker = t.get("marker") or {}
         size = np.max(np.atleast_1d(np.asarray(marker.get("size", 8), float)))
         width = float((marker.get("line") or {}).get("width", 0) or 0)
-        out.append((name, np.column_stack([x, y]), size / 2 + width / 2))
+        reach = _REACH.get(str(marker.get("symbol", "circle")).replace("-open", ""), 1.0)
+        out.append((name, np.column_stack([x, y]), reach * size / 2 + width / 2))
     return out
 
 

@@ -211,6 +211,7 @@ def age_edges_layer(scene, view, canvas):
     ages = np.asarray(model.edge_ages_)
     amax = float(getattr(model, "max_edge_age", max(int(ages.max()) if len(ages) else 1, 1)))
     bands = age_bands(ages, max(amax, 1.0))
+    bands = bands._replace(note=f"removed past a_max = {amax:g}")  # GNG removes an edge of s1 the moment it is older
     width = float(px_size(EDGE_WIDTH * canvas.scale))
     for k, colour in enumerate(bands.colours):
         sel = bands.band == k
