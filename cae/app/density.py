@@ -64,7 +64,9 @@ def _network_traces(nodes_2d, edges, node_labels, win_counts):
         return []
     x, y = _segments(P, np.asarray(edges).reshape(-1, 2))
     traces = [
-        dict(type="scattergl", x=x, y=y, mode="lines", name="edges", line=dict(color="#333", width=1.2), hoverinfo="skip")
+        dict(
+            type="scattergl", x=x, y=y, mode="lines", name="edges", line=dict(color="#333", width=1.2), hoverinfo="skip"
+        )
     ]
     labels = np.asarray(node_labels).reshape(-1)
     M = np.asarray(win_counts, dtype=float)
