@@ -202,12 +202,21 @@ export default function (component) {
     const px = box ? Math.round(box.getBoundingClientRect().width) : 0;
     s.steady = px === s.lastPx ? (s.steady || 0) + 1 : 0;
     s.lastPx = px;
-    if (px >= 160 && s.steady >= 3 && Math.abs(px - s.reported) >= 8) { s.reported = px; s.set("px", px); }
+    // the first report at once (while the page's first run is still drawing: its rerun comes before anyone clicks),
+    // once the present mode's layout is on screen; a later change once it has held for three ticks
+    const settled = s.reported ? s.steady >= 3 : !s.present || s.applied === s.net;
+    if (px >= 160 && settled && Math.abs(px - s.reported) >= 8) { s.reported = px; s.set("px", px); }
   }
   layout();
   if (!s.timer) {
     s.timer = w.setInterval(function () { w.__caeStage.layout(); }, 150);
     w.addEventListener("resize", function () { w.__caeStage.layout(); });
+    // the stage appears while the page's first run draws it: look at once, not at the next tick
+    new MutationObserver(function () {
+      if (s.looking) return;
+      s.looking = true;
+      w.requestAnimationFrame(function () { s.looking = false; w.__caeStage.layout(); });
+    }).observe(doc.body, { childList: true, subtree: true });
   }
   s.layout = layout;
 }
