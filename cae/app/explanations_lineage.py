@@ -14,7 +14,7 @@ Examples
 >>> _ = m.learn_one(np.array([0.2, 0.2]))
 >>> rec = m.learn_one(np.array([0.9, 0.9]))
 >>> headline(rec)
-'t = 2: new category 1; category 0 reset'
+'t = 2: new category 1; category 0 reset (match below ρ)'
 >>> fuzzy_art_quiz_truth(rec)
 0
 """

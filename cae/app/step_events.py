@@ -119,7 +119,7 @@ def _fuzzy_art_events(rec):
         out.append(Event("new category", f"new category {rec.new_node_id}"))
     if rec.reset_ids:
         many = len(rec.reset_ids) > 1
-        out.append(Event("reset", f"categor{'ies' if many else 'y'} {_ids(rec.reset_ids)} reset"))
+        out.append(Event("reset", f"categor{'ies' if many else 'y'} {_ids(rec.reset_ids)} reset (match below ρ)"))
     return out
 
 

@@ -56,7 +56,7 @@ def test_fuzzy_art_search_is_explained_in_order_of_T_with_the_matches_against_rh
     assert r"I &= (x,\ 1 - x) \\ &= (0.3, 0.15, 0.7, 0.85)" in text
     assert r"M_{1} = 0.85 \geq \rho = 0.8" in text
     assert "Its box is now (0.3, 0.15) to (0.3, 0.45)" in text  # fast learning stretched the point to a segment
-    assert headline(rec) == "t = 4: resonance with category 1; category 0 reset"
+    assert headline(rec) == "t = 4: resonance with category 1; category 0 reset (match below ρ)"
     assert fuzzy_art_quiz_truth(rec) == 1
 
 
@@ -71,7 +71,7 @@ def test_fuzzy_art_new_category_after_every_reset():
     assert _text(blocks).startswith("**New category** (t = 3): every one of the 1 categories was tested and reset")
     assert _tables(blocks)[0]["M = |I∧w|/|I|"].tolist() == [pytest.approx(0.3)]
     assert r"w_{1} = I = (0.9, 0.9, 0.1, 0.1)" in _text(blocks)
-    assert fuzzy_art_quiz_truth(rec) == 0 and headline(rec) == "t = 3: new category 1; category 0 reset"
+    assert fuzzy_art_quiz_truth(rec) == 0 and headline(rec) == "t = 3: new category 1; category 0 reset (match below ρ)"
     first = FuzzyART().learn_one(np.array([0.5, 0.5]))
     assert "there is no category yet" in _text(explain_step(first, m, np.array([0.5, 0.5])))
 
