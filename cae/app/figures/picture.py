@@ -81,19 +81,23 @@ def _svg_data(pts, screen, max_points):
     return f'<path d="{dots}" stroke="{DATA_SEEN}" stroke-width="2.6" stroke-linecap="round"/>'
 
 
-def _svg_age_scale(bands, width, height):
+def _svg_age_scale(bands, width, height, left=0.0):
     """The edge-age bands under the plot, as the Plotly view's key: a rule of each band's colour and the ages it
-    holds (the bands drawn, :func:`~._draw.age_bands`)."""
+    holds (the bands drawn, :func:`~._draw.age_bands`), at the right of the line, clear of what ends at ``left``."""
     ly = height - _LEGEND_H + 8
     shown = [(label, c) for label, c in zip(bands.labels, bands.colours) if label is not None]
-    x = width - 8 - 78 * len(shown)
-    out = [f'<g class="age-key"><text x="{x - 6}" y="{ly + 9}" fill="#444" text-anchor="end">edge age</text>']
-    for label, c in shown:
+    steps = [22 + 6 * len(label) + 10 for label, _ in shown]  # a rule, its ages (12-px text: 6 px a letter), a gap
+    x = width - 4 - sum(steps)
+    word = x - 6 - 6 * len("edge age") >= left  # the words, where they fit beside the counts
+    out = ['<g class="age-key">']
+    if word:
+        out.append(f'<text x="{x - 6:.0f}" y="{ly + 9}" fill="#444" text-anchor="end">edge age</text>')
+    for (label, c), step in zip(shown, steps):
         out.append(
-            f'<line x1="{x}" y1="{ly + 5}" x2="{x + 18}" y2="{ly + 5}" stroke="{c}" stroke-width="{EDGE_WIDTH + 1:g}"/>'
-            f'<text x="{x + 22}" y="{ly + 9}" fill="#444">{label}</text>'
+            f'<line x1="{x:.0f}" y1="{ly + 5}" x2="{x + 18:.0f}" y2="{ly + 5}" stroke="{c}" stroke-width="{EDGE_WIDTH + 1:g}"/>'
+            f'<text x="{x + 22:.0f}" y="{ly + 9}" fill="#444">{label}</text>'
         )
-        x += 78
+        x += step
     return "".join(out) + "</g>"
 
 
@@ -112,7 +116,8 @@ def _svg_edges(model, edges, NX, NY, width, height):
         by_colour.setdefault(c, []).append(f"M{NX[a]:.0f} {NY[a]:.0f}L{NX[b]:.0f} {NY[b]:.0f}")
     paths = "".join(f'<path d="{"".join(d)}" stroke="{c}"/>' for c, d in by_colour.items())
     out = f'<g fill="none" stroke-width="{EDGE_WIDTH}" stroke-linecap="round">{paths}</g>'
-    return out + (_svg_age_scale(bands, width, height) if bands is not None else "")
+    counts = len(f"{len(NX):,} nodes · {len(edges):,} edges · 00 clusters") * 6 + 16  # the line's left part
+    return out + (_svg_age_scale(bands, width, height, counts) if bands is not None else "")
 
 
 def _svg_nodes(model, NX, NY, n_edges, height):
