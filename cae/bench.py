@@ -28,8 +28,8 @@ peak, and the share of nodes each of the winner search's bounds skips.
 runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row CSV against pandas and memory);
 ``--csv-quality`` runs :mod:`cae.bench_quality` (CAE's answer as the file grows, on all rows and on samples).
 
-``--playground`` runs :mod:`cae.bench_play` instead (Play's frames per second in a real browser, quiet and with the
-tests running beside it, against the display's rate).
+``--playground`` runs :mod:`cae.bench_play` instead (Play's frames shown per second in a real browser, quiet, beside
+busy loops (``--busy N``) and with the tests running beside it, with the display's rate before and during Play).
 
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
 against one app server, on the SQLite and the Redis store (``--flood K``: while K sessions flood the server).

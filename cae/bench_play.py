@@ -6,17 +6,21 @@ paper's 2-D stream at its size, 10 % noise, seed 0, t = 60,000: 307 nodes, 617 e
 frame and the speed chosen in the player (default 60 frames a second: as fast as the browser can show them). It
 prints, for each condition:
 
-- **first picture**: seconds from the click on Play to the player's first frame drawn;
-- **fps**: frames drawn per second over ``--seconds`` of play, and the **90th-percentile frame time** (ms between
-  two frames drawn);
-- **display**: the reference, timed in the same run — the rate at which the same browser, in the same page, calls
-  ``requestAnimationFrame`` (the display's rate: what a browser animates at when nothing holds it back); and
-  fps as a share of it;
-- what limits the rate: the player's median drawing time per frame (ms) and the server's time per frame (ms).
+- **shown/s**: the frames shown per second over ``--seconds`` of play, the **90th-percentile** and the **longest gap**
+  between two frames shown (ms: a stall shows there, not in a mean);
+- **first (s)**: seconds from the click on Play to the player's first frame drawn;
+- **display before / during (Hz)**: the reference, timed in the same page — the rate at which the browser calls
+  ``requestAnimationFrame`` (the display's rate: what a browser animates at when nothing holds it back) before
+  Play and while it plays; and **shown/display**, the frames shown as a share of the display's rate during play —
+  written only while the display keeps its rate: where the display itself slows (a loaded machine: 60 Hz before,
+  4.8 Hz during), a share near 1 says nothing of the player, and the line says so instead;
+- what limits the rate: the player's median **draw** time per frame (ms) and the **server**'s time per frame (ms);
+- **load**: the machine's 1-minute load average when the measurement started.
 
-Conditions: ``quiet`` (nothing else running) and, with ``--beside CMD`` (default: the fast test loop, ``python -m
-pytest -m "not browser and not slow" -q -p no:cacheprovider``), the same while that command runs beside it. The
-numbers go to docs/performance.md; nothing is asserted (speed targets live in benchmarks, not in tests).
+Conditions: ``quiet`` (nothing else started), with ``--busy N`` the same beside N busy loops (``python -c "while
+True: pass"``: a loaded machine, reproducibly), and with ``--beside CMD`` (default: the fast test loop, ``python -m
+pytest -m "not browser and not slow" -q -p no:cacheprovider``) beside that command. The numbers go to
+docs/performance.md; nothing is asserted (speed targets live in benchmarks, not in tests).
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ def measure(url, seconds=10.0, fps=60, viewport=(1400, 900)):
     """One play of :data:`LINK`: a dict of the numbers the module prints."""
     from playwright.sync_api import sync_playwright
 
+    load = os.getloadavg()[0]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=_ARGS)
         page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
@@ -112,47 +117,156 @@ def measure(url, seconds=10.0, fps=60, viewport=(1400, 900)):
     per_frame = [a[5] / a[2] for a in answers if a[5] is not None and a[2]]
     shown_fps = (s1[0] - s0[0]) / ((s1[1] - s0[1]) / 1000)
     return {
+        "load": round(load, 2),
         "first picture (s)": round(first, 2),
-        "fps": round(shown_fps, 1),
-        "p90 frame (ms)": round(gaps[int(0.9 * (len(gaps) - 1))], 1),
-        "display (Hz)": round(display, 1),
-        "display before Play (Hz)": round(display_still, 1),
-        "fps / display": round(shown_fps / display, 2) if display else float("nan"),
+        "shown/s": round(shown_fps, 1),
+        "p90 gap (ms)": round(gaps[int(0.9 * (len(gaps) - 1))], 1),
+        "max gap (ms)": round(gaps[-1], 1),
+        "display before (Hz)": round(display_still, 1),
+        "display during (Hz)": round(display, 1),
+        "shown/display": round(shown_fps / display, 2) if display else float("nan"),
         "draw (ms)": round(statistics.median(draw), 1) if draw else float("nan"),
         "server (ms/frame)": round(statistics.median(per_frame), 1) if per_frame else float("nan"),
     }
 
 
-def _row(name, r):
+#: a display's rate when nothing holds the browser back (Chromium's, headless: 60 Hz)
+NOMINAL_HZ = 60.0
+#: the display counts as slowed when it keeps less than this share of its rate (the larger of its rate before Play
+#: and :data:`NOMINAL_HZ`) while playing
+SLOWED = 0.8
+
+
+def display_slowed(r):
+    """True where the display itself is slow while playing (a loaded machine, or Play's own work holding the browser
+    back): its rate during Play below :data:`SLOWED` of its rate before or of :data:`NOMINAL_HZ`, whichever is
+    larger. Then a share of that rate says nothing of the player: the frames shown per second are the measure.
+
+    >>> display_slowed({"display before (Hz)": 60.0, "display during (Hz)": 4.8})
+    True
+    >>> display_slowed({"display before (Hz)": 60.0, "display during (Hz)": 59.2})
+    False
+    >>> display_slowed({"display before (Hz)": 22.0, "display during (Hz)": 36.4})  # slow before Play already
+    True
+    """
+    before, during = r["display before (Hz)"], r["display during (Hz)"]
+    return during < SLOWED * max(before, NOMINAL_HZ)
+
+
+#: the columns, named: (heading, key, width, format)
+COLUMNS = (
+    ("condition", None, 14, ""),
+    ("load", "load", 5, ".2f"),
+    ("first (s)", "first picture (s)", 9, ".2f"),
+    ("shown/s", "shown/s", 7, ".1f"),
+    ("p90 gap ms", "p90 gap (ms)", 10, ".0f"),
+    ("max gap ms", "max gap (ms)", 10, ".0f"),
+    ("display before Hz", "display before (Hz)", 17, ".1f"),
+    ("display during Hz", "display during (Hz)", 17, ".1f"),
+    ("shown/display", "shown/display", 13, ".2f"),
+    ("draw ms", "draw (ms)", 7, ".1f"),
+    ("server ms/frame", "server (ms/frame)", 15, ".1f"),
+)
+
+
+def header():
+    """The table's heading: every column named."""
+    return " ".join(f"{h:<{w}s}" if key is None else f"{h:>{w}s}" for h, key, w, _ in COLUMNS)
+
+
+def row(name, r):
+    """One measurement as a line of the table (shown/display left out, as "—", where the display slowed).
+
+    >>> r = {"load": 1.0, "first picture (s)": 2.0, "shown/s": 58.9, "p90 gap (ms)": 18, "max gap (ms)": 40,
+    ...      "display before (Hz)": 60.0, "display during (Hz)": 59.9, "shown/display": 0.98, "draw (ms)": 3.1,
+    ...      "server (ms/frame)": 12.0}
+    >>> row("quiet", r).split()[-3:]
+    ['0.98', '3.1', '12.0']
+    >>> row("busy x2", {**r, "display during (Hz)": 4.8, "shown/display": 0.86}).split()[-3:]
+    ['—', '3.1', '12.0']
+    """
+    cells = []
+    for _, key, w, fmt in COLUMNS:
+        if key is None:
+            cells.append(f"{name:<{w}s}")
+        elif key == "shown/display" and display_slowed(r):
+            cells.append(f"{'—':>{w}s}")
+        else:
+            cells.append(f"{r[key]:>{w}{fmt}}")
+    return " ".join(cells)
+
+
+def verdict(name, r):
+    """What a reader takes from one measurement, in words (the display's slowing said where it slowed).
+
+    >>> r = {"load": 9.3, "shown/s": 18.8, "max gap (ms)": 533, "display before (Hz)": 60.0, "display during (Hz)": 4.8}
+    >>> verdict("busy x2", r)[:77]
+    'busy x2: the display itself is slow, 60.0 Hz before Play and 4.8 Hz during it'
+    """
+    if display_slowed(r):
+        return (
+            f"{name}: the display itself is slow, {r['display before (Hz)']:.1f} Hz before Play and "
+            f"{r['display during (Hz)']:.1f} Hz during it (load {r['load']:.2f}: a busy machine, or Play's own work "
+            f"holding the browser back): {r['shown/s']:.1f} frames/s shown, longest gap {r['max gap (ms)']:.0f} ms; "
+            "a share of that rate says nothing of the player"
+        )
     return (
-        f"{name:8s} {r['first picture (s)']:>9.2f} {r['fps']:>7.1f} {r['p90 frame (ms)']:>9.1f} "
-        f"{r['display (Hz)']:>9.1f} {r['fps / display']:>8.2f} {r['draw (ms)']:>8.1f} {r['server (ms/frame)']:>9.1f}"
-        f" {r['display before Play (Hz)']:>9.1f}"
+        f"{name}: {r['shown/s']:.1f} frames/s shown, {r['shown/display']:.2f} of the display's "
+        f"{r['display during (Hz)']:.1f} Hz (load {r['load']:.2f}); longest gap {r['max gap (ms)']:.0f} ms"
     )
+
+
+def _busy(n):
+    """N busy loops beside the measurement (a loaded machine), each in its own process group."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(int(n))]
+
+
+def _stop(procs):
+    import signal
+
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+def _measure_rows(name, url, args, lines):
+    for _ in range(args.runs):
+        r = measure(url, seconds=args.seconds, fps=args.fps)
+        print(row(name, r), flush=True)
+        lines.append(verdict(name, r))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m cae.bench --playground", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="seconds of play measured (default 10)")
     ap.add_argument("--fps", type=int, default=60, help="the speed chosen in the player (default 60)")
-    ap.add_argument("--beside", default=FAST_LOOP, help="the load of the second measurement (default: the fast tests)")
-    ap.add_argument("--quiet-only", action="store_true", help="only the quiet measurement")
+    ap.add_argument("--busy", type=int, default=0, help="also measure beside N busy loops (a loaded machine)")
+    ap.add_argument("--beside", default=FAST_LOOP, help="the load of the last measurement (default: the fast tests)")
+    ap.add_argument("--quiet-only", action="store_true", help="only the quiet measurement (and --busy's)")
     ap.add_argument("--runs", type=int, default=1, help="measurements per condition (default 1)")
     args = ap.parse_args(argv)
     from .classroom.loadtest import AppServer
 
     root = Path(__file__).resolve().parent.parent
     server = AppServer(dict(os.environ))
+    lines = []
     try:
         # a warm-up play: the server imports and compiles what Play needs, the browser caches the page
         measure(server.url, seconds=2, fps=args.fps)
         print(f"Play in Chromium at 1400x900, {LINK} (307 nodes), 20 samples a frame, speed {args.fps}/s")
         print("load average at the start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-        print(
-            f"{'':8s} {'first (s)':>9s} {'fps':>7s} {'p90 (ms)':>9s} {'display':>9s} {'fps/disp':>8s} {'draw ms':>8s} {'server ms':>9s}"
-        )
-        for _ in range(args.runs):
-            print(_row("quiet", measure(server.url, seconds=args.seconds, fps=args.fps)), flush=True)
+        print(header())
+        _measure_rows("quiet", server.url, args, lines)
+        if args.busy:
+            loops = _busy(args.busy)
+            try:
+                time.sleep(5)  # the loops under way
+                _measure_rows(f"busy x{args.busy}", server.url, args, lines)
+            finally:
+                _stop(loops)
         if not args.quiet_only:
             beside = subprocess.Popen(
                 args.beside,
@@ -164,17 +278,12 @@ def main(argv=None):
             )
             try:
                 time.sleep(8)  # the tests under way
-                for _ in range(args.runs):
-                    print(_row("loaded", measure(server.url, seconds=args.seconds, fps=args.fps)), flush=True)
+                _measure_rows("fast tests", server.url, args, lines)
             finally:
-                import signal
-
-                try:
-                    os.killpg(beside.pid, signal.SIGTERM)
-                    beside.wait(15)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
-                    os.killpg(beside.pid, signal.SIGKILL)
-            print(f"loaded: beside `{args.beside}`")
+                _stop([beside])
+            lines.append(f"fast tests: beside `{args.beside}`")
+        print()
+        print("\n".join(lines))
     finally:
         server.stop()
 

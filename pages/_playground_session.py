@@ -207,7 +207,18 @@ def network_view(
         drawn_regions=drawing.regions if drawing is not None else None,
         placed=np.array(placed).reshape(-1, X.shape[1]) if placed else None,
         upcoming=X[drawn_sample(len(X), max_points=3000)] if t == 0 else None,
+        age_limit=last_age_limit(pg, t),
     )
+
+
+def last_age_limit(pg, t):
+    """The run's last edge-age limit a_max up to step t (CAE computes it at s1 only when s1 has edges: a step without
+    one keeps the edges banded around the last), or None."""
+    if not hasattr(pg, "column"):
+        return None
+    values = pg.column("a_max")[:t]
+    seen = np.flatnonzero(np.isfinite(values))
+    return float(values[seen[-1]]) if len(seen) else None
 
 
 # ------------------------------------------------------------------ lesson links

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from cae.app import explainable
+from cae.app.step_events import removed_positions, step_events, step_title
 from cae.app.view_options import ViewOptions
 from pages._common import ensure_entrypoint, render_blocks, show_notices
 from pages._playground_session import lesson_link, lesson_out, network_view, start, view_toggles
@@ -82,19 +83,23 @@ if st.session_state.get("explain_notice"):
 t = int(st.number_input("Step t", 1, pg.t_max, key=W.EXPLAIN_T, help=f"1 … {pg.t_max} (recorded so far)"))
 
 rec, model, x = pg.inspect(t)
-st.header(ALGO.headline(rec))
+st.header(step_title(rec))
+# every event of the step, from the same source as the Playground's "Last step" line (cae/app/step_events.py)
+st.markdown("**This step:** " + " · ".join(e.text for e in step_events(rec)))
 left, right = st.columns([1.15, 1])
 with left:
     render_blocks(ALGO.explain_step(rec, model, x))
 with right:
     # the picture without a legend (a legend above a column this narrow cut its long entries and shrank the
     # picture); its key under it, every entry whole
+    # the nodes the step removed marked where they were, as the Playground marks them (✖)
     fig = network_view(
         pg,
-        ViewOptions(show_vigilance=True, height=460, focus=focus, show_all_regions=all_regions, legend=False),
+        ViewOptions(show_vigilance=True, height=460, focus=focus, show_all_regions=all_regions, legend=False, px=460),
         model=model,
         record=rec,
         t=t,
+        deleted=removed_positions(rec),
     )
     st.plotly_chart(fig, key="explain_fig", config={"displaylogo": False})
     if fig.layout.meta and "key" in fig.layout.meta:

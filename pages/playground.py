@@ -9,7 +9,7 @@ import streamlit as st
 
 from cae.app import explainable, figures
 from cae.app import noise_note as noise_study
-from cae.app.panel import COUNTS, PARAMETERS, SCORES, named_rows, panel
+from cae.app.panel import COUNTS, PARAMETERS, ROWS, SCORES, named_rows, panel
 from cae.app.quiz import peek
 from cae.app.stepper import drawn_sample
 from cae.app.view_options import ViewOptions
@@ -94,8 +94,12 @@ teacher = st.sidebar.toggle(
 )
 
 present = bool(st.session_state.get(W.PRESENT))  # a projector: the picture takes the screen (pages/_stage.py)
+# the page's own style, on every run (a style that came and went would shift the page's later elements), and the
+# script that lays the stage out and reports the square's side
+_stage.write_style(present)
+STAGE_PX = _stage.stage_size(present)
 #: how the main view is drawn, from the toggles above (the still view, Play's frames and the quiz): a picture as
-#: large as the stage's square (its height from the page's style), its key beside it
+#: large as the stage's square (its height from the page's style), its marks in proportion to it, its key beside it
 VIEW = ViewOptions(
     show_vigilance=vigilance,
     show_bandwidth=bandwidth,
@@ -105,9 +109,8 @@ VIEW = ViewOptions(
     height=None,
     legend=False,
     font_size=_stage.PRESENT_FONT if present else 14,
+    px=STAGE_PX,
 )
-# the page's own style, on every run (a style that came and went would shift the page's later elements)
-_stage.write_style(present)
 with st.container(key="page_head"):
     st.title("Playground")
     s = pg.stream
@@ -221,6 +224,8 @@ def _history():
         key=W.SCRUB,
         on_change=_scrub,
         help="Go back to any recorded step; the network is shown as it was.",
+        # a projector: the slider alone (its name stays for a screen reader), every line of the screen counts
+        label_visibility="collapsed" if present else "visible",
     )
     if pg.t < pg.t_max:
         if h[1].button(
@@ -432,15 +437,19 @@ def _still_view(waiting=False):
 
 def _numbers():
     """The panel's numbers, compact: samples seen (of N) and the stream; the counts and the scores; the algorithm's
-    two numbers."""
+    two numbers (a projector: all in one row that wraps where the side panel is narrow, as many to a line as fit)."""
     p = _describe(pg)
     rows = named_rows(p)
     label, value, of = rows["samples seen"]  # "of N" under the count: "135,000 / 135,000" was cut at the edge
-    a, b = st.columns(2)
-    a.metric(label, value, delta=of, delta_color="off", delta_arrow="off")
-    b.metric(*rows["stream"][:2])
-    for names in ((*COUNTS, *SCORES), PARAMETERS):
-        for column, name in zip(st.columns(len(names)), names):  # a third item under the value: "one class" under n/a
+    first = st.columns(len(ROWS) if present else 2)
+    first[0].metric(label, value, delta=of, delta_color="off", delta_arrow="off")
+    first[1].metric(*rows["stream"][:2])
+    names = (*PARAMETERS, *COUNTS, *SCORES)  # a projector: λ and V beside the stream, the short ones next
+    groups = (
+        (zip(first[2:], names),) if present else (zip(st.columns(len(n)), n) for n in ((*COUNTS, *SCORES), PARAMETERS))
+    )
+    for group in groups:
+        for column, name in group:  # a third item under the value: "one class" under n/a
             row = rows[name]
             column.metric(row[0], row[1], delta=row[2] if len(row) > 2 else None, delta_color="off", delta_arrow="off")
     if p["last"]:
@@ -454,10 +463,16 @@ def _side_traces():
     marked: the traces move with the picture."""
     if pg.t_max == 0:
         return
+    # a projector: as tall as the side panel leaves them (the stage's style), else 210 px
     fig = figures.side_traces_figure(
-        pg.trace_so_far, pg.columns, t_now=pg.t, height=300 if present else 210, font_size=VIEW.font_size
+        pg.trace_so_far, pg.columns, t_now=pg.t, height=None if present else 210, font_size=VIEW.font_size
     )
-    st.plotly_chart(fig, key="side_traces", config={"displaylogo": False, "displayModeBar": False})
+    st.plotly_chart(
+        fig,
+        key="side_traces",
+        config={"displaylogo": False, "displayModeBar": False},
+        height="stretch" if present else "content",
+    )
 
 
 def _notes():
@@ -474,8 +489,8 @@ def _notes():
             "paper's 2-D data at this noise level, the paper's setting, every seed of the study. "
             + noise_study.FAULT_DEFINITION,
         )
-    if p["network"]:
-        st.caption(p["network"])
+    if p["network"] and not playing:  # while playing, the panel beside the frame shown has its numbers: this line
+        st.caption(p["network"])  # would stay at the step where Play started (it did: "99 nodes" at step 5,183)
 
 
 def traces_panel():

@@ -4,7 +4,8 @@ Used to choose and check the cluster palette (:data:`cae.app.figures.PALETTE`): 
 stay distinguishable for colour-blind students too. Pure NumPy, no Streamlit.
 
 - :func:`simulate`: Machado, Oliveira and Fernandes (2009), *A physiologically-based model for simulation of
-  color vision deficiency*, IEEE TVCG 15(6), severity 1.0, applied to linear RGB (sRGB decoded first).
+  color vision deficiency*, IEEE TVCG 15(6), severity 1.0, applied to linear RGB (sRGB decoded first);
+  :func:`simulate_image` the same over every pixel of a picture (a screenshot, to look at as a class would).
 - :func:`lab`: CIELAB (D65 white, the sRGB primaries).
 - :func:`ciede2000`: the CIEDE2000 colour difference, following Sharma, Wu and Dalal (2005), *The CIEDE2000
   color-difference formula: implementation notes, supplementary test data, and mathematical observations*,
@@ -17,7 +18,7 @@ import itertools
 
 import numpy as np
 
-__all__ = ["MACHADO", "simulate", "lab", "ciede2000", "smallest_difference"]
+__all__ = ["MACHADO", "simulate", "simulate_image", "lab", "ciede2000", "smallest_difference"]
 
 #: Machado et al. (2009), severity 1.0, for linear RGB.
 MACHADO = {
@@ -64,6 +65,20 @@ def simulate(colour, deficiency=None):
     if deficiency is None:
         return rgb
     return np.clip(rgb @ MACHADO[deficiency].T, 0.0, 1.0)
+
+
+def simulate_image(pixels, deficiency):
+    """A picture as seen with ``deficiency``: ``pixels`` an sRGB array of shape (..., 3) in 0-255 (a screenshot),
+    returned the same way (uint8), each pixel through :func:`simulate` and encoded to sRGB again.
+
+    >>> px = np.array([[[214, 39, 40], [44, 160, 44], [128, 128, 128]]], dtype=np.uint8)  # red, green, grey
+    >>> simulate_image(px, "deuteranopia")[0].tolist()  # red and green meet in an olive; grey stays grey
+    [[139, 124, 31], [150, 136, 56], [128, 128, 128]]
+    """
+    rgb = _linear(np.asarray(pixels, dtype=float)[..., :3] / 255)
+    seen = np.clip(rgb @ MACHADO[deficiency].T, 0.0, 1.0)
+    srgb = np.where(seen <= 0.0031308, 12.92 * seen, 1.055 * seen ** (1 / 2.4) - 0.055)
+    return np.clip(np.round(srgb * 255), 0, 255).astype(np.uint8)
 
 
 def lab(linear_rgb):

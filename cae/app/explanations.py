@@ -148,18 +148,18 @@ def _silverman_blocks(P, label, value=None):
 
 
 def headline(rec):
-    """One line: what kind of step this was."""
-    if rec.case == 0:
-        return f"t = {rec.t}: initial phase — node {rec.new_node_id} added"
-    names = {1: "Case I — new node", 2: "Case II — s1 learns", 3: "Case III — s1 and its neighbours learn, edge s1–s2"}
-    return f"t = {rec.t}: {names[rec.case]}"
+    """One line: every event of the step (:func:`cae.app.step_events.step_line`, the one source of the Playground's
+    "Last step" line and of *Explain a step*'s list)."""
+    from .step_events import step_line
+
+    return step_line(rec)
 
 
 def view_summary(model, t, record=None, n_samples=None):
     """The main view in words: its text alternative, read by a screen reader in place of the chart.
 
-    The step t, what that step did (``record``, the step's record, its ``event`` phrase with the edges and
-    nodes it deleted), and the network after it: #nodes, #edges, #clusters and the similarity threshold V
+    The step t, what that step did (``record``, the step's record: every event of it,
+    :func:`cae.app.step_events.step_events`), and the network after it: #nodes, #edges, #clusters and the similarity threshold V
     (``model`` is the model after step t; ``n_samples`` the stream's length, when known).
 
     >>> from cae import CAE
@@ -169,7 +169,7 @@ def view_summary(model, t, record=None, n_samples=None):
     >>> for x in X[:199]:
     ...     _ = m.learn_one(x)
     >>> view_summary(m, 200, m.learn_one(X[199]), 660)
-    'The network at step t = 200 of 660. This step: winner and neighbours updated (Case III). Now 41 nodes, 35 edges, 12 clusters; similarity threshold V = 0.3731.'
+    'The network at step t = 200 of 660. This step: Case III — s1 and its neighbours learn; edge 58–64 renewed (s1–s2, age 1). Now 41 nodes, 35 edges, 12 clusters; similarity threshold V = 0.3731.'
     >>> view_summary(CAE(), 0)
     'The network at step t = 0: no sample presented yet, no nodes.'
     """
@@ -178,13 +178,9 @@ def view_summary(model, t, record=None, n_samples=None):
         return where + ": no sample presented yet, no nodes."
     words = [where + "."]
     if record is not None:
-        did = str(getattr(record, "event", "") or "")
-        gone = len(getattr(record, "edges_deleted", ()) or ())
-        swept = len(getattr(record, "nodes_deleted", ()) or ())
-        if gone:
-            did += f"; {gone} edge{'s' if gone != 1 else ''} deleted"
-        if swept:
-            did += f"; {swept} node{'s' if swept != 1 else ''} deleted"
+        from .step_events import step_events
+
+        did = "; ".join(e.text for e in step_events(record)) or str(getattr(record, "event", "") or "")
         if did:
             words.append(f"This step: {did}.")
     n_nodes, n_edges = len(model.nodes_), len(getattr(model, "edges_", ()))

@@ -14,7 +14,7 @@ Examples
 >>> _ = m.learn_one(np.array([0.2, 0.2]))
 >>> rec = m.learn_one(np.array([0.9, 0.9]))
 >>> headline(rec)
-'t = 2: new category 1 (category 0 reset)'
+'t = 2: new category 1; category 0 reset (match below ρ)'
 >>> fuzzy_art_quiz_truth(rec)
 0
 """
@@ -147,20 +147,10 @@ def _ids(ids):
 
 
 def headline(rec):
-    """One line: what kind of step this was (Fuzzy ART or GNG)."""
-    if _is_fuzzy_art(rec):
-        resets = f" (categor{'ies' if len(rec.reset_ids) > 1 else 'y'} {_ids(rec.reset_ids)} reset)"
-        resets = resets if rec.reset_ids else ""
-        if rec.case == 1:
-            return f"t = {rec.t}: resonance with category {rec.resonance_id}{resets}"
-        return f"t = {rec.t}: new category {rec.new_node_id}{resets}"
-    if rec.case == 0:
-        return f"t = {rec.t}: start node {rec.new_node_id} placed on the sample"
-    if rec.inserted:
-        return (
-            f"t = {rec.t}: node {rec.new_node_id} inserted between q = {rec.q_id} and f = {rec.f_id}, then adaptation"
-        )
-    return f"t = {rec.t}: adaptation (s1 = node {rec.s1_id}, s2 = node {rec.s2_id})"
+    """One line: every event of the step, Fuzzy ART's or GNG's (:func:`cae.app.step_events.step_line`)."""
+    from .step_events import step_line
+
+    return step_line(rec)
 
 
 def explain_step(rec, model, x):

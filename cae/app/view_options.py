@@ -46,6 +46,10 @@ class ViewOptions:
     font_size : int
         The size of every text in the figure (px): 14 at least for a class reading from the back (the present mode
         of a projector: 20).
+    px : int or None
+        The picture's side as the browser draws it (px: the Playground's square, measured by the page): nodes, edges,
+        data points and marks are drawn in proportion to it (:func:`cae.app.figures._draw.mark_scale`), so that a
+        933-px picture on a projector shows them as a 605-px one does. None: the sizes of a 605-px picture.
 
     Examples
     --------
@@ -66,6 +70,7 @@ class ViewOptions:
     note: str | None = None
     legend: bool = True
     font_size: int = 14
+    px: int | None = None
 
     def with_(self, **changes: object) -> ViewOptions:
         """A copy with ``changes`` (field names of this class)."""

@@ -8,6 +8,7 @@ from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from cae.app.explanations import view_summary
+from cae.app.step_events import step_events
 
 APP = str(ROOT / "app.py")
 SUMMARY = re.compile(
@@ -42,7 +43,7 @@ def _check_summary(at, then=""):
     assert m, _summary(at)
     t, n, event, nodes, edges, clusters, v = m.groups()[:7]
     assert (_int(t), _int(n)) == (pg.t, len(pg.stream))
-    assert event.startswith(pg.record.event)
+    assert event == "; ".join(e.text for e in step_events(pg.record))  # every event, as the "Last step" line
     assert (_int(nodes), _int(edges), _int(clusters)) == (
         len(pg.model.nodes_),
         len(pg.model.edges_),

@@ -275,7 +275,7 @@ def test_focus_on_s1_and_every_nodes_region_on_the_playground():
     at.button(key="b_stepn").click().run()
     full = _figure(at, "main_fig")
     assert "every node's vigilance region" not in _names(full)
-    assert [a["text"] for a in full["layout"]["annotations"]] == ["s2", "s1"]  # no focus note: only the marks' names
+    assert [a["text"] for a in full["layout"]["annotations"]] == ["s2", "s1", "x"]  # no focus note: the marks' names
     at.toggle(key="w_focus").set_value(True).run()
     at.toggle(key="w_regions").set_value(True).run()
     assert not at.exception

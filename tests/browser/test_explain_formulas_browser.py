@@ -49,7 +49,7 @@ KINDS = {
     ],
     "Fuzzy ART": [
         ("jump", "resonance", "resonance with category"),
-        ("jump", "reset", "reset)"),
+        ("jump", "reset", "reset (match below ρ)"),
         ("jump", "new category", "new category"),
         ("t", 1, "there is no category yet"),
     ],

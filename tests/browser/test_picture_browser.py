@@ -1,12 +1,16 @@
-"""The picture is the page: measured in a real Chromium at the sizes a class sees it (1400×900, a 1280×720 projector,
-and the present mode at 1920×1080) — the network's plotted square, the traces and the scrubber in the first screen,
-still and playing; every edge and mark the key names found in the rendered pixels; a lesson that never resets.
+"""The picture is the page: measured in a real Chromium at the sizes a class sees it (1400×900 and a 1280×720 screen,
+and the present mode on the projectors a classroom has: 1024×768, 1280×720, 1280×800, 1366×768 and 1920×1080) —
+the network's plotted square as large as the rest allows, the traces and the scrubber in the first screen, still and
+playing; the marks drawn in proportion to the square; s1, s2 and the sample named on their own marks (read from the
+rendered SVG); every edge and mark the key names found in the rendered pixels; a lesson that never resets.
 
-Screenshots go to test-output/screenshots/ (70_… to 79_…: look at them). The sizes measured are written to
+Screenshots go to test-output/screenshots/ (70_… to 79_…: look at them; 76_… is the present mode at 1920×1080 as a
+deuteranope sees it, cae.app.colour_vision over the screenshot). The sizes measured are written to
 test-output/picture_sizes.txt.
 """
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -15,8 +19,19 @@ from support.browser import SHOTS, _player_frame, _seen, _shot, _wait_idle, _wai
 pytestmark = pytest.mark.browser
 
 LINK = "/playground?stream=paper2d-ns&n=1500&noise=0.1&seed=9&algo=CAE&t=3703"
-#: the least plotted square (px) the issue asks, by viewport (and the present mode)
-SIZES = {(1400, 900, False): 520, (1280, 720, False): 430, (1920, 1080, True): 900}
+#: the least plotted square (px), by viewport (and the present mode): the issues' (#38: 520 at 1400×900, 430 at
+#: 1280×720, 900 presenting at 1920×1080) and, for the projectors of #42, the largest the side panel leaves there,
+#: less 5 %
+SIZES = {
+    (1400, 900, False): 520,
+    (1280, 720, False): 430,
+    (1024, 768, True): 400,
+    (1280, 720, True): 550,
+    (1280, 800, True): 620,
+    (1366, 768, True): 600,
+    (1920, 1080, True): 900,
+}
+IDS = [f"{w}x{h}" + ("-present" if p else "") for w, h, p in SIZES]
 
 
 def _settled_box(page, selector, frame=None, tries=40):
@@ -45,7 +60,20 @@ def _record(line):
         f.write(line + "\n")
 
 
-@pytest.mark.parametrize(("width", "height", "present"), list(SIZES), ids=["1400x900", "1280x720", "present-1920x1080"])
+def _wait_scaled(page, frame=None):
+    """Until the picture's marks are drawn for the square the page shows (the stage's script reports its side; the
+    server draws the figure again at that size: ``layout.meta.px``)."""
+    page.wait_for_function(
+        "() => { const gd = document.querySelector('.st-key-main_fig .js-plotly-plot');"
+        " const box = document.querySelector('.st-key-net');"
+        " return gd && gd.layout && gd.layout.meta && box"
+        " && Math.abs((gd.layout.meta.px || 0) - box.getBoundingClientRect().width) < 8; }",
+        timeout=60000,
+    )
+    _wait_idle(page)
+
+
+@pytest.mark.parametrize(("width", "height", "present"), list(SIZES), ids=IDS)
 def test_the_network_is_the_page_still_and_playing(server, browser, width, height, present):
     ctx = browser.new_context(viewport={"width": width, "height": height})
     page = ctx.new_page()
@@ -53,11 +81,13 @@ def test_the_network_is_the_page_still_and_playing(server, browser, width, heigh
     page.goto(server + LINK + ("&present=1" if present else ""))
     _wait_seen(page, 3703, timeout_ms=120000)
     page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    _wait_scaled(page)
     x, y, w, h = _settled_box(page, ".st-key-net .nsewdrag")
     least = SIZES[(width, height, present)]
     assert min(w, h) >= least and abs(w - h) < 2, (w, h)
     assert y + h <= height  # the whole square on the first screen
-    # the numbers, the key and the traces beside it; the scrubber under it (beside it when presenting)
+    # the numbers, the key and the traces beside it; the scrubber under it (beside it when presenting, or under it
+    # where the square leaves room there)
     side = page.locator(".st-key-side").first.bounding_box()
     assert side["x"] >= x + w
     traces_bottom = _bottom(page, ".st-key-side_traces")
@@ -65,6 +95,11 @@ def test_the_network_is_the_page_still_and_playing(server, browser, width, heigh
     assert traces_bottom <= height and scrubber_bottom <= height, (traces_bottom, scrubber_bottom)
     assert page.locator(".st-key-side [data-testid='stMetric']").filter(has_text="#nodes").count() == 1
     assert page.locator(".st-key-side .cae-key").filter(has_text="edge age").count() == 1
+    assert _bottom(page, ".st-key-side .cae-key") <= height  # the key too
+    # the marks in proportion to the square (the script reported its side; the figure was drawn for it)
+    net = page.locator(".st-key-net").first.bounding_box()
+    meta = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate("gd => gd.layout.meta")
+    assert abs(meta["px"] - net["width"]) < 8 and meta["scale"] == pytest.approx(max(meta["px"] / 605, 0.8), abs=0.01)
     if present:  # a projector: no sidebar, and every text 20 px or more
         assert not page.locator("[data-testid='stSidebar']").is_visible()
         # every text the page shows (its own text nodes, in the main area, seen; the page's head is for a screen
@@ -77,24 +112,99 @@ def test_the_network_is_the_page_still_and_playing(server, browser, width, heigh
             ".filter(([size]) => size < 20)"
         )
         assert small == [], small
+        # as large as the rest allows: one of the two columns reaches the screen's foot (the side panel, its traces
+        # taking what the numbers and the key leave, or the square itself)
+        side_foot = max(traces_bottom, scrubber_bottom if scrubber_bottom > side["y"] + 40 else 0)
+        assert max(y + h, side_foot, scrubber_bottom) >= height - 40, (y + h, side_foot, scrubber_bottom)
     name = f"{width}x{height}" + ("_present" if present else "")
     _shot(page, f"70_picture_{name}")
-    # Play: the player's picture is the same square
+    if (width, height, present) == (1920, 1080, True):
+        _deuteranope_shot(page, f"76_picture_{name}_deuteranopia")
+    # Play: the player's picture is the same square, and in the present mode its traces end on the screen too
+    counts = page.locator("[data-testid='stCaptionContainer']").filter(has_text=re.compile(r"^network: \d"))
+    assert counts.count() == 1  # the network counted under the stage, while still
     page.get_by_text("Play", exact=True).click()
     player = _player_frame(page)
     player.wait_for_function("() => window.playerState && playerState.stats.shown >= 5")
     page.wait_for_timeout(500)
+    # the line under the stage is not left at the step Play started from while the panel moves on (it stayed at
+    # "99 nodes · 166 edges" while the panel showed step 5,183): while playing, the panel alone counts
+    assert counts.count() == 0
     box = page.locator("iframe[title*='cae_player']").bounding_box()
     canvas = player.evaluate(
         "() => { const r = document.getElementById('plot').getBoundingClientRect(); return r.width; }"
     )
     plotted = player.evaluate("() => Math.min(playerState.box.w, playerState.box.h)")
     assert plotted >= least and box["y"] + canvas <= height + 2, (plotted, box, canvas)
+    played_traces = box["y"] + player.evaluate("() => document.getElementById('traces').getBoundingClientRect().bottom")
+    if present:
+        assert played_traces <= height + 2, played_traces
     _shot(page, f"71_play_{name}")
     _record(
-        f"{name}: still {w:.0f}x{h:.0f} px plotted (the issue asks {least}); playing {plotted:.0f} px; "
-        f"traces end at y = {traces_bottom:.0f}, scrubber at {scrubber_bottom:.0f} of {height}"
+        f"{name}: still {w:.0f}x{h:.0f} px plotted (the least asked: {least}), marks x{meta['scale']:.2f}; playing "
+        f"{plotted:.0f} px; traces end at y = {traces_bottom:.0f} (playing {played_traces:.0f}), scrubber at "
+        f"{scrubber_bottom:.0f} of {height}"
     )
+    ctx.close()
+
+
+def _deuteranope_shot(page, name):
+    """The screen as a deuteranope sees it (cae.app.colour_vision over the screenshot's pixels), saved beside it."""
+    from PIL import Image
+
+    from cae.app.colour_vision import simulate_image
+
+    pixels = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB"))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(simulate_image(pixels, "deuteranopia")).save(SHOTS / f"{name}.png")
+
+
+#: each name written beside a mark, and its mark's trace in the figure
+_NAMES = {"s1": "s1", "s2": "s2", "x": "current sample"}
+
+#: in page pixels: every name's box in the rendered SVG (with the annotation it draws) and every mark's centre
+_LABELS = """gd => {
+  const L = gd._fullLayout, xa = L.xaxis, ya = L.yaxis, box = gd.getBoundingClientRect();
+  const px = x => box.left + xa._offset + xa.l2p(x), py = y => box.top + ya._offset + ya.l2p(y);
+  const names = [...gd.querySelectorAll('g.annotation')].map(g => {
+    const a = gd.layout.annotations[Number(g.dataset.index)];
+    const r = g.querySelector('.annotation-text').getBoundingClientRect();
+    return [a.text, a.name, r.left + r.width / 2, r.top + r.height / 2];
+  });
+  const marks = [];
+  for (const t of gd._fullData) {
+    if (!t.name || t.name.endsWith('(halo)') || !String(t.mode).includes('markers')) continue;
+    if (['nodes', 'data seen', 'recent window', 'cluster of one node'].includes(t.name)) continue;
+    const xs = Array.from(t.x), ys = Array.from(t.y);
+    xs.forEach((x, i) => marks.push([t.name, px(x), py(ys[i])]));
+  }
+  return {names, marks};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "present"), [(1400, 900, False), (1024, 768, True), (1920, 1080, True)])
+def test_every_name_is_on_its_own_mark_in_the_rendered_picture(server, browser, width, height, present):
+    """The issue's step: s2 lies to the top right of s1 and the sample beside them. In the SVG the browser drew, each
+    name's centre is nearer its own mark than any other mark ("s1" sat beside the s2 diamond, "s2" under the star)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page.set_default_timeout(120000)
+    page.goto(server + LINK + ("&present=1" if present else ""))
+    _wait_seen(page, 3703, timeout_ms=120000)
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    _wait_scaled(page)
+    _settled_box(page, ".st-key-net .nsewdrag")
+    found = page.locator(".st-key-main_fig .js-plotly-plot").first.evaluate(_LABELS)
+    names = {text: (mark, cx, cy) for text, mark, cx, cy in found["names"] if mark}
+    assert set(names) == set(_NAMES) and all(names[t][0] == _NAMES[t] for t in _NAMES)
+    for text, (mark, cx, cy) in names.items():
+        dist = {}
+        for name, mx, my in found["marks"]:
+            dist[name] = min(dist.get(name, np.inf), float(np.hypot(mx - cx, my - cy)))
+        nearest = min(dist, key=dist.get)
+        assert nearest == mark, (text, dist)
+        assert dist[mark] < 40 * max(width / 1400, 1), (text, dist)  # beside it, not far off
+    _shot(page, f"77_names_{width}x{height}" + ("_present" if present else ""))
     ctx.close()
 
 
@@ -105,15 +215,16 @@ def _pixels(page, clip):
     return np.asarray(Image.open(io.BytesIO(shot)).convert("RGB")).astype(int)
 
 
-#: in page pixels: each edge's midpoint and colour, each node's centre, each removed mark's centre (Plotly's own
-#: axis conversion of the chart's data)
+#: in page pixels: each edge's ends and colour, each node's centre, each removed mark's centre (Plotly's own axis
+#: conversion of the chart's data)
 _WHERE = """gd => {
   const L = gd._fullLayout, xa = L.xaxis, ya = L.yaxis, box = gd.getBoundingClientRect();
   const px = x => box.left + xa._offset + xa.l2p(x), py = y => box.top + ya._offset + ya.l2p(y);
   const edges = [];
-  for (const s of gd.layout.shapes || []) {
-    const n = (s.path.match(/-?[\\d.]+(?:e-?\\d+)?/g) || []).map(Number);
-    for (let k = 0; k + 3 < n.length; k += 4) edges.push([px(n[k]), py(n[k + 1]), px(n[k + 2]), py(n[k + 3]), s.line.color]);
+  for (const t of gd._fullData) {
+    if (!String(t.name).startsWith('edges age')) continue;
+    const xs = Array.from(t.x), ys = Array.from(t.y);
+    for (let k = 0; k + 1 < xs.length; k += 3) edges.push([px(xs[k]), py(ys[k]), px(xs[k + 1]), py(ys[k + 1]), t.line.color]);
   }
   const pts = name => { const t = gd._fullData.find(d => d.name === name); if (!t) return [];
     const xs = Array.from(t.x), ys = Array.from(t.y); return xs.map((x, i) => [px(x), py(ys[i])]); };
@@ -136,6 +247,8 @@ def _picture_at(browser, server, t, step=False):
     page.set_default_timeout(120000)
     page.goto(server + LINK.replace("t=3703", f"t={t - 1 if step else t}"))
     _wait_seen(page, t - 1 if step else t, timeout_ms=120000)
+    page.locator(".st-key-main_fig .main-svg").first.wait_for(state="attached")
+    _wait_scaled(page)
     if step:
         page.get_by_role("button", name="Step 1", exact=True).click()
         _wait_seen(page, t)

@@ -80,3 +80,68 @@ def test_every_cluster_colour_reads_on_the_white_plot():
         assert 1.05 / (y + 0.05) >= 3, c
     assert len(set(figures.PALETTE)) == len(figures.PALETTE)
     assert cv.smallest_difference(figures.PALETTE) >= 10
+
+
+# ------------------------------------------------------------------ the edge ages, tested as the clusters are
+@pytest.mark.parametrize("deficiency", [None, *CVD])
+def test_the_edge_age_bands_stay_apart(deficiency):
+    """As many bands as stay at least 10 CIEDE2000 apart with normal vision and under each deficiency: three (the five
+    Viridis bands of before were 2.8 apart, 2.2 under deuteranopia: one navy for every edge)."""
+    assert len(figures.AGE_COLOURS) == figures.N_AGE_BANDS == 3
+    assert cv.smallest_difference(figures.AGE_COLOURS, deficiency) >= 10
+
+
+def test_every_edge_age_colour_reads_on_the_white_plot_at_a_projectors_width():
+    from cae.app.figures._draw import EDGE_WIDTH, mark_scale
+
+    for c in figures.AGE_COLOURS:
+        y = float(cv.simulate(c) @ np.array([0.2126, 0.7152, 0.0722]))
+        assert 1.05 / (y + 0.05) >= 3, c
+    assert EDGE_WIDTH >= 2.5 and EDGE_WIDTH * mark_scale(933) >= 4  # 4 px wide on a projector's 933-px square
+
+
+def test_the_key_shows_exactly_the_age_bands_drawn():
+    """Each band drawn (a line of its colour) is in the key with that colour and the ages it holds, and the key
+    shows no other: with an age limit a_max, the bands are the edges up to half of it, up to it, and past it."""
+    import re
+    from types import SimpleNamespace
+
+    ages = np.array([1, 3, 9, 14, 15, 20, 28, 29, 35])
+    P = np.array([[k / 10, (k % 2) / 10] for k in range(10)], dtype=float)
+    net = SimpleNamespace(
+        network_=None,
+        nodes_=P,
+        node_ids_=np.arange(10),
+        edges_=np.array([[k, k + 1] for k in range(9)]),
+        edge_ages_=ages,
+        node_labels_=np.zeros(10, int),
+        win_counts_=np.ones(10),
+        n_clusters_=1,
+    )
+    fig = figures.network_figure(net, legend=False, age_limit=28.4)
+    drawn = {
+        t.name.removeprefix("edges age "): (t.line.color, len(t.x) // 3)  # each edge: two ends and a gap
+        for t in fig.data
+        if (t.name or "").startswith("edges age")
+    }
+    assert drawn == {"≤ 14": ("#7a8ca3", 4), "15–28": ("#1f3d66", 3), "> 28.4": ("#c85a00", 2)}
+    key = fig.layout.meta["key"]
+    row = key[key.index('class="cae-key-ages"') :]
+    shown = re.findall(r"border-top:[\d.]+px solid (#\w+)\"></span>([^<]+) \((\d+)\)</span>", row)
+    assert [(c, label.replace("&gt;", ">"), int(n)) for c, label, n in shown] == [
+        (c, label, n) for label, (c, n) in drawn.items()
+    ]
+    assert "a_max = 28.4" in row
+
+
+def test_a_picture_is_simulated_pixel_by_pixel_as_each_colour_is():
+    """simulate_image (a screenshot as a colour-blind student sees it) agrees with simulate on each pixel."""
+    rng = np.random.default_rng(0)
+    px = rng.integers(0, 256, (4, 5, 3)).astype(np.uint8)
+    for d in CVD:
+        seen = cv.simulate_image(px, d)
+        assert seen.shape == px.shape and seen.dtype == np.uint8
+        for i, j in ((0, 0), (3, 4), (2, 1)):
+            assert cv.lab(cv.simulate(seen[i, j].tolist(), None)) == pytest.approx(
+                cv.lab(cv.simulate(px[i, j].tolist(), d)), abs=1.0
+            )

@@ -56,7 +56,7 @@ def test_fuzzy_art_search_is_explained_in_order_of_T_with_the_matches_against_rh
     assert r"I &= (x,\ 1 - x) \\ &= (0.3, 0.15, 0.7, 0.85)" in text
     assert r"M_{1} = 0.85 \geq \rho = 0.8" in text
     assert "Its box is now (0.3, 0.15) to (0.3, 0.45)" in text  # fast learning stretched the point to a segment
-    assert headline(rec) == "t = 4: resonance with category 1 (category 0 reset)"
+    assert headline(rec) == "t = 4: resonance with category 1; category 0 reset (match below ρ)"
     assert fuzzy_art_quiz_truth(rec) == 1
 
 
@@ -71,7 +71,7 @@ def test_fuzzy_art_new_category_after_every_reset():
     assert _text(blocks).startswith("**New category** (t = 3): every one of the 1 categories was tested and reset")
     assert _tables(blocks)[0]["M = |I∧w|/|I|"].tolist() == [pytest.approx(0.3)]
     assert r"w_{1} = I = (0.9, 0.9, 0.1, 0.1)" in _text(blocks)
-    assert fuzzy_art_quiz_truth(rec) == 0 and headline(rec) == "t = 3: new category 1 (category 0 reset)"
+    assert fuzzy_art_quiz_truth(rec) == 0 and headline(rec) == "t = 3: new category 1; category 0 reset (match below ρ)"
     first = FuzzyART().learn_one(np.array([0.5, 0.5]))
     assert "there is no category yet" in _text(explain_step(first, m, np.array([0.5, 0.5])))
 
@@ -102,7 +102,10 @@ def test_gng_adaptation_is_explained_with_s1_s2_the_error_the_edge_and_the_moves
     assert moves["move"].tolist() == ["(0.1, 0)", "(-0.08, 0)"]
     assert errors["node"].tolist() == [0, 1] and errors["error E"].tolist() == [0.04, 0.0]
     assert "No edge of s1 is older than a_max = 50" in text
-    assert gng_quiz_truth(rec) is False and headline(rec) == "t = 3: adaptation (s1 = node 0, s2 = node 1)"
+    assert (
+        gng_quiz_truth(rec) is False
+        and headline(rec) == "t = 3: adaptation (s1 = node 0, s2 = node 1); edge 0–1 made (s1–s2)"
+    )
 
 
 def test_gng_insertion_is_explained_with_q_f_and_r():
@@ -120,7 +123,10 @@ def test_gng_insertion_is_explained_with_q_f_and_r():
     assert "f = node 1 is its neighbour of largest error" in text and "r = node 2" in text
     assert rf"E_q = {rec.error_q:.4g}" in text and rec.error_r == rec.error_q
     assert gng_quiz_truth(rec) is True
-    assert headline(rec) == "t = 5: node 2 inserted between q = 0 and f = 1, then adaptation"
+    assert headline(rec) == (
+        "t = 5: node 2 inserted between q = 0 and f = 1; adaptation (s1 = node 0, s2 = node 2); "
+        "edge 0–2 renewed (s1–s2, age 0)"
+    )
     assert "edge 0–1" not in text  # q–f was replaced by q–r and r–f: s1 = 0 meets s2 = r = 2
     start = steps[0][0]
     assert _text(explain_step(start, m, steps[0][1])).startswith("**Start node** (t = 1)")

@@ -72,12 +72,17 @@ def test_network_figure_layers(pg):
     sizes = np.asarray(nodes.marker.size)
     M = np.asarray(pg.model.win_counts_)
     assert sizes[np.argmax(M)] == sizes.max()  # sized by win count
-    edge_shapes = [s for s in fig.layout.shapes if (s.name or "").startswith("edges age")]
-    n_segments = sum(s.path.count("M") for s in edge_shapes)
-    assert n_segments == len(pg.model.edges_)  # every edge once, an SVG path per age band
-    assert 1 < len(edge_shapes) <= viz.N_AGE_BANDS and {s.layer for s in edge_shapes} == {"between"}
-    assert not [t for t in fig.data if (t.name or "").startswith("edges")]  # no WebGL lines for them
-    assert any(getattr(t.marker, "showscale", False) for t in fig.data)  # the age colour bar
+    edge_lines = [t for t in fig.data if (t.name or "").startswith("edges age")]
+    n_segments = sum(len(t.x) // 3 for t in edge_lines)  # each edge: its two ends and a gap
+    assert n_segments == len(pg.model.edges_)  # every edge once, a line trace per age band
+    assert 1 < len(edge_lines) <= viz.N_AGE_BANDS and {t.type for t in edge_lines} == {"scattergl"}
+    names = [t.name for t in fig.data]  # over the data (opaque: they hid the edges under them), under the nodes
+    assert names.index("recent window") < min(names.index(t.name) for t in edge_lines)
+    assert max(names.index(t.name) for t in edge_lines) < names.index("nodes")
+    # the legend names each band drawn, in its colour (an entry with no points); the lines themselves have none
+    legend = {t.name.removeprefix("edges, age "): t.line.color for t in fig.data if (t.name or "").startswith("edges,")}
+    assert {t.name.removeprefix("edges age "): t.line.color for t in edge_lines}.items() <= legend.items()
+    assert all(t.showlegend is False for t in edge_lines)
     assert len(_named(fig, "s1")) == 1 and len(_named(fig, "s2")) == 1
     assert len(_named(fig, "current sample")) == 1 and len(_named(fig, "removed this frame")) == 1
     assert list(fig.layout.xaxis.range) == pytest.approx([-0.03, 1.03])
@@ -183,8 +188,11 @@ def test_network_svg_draws_every_node_and_edge_in_the_views_colours():
     for k, p in enumerate(model.nodes_):
         gap = np.abs(at - on_screen(p)).max(axis=1)
         assert gap.min() < 0.25 and nodes[int(np.argmin(gap))][3] == colours[k], k
-    # every edge between its nodes (whole pixels); the youngest in the age scale's first colour, the oldest not
-    stops = [s.get("stop-color") for s in root.iter(f"{SVG}stop")]
+    # every edge between its nodes (whole pixels); the youngest in the first band's colour, the oldest not; the
+    # bands drawn under the plot, as the Plotly view's key
+    key = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "age-key")
+    stops = [line.get("stroke") for line in key.iter(f"{SVG}line")]
+    assert stops == list(viz.AGE_COLOURS[: len(stops)]) and len(stops) >= 2
     colour_at = {}
     for x1, y1, x2, y2, c in edges:
         colour_at[(x1, y1, x2, y2)] = colour_at[(x2, y2, x1, y1)] = c
@@ -238,10 +246,10 @@ def test_the_svg_and_the_plotly_view_colour_every_edge_alike_age_zero_included()
     )
     fig = viz.network_figure(net)
     plotly_colour = {}
-    for shape in fig.layout.shapes:
-        if shape.name.startswith("edges age"):
-            for piece in shape.path.split("M")[1:]:  # "x0,y0Lx1,y1": the start's x is the edge number here
-                plotly_colour[int(float(piece.split(",")[0]))] = shape.line.color
+    for line in fig.data:
+        if (line.name or "").startswith("edges age"):
+            for start in np.asarray(line.x, float)[::3]:  # each edge's start, end, gap: the start's x is its number
+                plotly_colour[int(start)] = line.line.color
     assert sorted(plotly_colour) == list(range(6))  # every edge drawn, the age-0 one too
     svg = viz.network_svg(net)
     strokes = [c for *_, c in sorted(_svg_edges(svg))]  # edge k starts at node k: the k-th from the left
@@ -298,7 +306,8 @@ def test_every_mark_is_drawn_after_the_nodes_on_their_webgl_layer(pg):
     for k, t in enumerate(fig.data):  # every line under the nodes: regions, bandwidths (and the edges, SVG)
         if t.name in ("every node's vigilance region", "bandwidth σ"):
             assert k < nodes, t.name
-    assert {s.layer for s in fig.layout.shapes} == {"between"}  # SVG under every WebGL trace
+    edges = [k for k, t in enumerate(fig.data) if (t.name or "").startswith("edges age")]
+    assert edges and max(edges) < nodes  # the edges under the nodes (and over the data)
     assert names[-1] == "current sample"  # the sample on top of everything
 
 
@@ -328,8 +337,9 @@ def test_s1_and_s2_are_named_beside_them_in_annotations_not_webgl_text(pg):
             mark = _named(fig, name)[0]
             note = notes[name]
             assert (note.x, note.y) == (float(mark.x[0]), float(mark.y[0])) and (note.xref, note.yref) == ("x", "y")
-            assert note.font.color == mark.marker.color and not note.showarrow
-        assert notes["s1"].xanchor == "left" and notes["s2"].xanchor == "right"  # on opposite sides
+            # in the mark's colour (s2's a darker magenta: text needs 4.5:1 on white, magenta has 3.1)
+            assert note.font.color == {"s1": viz.MARK_S1, "s2": "#b000b0"}[name] and not note.showarrow
+            assert note.name == name  # the annotation names its mark's trace
 
 
 def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):
@@ -353,7 +363,8 @@ def test_focus_zooms_to_s1_s2_the_sample_and_the_region(pg):
     assert fig.layout.uirevision != full.layout.uirevision  # the browser applies the new range
     # no s1 yet: the full view, no note
     early = viz.network_figure(m, current=pg.stream.X[0], record=None, bounds=((0, 1), (0, 1)), focus=True)
-    assert list(early.layout.xaxis.range) == pytest.approx([-0.03, 1.03]) and not early.layout.annotations
+    assert list(early.layout.xaxis.range) == pytest.approx([-0.03, 1.03])
+    assert [a.text for a in early.layout.annotations] == ["x"]  # the sample named, no note
 
 
 def test_every_nodes_vigilance_region_is_its_cim_level_set(pg):
@@ -475,8 +486,7 @@ def test_before_the_first_step_the_view_draws_the_stream_to_come_and_what_to_pre
     come = _named(fig, viz.UPCOMING_NAME)[0]
     assert len(come.x) == len(X) and fig.data[0] is come  # under every other mark
     faint = _named(viz.network_figure(None, X, bounds=((0, 1), (0, 1))), "data seen")[0].marker.color
-    # fainter than the data seen (the alpha of its grey)
-    assert float(come.marker.color.rsplit(",", 1)[1].rstrip(")")) < float(faint.rsplit(",", 1)[1].rstrip(")"))
+    assert _contrast_on_white(come.marker.color) < _contrast_on_white(faint)  # fainter than the data seen
     assert [a.text for a in fig.layout.annotations] == ["press <b>Step 1</b>"]
 
 
@@ -566,13 +576,17 @@ def test_the_main_view_draws_its_layers_in_order(pg):
         deleted=np.array([[0.5, 0.5]]),
         placed=X[:2],
     )
-    names = list(dict.fromkeys(t.name for t in fig.data if t.name))
+    names = [n for n in dict.fromkeys(t.name for t in fig.data if t.name) if not n.startswith("edges, age")]
+    alone = ["cluster of one node"] if "cluster of one node" in names else []
+    edges = [n for n in names if n.startswith("edges age")]
     assert names == [
         "data seen",
         "recent window",
         "every node's vigilance region",
+        *edges,
         "bandwidth σ",
         "nodes",
+        *alone,
         "vigilance region of s1 (CIM ≤ V)",
         "s2 (halo)",
         "s2",
@@ -584,7 +598,7 @@ def test_the_main_view_draws_its_layers_in_order(pg):
         "placed by hand",
         "current sample",
     ]
-    assert [s.name for s in fig.layout.shapes] and all(s.name.startswith("edges age") for s in fig.layout.shapes)
+    assert edges and not fig.layout.shapes
     assert fig.layout.annotations[0].text.startswith("focused on s1") and fig.layout.uirevision == "network-focus"
 
 
@@ -657,7 +671,7 @@ def test_every_edge_is_drawn_in_a_legible_age_colour_wider_than_the_node_outline
     from cae.app.figures._draw import EDGE_WIDTH, _node_sizes
 
     fig = _full_view(pg)
-    edges = [s for s in fig.layout.shapes if s.name.startswith("edges age")]
+    edges = [t for t in fig.data if (t.name or "").startswith("edges age")]
     assert edges and {s.line.width for s in edges} == {EDGE_WIDTH} and EDGE_WIDTH >= 2.5
     for s in edges:
         colour = (
@@ -691,7 +705,8 @@ def test_the_key_names_every_mark_and_line_of_the_picture(pg):
     assert not [t for t in fig.data if t.marker and t.marker.showscale]  # no colour bar
     for name in {t.name for t in fig.data if t.name and not t.name.endswith("(halo)") and t.showlegend is not False}:
         assert name.split(" (")[0] in key, name
-    assert "edge age:" in key and all(f"{s.name.split()[-1]}" in key for s in fig.layout.shapes)
+    edges = [t.name for t in fig.data if (t.name or "").startswith("edges age")]
+    assert edges and "edge age, " in key and all(name.split()[-1] in key for name in edges)
 
 
 def test_more_clusters_than_colours_stay_apart_for_colour_blind_students():

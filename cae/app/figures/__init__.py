@@ -1,7 +1,7 @@
 """Figure builders: pure functions from a model (and data) to Plotly figures, one module per view.
 
 They import no Streamlit and are tested without a browser. Points are sent as float32, all edges of an age
-band share one SVG path, and long traces are thinned, so a play frame stays small.
+band share one line trace, and long traces are thinned, so a play frame stays small.
 
 - :mod:`.network` — the main view (:func:`network_figure`), drawn in layers (data, the model by its kind,
   focus, marks) with its options in one :class:`~cae.app.view_options.ViewOptions`;
@@ -37,6 +37,7 @@ from .geometry import focus_window, region_outlines, vigilance_boundary
 from .network import MODEL_LAYERS, model_kind, network_figure, network_spec
 from .palette import (
     AGE_COLORSCALE,
+    AGE_COLOURS,
     MARK_COLORS,
     MARK_DRAWN,
     MARK_PLACED,
@@ -70,6 +71,7 @@ __all__ = [
     "layout_positions",
     "thin",
     "AGE_COLORSCALE",
+    "AGE_COLOURS",
     "MARK_COLORS",
     "focus_window",
     "figure_table",

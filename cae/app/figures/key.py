@@ -57,6 +57,8 @@ def glyph(item):
     kind = item["kind"]
     if kind == "markers":
         colours = item["colours"]
+        if len(colours) > 1 and str(item["symbol"]).endswith("-open"):  # rings in the clusters' colours
+            return _span(f"{box}color:{colours[0]};font-size:0.85em;", _SYMBOLS.get(item["symbol"], "◯"))
         if len(colours) > 1:  # the nodes: a dot of each of their first colours
             dots = "".join(f'<span style="color:{c}">●</span>' for c in colours[:4])
             return _span("display:inline-flex;flex:none;letter-spacing:-0.25em;font-size:0.85em;", dots)
@@ -135,26 +137,33 @@ def key_entries(traces):
     return out
 
 
-def _ages_row(ages, font_size):
-    starts, colours, note = ages
+def _ages_row(ages, font_size, width=3.5):
+    """The edge ages' bands as drawn (:class:`~._draw.AgeBands`): each band's colour as a rule of the edges' width,
+    the ages it holds and how many edges are in it, after what the bands are cut by (a_max, or the oldest age)."""
     cells = "".join(
-        f'<span style="display:inline-flex;align-items:center;gap:0.2em;margin-right:0.5em">'
-        f'<span aria-hidden="true" style="display:inline-block;width:1.3em;border-top:3.5px solid {c}"></span>'
-        f"{int(s):,}+</span>"
-        for s, c in zip(starts, colours)
+        f'<span class="cae-key-age" style="display:inline-flex;align-items:center;gap:0.15em;margin-right:0.45em;'
+        f'white-space:nowrap">'
+        f'<span aria-hidden="true" style="display:inline-block;width:1em;border-top:{width:g}px solid {c}"></span>'
+        f"{html.escape(label)} ({n:,})</span>"
+        for label, c, n in zip(ages.labels, ages.colours, ages.counts)
+        if label is not None
     )
-    why = "an edge's age: how often one of its ends has won since its two ends were last the winner and runner-up"
-    return f'<div class="cae-key-ages" title="{why}">edge age: {cells}({html.escape(note)})</div>'
+    why = (
+        "an edge's age: how often one of its ends has won since its two ends were last the winner and runner-up; "
+        "an edge past a_max goes when one of its ends next wins (in brackets: the edges of each band)"
+    )
+    return f'<div class="cae-key-ages" title="{why}">edge age, {html.escape(ages.note)}: {cells}</div>'
 
 
-def key_html(traces, ages=None, others="", note="", font_size=14):
+def key_html(traces, ages=None, others="", note="", font_size=14, edge_width=3.5):
     """The key as one HTML block: an entry per mark, line and colour of the picture, the edge ages' bands
-    (``ages``: their starts, colours and a note) and the clusters in grey, in ``font_size`` px (``note``: a line
-    above the entries).
+    (``ages``: :class:`~._draw.AgeBands`, drawn ``edge_width`` px wide) and the clusters in grey, in ``font_size`` px
+    (``note``: a line above the entries).
 
+    >>> from cae.app.figures._draw import age_bands
     >>> h = key_html([dict(type="scattergl", mode="markers", name="nodes", marker=dict(color=["#0000ee"], size=9))],
-    ...              ages=([1, 3], ["#440154", "#27808e"], "oldest 7"), others="2 smaller clusters in grey")
-    >>> "nodes" in h and "(oldest 7)" in h and "2 smaller clusters in grey" in h
+    ...              ages=age_bands([1, 3, 9], limit=7), others="2 smaller clusters in grey")
+    >>> "nodes" in h and "edge age, a_max = 7: " in h and "&gt; 7 (1)" in h and "2 smaller clusters in grey" in h
     True
     """
     items = "".join(
@@ -169,7 +178,7 @@ def key_html(traces, ages=None, others="", note="", font_size=14):
     if others:
         parts.append(f'<div class="cae-key-others">{html.escape(others)}</div>')
     if ages is not None:
-        parts.append(_ages_row(ages, font_size))
+        parts.append(_ages_row(ages, font_size, max(3.0, min(edge_width, 5.0))))
     return (
         f'<div class="cae-key" role="group" aria-label="Key of the picture" '
         f'style="font-size:{int(font_size)}px;line-height:1.45;color:#31333f">{"".join(parts)}</div>'

@@ -8,9 +8,10 @@ Two kinds of model (the registry entry's ``kind``) get their layers here, regist
   that would accept it — R_J ⊕ x, category J's box stretched to hold x, whose sides sum to at most
   d (1 − ρ) — and J's vigilance region, the samples J accepts: its box grown by the slack
   d (1 − ρ) − (sides) in L1 distance, an octagon (:func:`accepting_box`, :func:`vigilance_octagon`);
-* ``"gas"`` (GNG): the edges coloured by age on a scale from 0 to a_max whose every colour keeps 3:1 contrast
-  on the white plot (:func:`age_colours`), and an insertion drawn as an event — the new node r ringed and
-  named, with q and f (:func:`insertion_marks`).
+* ``"gas"`` (GNG): the edges coloured by age in the views' three bands around a_max (up to half of it, up to it,
+  past it: :func:`age_colours`), colours that stay apart for colour-blind students and keep 3:1 contrast on the
+  white plot, and an insertion drawn as an event — the new node r ringed and named, with q and f
+  (:func:`insertion_marks`).
 
 And the *Lineage* page's two pieces of HTML: the paper's two families meeting in CAE, every arrow with its source
 (:func:`lineage_html`), and the lesson's table grouped by stream (:func:`lineage_table_html`).
@@ -21,17 +22,14 @@ Pure functions, no Streamlit.
 from __future__ import annotations
 
 import numpy as np
-from plotly.colors import sample_colorscale
 
-from ._draw import EDGE_WIDTH, _edge_shape, _f32, _label, _mark
-from .network import MODEL_LAYERS, nodes_layer
+from ._draw import EDGE_WIDTH, _edge_trace, _f32, _label, _mark, age_bands, px_size
+from .network import MODEL_LAYERS, _age_legend, _edge_name, nodes_layer
 from .palette import (
-    AGE_COLORSCALE,
     LEGIBLE_AGE_END,
     MARK_S1,
     MARK_S2,
-    MIN_FONT,
-    N_AGE_BANDS,
+    MARK_S2_TEXT,
     colour_of_index,
     node_colour_index,
 )
@@ -96,7 +94,7 @@ def boxes_layer(scene, view, canvas):
                 showlegend=n == 0,
                 fill="toself",
                 fillcolor=_rgba(colour_of_index(k), 0.10),
-                line=dict(color=colour_of_index(k), width=2),
+                line=dict(color=colour_of_index(k), width=round(2 * canvas.scale, 2)),
                 text=[f"category {c}" for c in ids[sel] for _ in range(6)],
                 hoverinfo="text",
             )
@@ -170,7 +168,7 @@ def acceptance_layer(scene, view, canvas):
                     name=f"vigilance region of category {J} (|I ∧ w|/|I| ≥ ρ)",
                     fill="toself",
                     fillcolor="rgba(0,0,0,0.045)",
-                    line=dict(color=MARK_S1, dash="dot", width=2),
+                    line=dict(color=MARK_S1, dash="dot", width=round(2 * canvas.scale, 2)),
                     hoverinfo="skip",
                 )
             )
@@ -183,7 +181,7 @@ def acceptance_layer(scene, view, canvas):
             y=_f32(by),
             mode="lines",
             name=f"box that would accept the sample: category {J} stretched to hold it",
-            line=dict(color=MARK_S1, dash="dash", width=2.5),
+            line=dict(color=MARK_S1, dash="dash", width=round(2.5 * canvas.scale, 2)),
             hoverinfo="skip",
         )
     )
@@ -193,58 +191,36 @@ def acceptance_layer(scene, view, canvas):
 
 
 def age_colours(ages, amax):
-    """The colour of each edge age on a legible sequential scale: age 0 darkest, a_max (``amax``) the lightest
-    legible colour, in :data:`~cae.app.figures.palette.N_AGE_BANDS` equal bands (ages above a_max, before
-    the cleanup, take the last). Returns ``(band per edge, colour per band, band starts)``.
+    """The band and colour of each edge age around GNG's a_max (``amax``): the views' three bands (up to half of
+    a_max, up to a_max, past it: :func:`~._draw.age_bands`). Returns ``(band per edge, colour per band, the ages
+    each band holds)``.
 
-    >>> band, colours, starts = age_colours([0, 10, 49, 50], 50)
-    >>> band.tolist(), starts.tolist()
-    ([0, 1, 5, 5], [0, 8, 16, 25, 33, 41])
+    >>> band, colours, labels = age_colours([0, 10, 26, 50], 50)
+    >>> band.tolist(), labels
+    ([0, 0, 1, 1], ('≤ 25', '26–50', '> 50'))
     """
-    amax = max(int(amax), 1)
-    starts = np.unique(np.floor(np.linspace(0, amax, N_AGE_BANDS + 1)[:-1] + 1e-9).astype(int))
-    colours = sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, LEGIBLE_AGE_END, len(starts))))
-    band = np.clip(np.searchsorted(starts, np.asarray(ages, int), side="right") - 1, 0, len(starts) - 1)
-    return band, colours, starts
-
-
-def _age_bar(colours, amax):
-    """An invisible trace that shows the edge-age colour bar (0 … a_max)."""
-    n = len(colours)
-    scale = [[e / n, c] for k, c in enumerate(colours) for e in (k, k + 1)]  # one flat step per band
-    bar = dict(
-        title=dict(text=f"edge age (removed past a_max = {amax})", font=dict(size=MIN_FONT), side="right"),
-        tickfont=dict(size=MIN_FONT),
-        thickness=12,
-        len=0.6,
-    )
-    return dict(
-        type="scatter",
-        x=[None],
-        y=[None],
-        mode="markers",
-        showlegend=False,
-        hoverinfo="skip",
-        marker=dict(color=[0, amax], colorscale=scale, cmin=0, cmax=amax, showscale=True, size=0, colorbar=bar),
-    )
+    bands = age_bands(ages, max(float(amax), 1.0))
+    return bands.band, list(bands.colours), bands.labels
 
 
 def age_edges_layer(scene, view, canvas):
-    """GNG's edges as SVG paths, one per age band, coloured from age 0 to a_max (:func:`age_colours`), with
-    the colour bar (or the bands in the key, when the view has no legend)."""
+    """GNG's edges as lines over the data, one per age band around a_max (:func:`age_colours`), with the bands in the key
+    (or the legend)."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
     ages = np.asarray(model.edge_ages_)
-    amax = int(getattr(model, "max_edge_age", max(int(ages.max()) if len(ages) else 1, 1)))
-    band, colours, starts = age_colours(ages, amax)
-    for k, colour in enumerate(colours):
-        sel = band == k
+    amax = float(getattr(model, "max_edge_age", max(int(ages.max()) if len(ages) else 1, 1)))
+    bands = age_bands(ages, max(amax, 1.0))
+    bands = bands._replace(note=f"removed past a_max = {amax:g}")  # GNG removes an edge of s1 the moment it is older
+    width = float(px_size(EDGE_WIDTH * canvas.scale))
+    for k, colour in enumerate(bands.colours):
+        sel = bands.band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colour, EDGE_WIDTH, f"edges age {starts[k]}+"))
+            canvas.traces.append(_edge_trace(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
     if len(edges):
-        canvas.ages = (starts, colours, f"removed past a_max = {amax}")
+        canvas.ages = bands
         if view.legend:
-            canvas.traces.append(_age_bar(colours, amax))
+            canvas.traces += _age_legend(bands, width)
 
 
 def insertion_marks(model, record, dims=(0, 1)):
@@ -286,20 +262,20 @@ def insertion_layer(scene, view, canvas):
                 y=_f32([q[1], f[1]]),
                 mode="lines",
                 name="insertion: r halfway between q and f",
-                line=dict(color=MARK_S1, dash="dash", width=2),
+                line=dict(color=MARK_S1, dash="dash", width=round(2 * canvas.scale, 2)),
                 hoverinfo="skip",
             )
         )
-    for key, symbol, colour, what, place in (
-        ("q", "square-open", MARK_S1, f"q: largest error (node {rec.q_id})", "bottom left"),
-        ("f", "square-open", MARK_S1, f"f: q's neighbour of largest error (node {rec.f_id})", "bottom left"),
-        ("r", "circle-open", MARK_S2, f"r: inserted now (node {rec.new_node_id})", "top right"),
+    for key, symbol, colour, text_colour, what in (
+        ("q", "square-open", MARK_S1, MARK_S1, f"q: largest error (node {rec.q_id})"),
+        ("f", "square-open", MARK_S1, MARK_S1, f"f: q's neighbour of largest error (node {rec.f_id})"),
+        ("r", "circle-open", MARK_S2, MARK_S2_TEXT, f"r: inserted now (node {rec.new_node_id})"),
     ):
         if key in where:
             x, y = where[key]
             canvas.focus_points.append([x, y])
-            canvas.marks += _mark(x, y, what, symbol, colour, 22, hover=[what])
-            canvas.labels.append(_label(x, y, f"{key} (new)" if key == "r" else key, colour, place))
+            canvas.marks += _mark(x, y, what, symbol, colour, 22, hover=[what], scale=canvas.scale)
+            canvas.labels.append(_label(x, y, f"{key} (new)" if key == "r" else key, text_colour, what))
 
 
 #: What a page says under a model of these kinds (Compare, Lineage): how to read the drawing.
@@ -307,8 +283,9 @@ KIND_NOTES = {
     "boxes": "Fuzzy ART's categories are boxes (lower corner w[:d], upper corner 1 − w[d:]); a dot marks each "
     "box's centre. Dashed: the box that would accept the current sample — the category the search resonates with, "
     "stretched to hold it (its sides sum to at most d (1 − ρ)).",
-    "gas": "GNG's edges by age, from 0 (dark) to a_max (green-blue; older edges of the winner are removed); one "
-    "cluster per connected component. An insertion step rings the new node r and names q and f.",
+    "gas": "GNG's edges by age: up to half of a_max light slate, up to a_max dark navy (an edge of the winner older "
+    "than a_max is removed); one cluster per connected component. An insertion step rings the new node r and names "
+    "q and f.",
 }
 
 MODEL_LAYERS["boxes"] = (boxes_layer, nodes_layer, acceptance_layer)

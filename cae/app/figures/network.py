@@ -32,16 +32,34 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..view_options import ViewOptions
-from ._draw import EDGE_WIDTH, _age_bands, _circles, _corner_note, _edge_shape, _f32, _label, _mark, _node_sizes
+from ._draw import (
+    EDGE_WIDTH,
+    REFERENCE_PX,
+    _circles,
+    _corner_note,
+    _edge_trace,
+    _f32,
+    _label,
+    _mark,
+    _node_sizes,
+    age_bands,
+    mark_scale,
+    px_size,
+)
 from .geometry import focus_window, region_outlines, vigilance_boundary
+from .labels import LABEL_FONT, place_labels, point_marks
 from .palette import (
-    AGE_LEGIBLE_SCALE,
+    AXIS_TEXT,
+    DATA_RECENT,
+    DATA_SEEN,
+    DATA_UPCOMING,
     MARK_DRAWN,
     MARK_PLACED,
     MARK_REMOVED,
     MARK_RESONATE,
     MARK_S1,
     MARK_S2,
+    MARK_S2_TEXT,
     MARK_SAMPLE,
     MARKS_NOTE,
     MIN_FONT,
@@ -72,7 +90,8 @@ __all__ = [
 
 @dataclass
 class Scene:
-    """What the main view draws: the model's snapshot and the data around it (see :func:`network_figure`).
+    """What the main view draws: the model's snapshot and the data around it (see :func:`network_figure`);
+    ``age_limit`` is the edge-age limit a_max the edges' colours are banded around (:func:`edge_age_limit`).
 
     ``P`` (the nodes in the plotted plane), ``span`` (the larger side of ``bounds``), ``fitted`` (a model
     with nodes to draw), ``has_regions`` (it has a vigilance region: σ̄ and a finite V) and ``kind`` (the
@@ -91,6 +110,7 @@ class Scene:
     placed: Any = None
     upcoming: Any = None
     dims: tuple[int, int] = (0, 1)
+    age_limit: Any = None
     P: Any = field(init=False, default=None)
     span: float | None = field(init=False, default=None)
     fitted: bool = field(init=False, default=False)
@@ -117,18 +137,21 @@ class Scene:
 @dataclass
 class Canvas:
     """What the layers have drawn so far: ``traces`` (under the marks, in order), ``marks`` (over every node),
-    ``labels`` (names written beside marks: annotations), ``shapes`` (the edges as SVG paths, under every
-    WebGL trace) and ``focus_points`` (what the focused view must show)."""
+    ``labels`` (names to write beside marks: requests placed at the end, :func:`~.labels.place_labels`),
+    ``shapes`` (layout shapes: SVG under every WebGL trace; no layer of this module draws one) and ``focus_points``
+    (what the focused view must show)."""
 
     traces: list = field(default_factory=list)
     marks: list = field(default_factory=list)
     labels: list = field(default_factory=list)
     shapes: list = field(default_factory=list)
     focus_points: list = field(default_factory=list)
-    #: what the key says beyond the traces' names: the edge ages' bands (starts, colours, a note: "oldest 32") and
-    #: the clusters drawn in grey (:func:`~.palette.others_note`)
-    ages: tuple | None = None
+    #: what the key says beyond the traces' names: the edge ages' bands (:class:`~._draw.AgeBands`) and the clusters
+    #: drawn in grey (:func:`~.palette.others_note`)
+    ages: Any = None
     others: str = ""
+    #: how much larger than in the reference picture (605 px) every mark is drawn (:func:`~._draw.mark_scale`)
+    scale: float = 1.0
 
 
 Layer = Callable[[Scene, ViewOptions, Canvas], None]
@@ -168,15 +191,17 @@ def _points(X, dims, name, size, color):
 
 
 def data_layer(scene, view, canvas):
-    """The stream to come (faintest), the data seen (faded) and the recent window (brighter)."""
+    """The stream to come (faintest), the data seen (lighter) and the recent window (3.6:1 on white), opaque greys
+    (:data:`~.palette.DATA_RECENT`), their dots sized with the picture."""
+    s = canvas.scale
     for X, name, size, color in (
-        (scene.upcoming, UPCOMING_NAME, 3, "rgba(120,120,120,0.18)"),
-        (scene.seen, "data seen", 3, "rgba(120,120,120,0.25)"),
-        # darker grey, no hue: a cluster colour among the data would read as nodes (the palette's teal did)
-        (scene.recent, "recent window", 4, "rgba(40,40,40,0.5)"),
+        (scene.upcoming, UPCOMING_NAME, 3, DATA_UPCOMING),
+        (scene.seen, "data seen", 3, DATA_SEEN),
+        # a grey, no hue: a cluster colour among the data would read as nodes (the palette's teal did)
+        (scene.recent, "recent window", 3.6, DATA_RECENT),
     ):
         if X is not None and len(X):
-            canvas.traces.append(_points(X, scene.dims, name, size, color))
+            canvas.traces.append(_points(X, scene.dims, name, float(px_size(size * s)), color))
 
 
 # ------------------------------------------------------------------ the model
@@ -212,43 +237,64 @@ def vigilance_regions_layer(scene, view, canvas):
         )
 
 
-def _age_colour_bar(amax, font_size=MIN_FONT):
-    """An invisible trace that shows the edge-age colour bar (the legible part of the scale, as the edges)."""
-    bar = dict(
-        title=dict(text="edge age", font=dict(size=font_size)), tickfont=dict(size=font_size), thickness=12, len=0.6
-    )
-    return dict(
-        type="scatter",
-        x=[None],
-        y=[None],
-        mode="markers",
-        showlegend=False,
-        hoverinfo="skip",
-        marker=dict(
-            color=[1, amax], colorscale=AGE_LEGIBLE_SCALE, cmin=1, cmax=amax, showscale=True, size=0, colorbar=bar
-        ),
-    )
+def edge_age_limit(scene):
+    """The edge-age limit a_max the edges are banded around: the step's own (CAE's a_max at s1, CAEA's given one),
+    else the one the page knows (``scene.age_limit``: the run's last a_max), else the model's fixed ``max_edge_age``
+    (ASOINN, GNG); None for a model without one (the bands are then the thirds of the oldest age)."""
+    for v in (getattr(scene.record, "a_max", None), scene.age_limit, getattr(scene.model, "max_edge_age", None)):
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            continue
+        if np.isfinite(v) and v > 0:
+            return v
+    return None
+
+
+def _age_legend(bands, width):
+    """The edge-age bands as legend entries (a view with Plotly's legend): a line of each band's colour, named by its
+    ages."""
+    return [
+        dict(
+            type="scatter",
+            x=[None],
+            y=[None],
+            mode="lines",
+            name=f"edges, age {label}",
+            legendgroup="edge ages",
+            line=dict(color=colour, width=width),
+            hoverinfo="skip",
+        )
+        for label, colour in zip(bands.labels, bands.colours)
+        if label is not None
+    ]
+
+
+def _edge_name(label):
+    return f"edges age {label}"
 
 
 def edges_layer(scene, view, canvas):
-    """The edges as SVG paths under the nodes, one per age band (the edge-age colour bar in the legend, or the
-    bands in the key; one grey path where edges have no age: TCA)."""
+    """The edges as lines over the data and under the nodes, one trace per age band (:func:`~._draw.age_bands`
+    around the age limit a_max, :func:`edge_age_limit`; the bands in the key or the legend; one grey trace where
+    edges have no age: TCA), as wide as the picture allows."""
     model, P = scene.model, scene.P
     edges = np.asarray(model.edges_).reshape(-1, 2)
+    width = float(px_size(EDGE_WIDTH * canvas.scale))
     ages = np.asarray(model.edge_ages_) if hasattr(model, "edge_ages_") else None
     if ages is None:
         if len(edges):
-            canvas.shapes.append(_edge_shape(P, edges, "#555", EDGE_WIDTH, "edges"))
+            canvas.traces.append(_edge_trace(P, edges, "#555", width, "edges"))
         return
-    band, starts, colors, amax = _age_bands(ages)
-    for k in range(len(colors)):
-        sel = band == k
+    bands = age_bands(ages, edge_age_limit(scene))
+    for k, colour in enumerate(bands.colours):
+        sel = bands.band == k
         if sel.any():
-            canvas.shapes.append(_edge_shape(P, edges[sel], colors[k], EDGE_WIDTH, f"edges age {starts[k]}+"))
+            canvas.traces.append(_edge_trace(P, edges[sel], colour, width, _edge_name(bands.labels[k])))
     if len(ages):
-        canvas.ages = (starts, colors, f"oldest {amax:,}")
+        canvas.ages = bands
         if view.legend:
-            canvas.traces.append(_age_colour_bar(amax, view.font_size))
+            canvas.traces += _age_legend(bands, width)
 
 
 def cloud_spread_layer(scene, view, canvas):
@@ -286,11 +332,47 @@ def bandwidth_layer(scene, view, canvas):
     )
 
 
+#: the key's name of the ring around a node that has no edge
+ALONE_NAME = "cluster of one node"
+
+
+def _alone_ring(scene, colours, sizes, canvas):
+    """A ring around every node without an edge, in its colour: a cluster of one node then reads as a node, not as a
+    data point (which it looked like: a 5-px dot among the data). Only for models whose clusters are their edges'
+    components."""
+    model = scene.model
+    if scene.kind not in ("network", "gas") or not hasattr(model, "edges_") or len(scene.P) < 2:
+        return
+    edges = np.asarray(model.edges_, dtype=np.int64).reshape(-1)
+    alone = np.bincount(edges, minlength=len(scene.P)) == 0 if len(edges) else np.ones(len(scene.P), bool)
+    if not alone.any():
+        return
+    s = canvas.scale
+    canvas.traces.append(
+        dict(
+            type="scattergl",
+            x=_f32(scene.P[alone, 0]),
+            y=_f32(scene.P[alone, 1]),
+            mode="markers",
+            name=ALONE_NAME,
+            marker=dict(
+                symbol="circle-open",
+                size=np.asarray(sizes)[alone] + 7 * s,
+                color=[c for c, a in zip(colours, alone) if a],
+                line=dict(width=round(1.8 * s, 2)),
+            ),
+            hoverinfo="skip",
+        )
+    )
+
+
 def nodes_layer(scene, view, canvas, clouds=False):
     """The nodes coloured by cluster (the ten largest clusters in the palette, the others in grey:
     :func:`~.palette.node_colour_index`) and sized by win count M (``clouds``: cloud centres, diamonds of one
-    size), outlined in white over the edges, each with its id, cluster, M (n) and σ on hover."""
+    size), outlined in white over the edges, each with its id, cluster, M (n) and σ on hover; a node without an
+    edge ringed; every size in proportion to the picture."""
     model, P = scene.model, scene.P
+    s = canvas.scale
     labels = np.asarray(model.node_labels_)
     M = np.asarray(model.win_counts_, dtype=float)
     ids = np.asarray(model.node_ids_)
@@ -298,6 +380,8 @@ def nodes_layer(scene, view, canvas, clouds=False):
     hover = [f"{what} {n} · cluster {c} · {'n' if clouds else 'M'}={m:g}" for n, c, m in zip(ids, labels, M)]
     if hasattr(model, "sigmas_"):
         hover = [f"{h} · σ={v:.4g}" for h, v in zip(hover, np.asarray(model.sigmas_))]
+    colours = [colour_of_index(k) for k in node_colour_index(model).tolist()]
+    sizes = px_size(_node_sizes(M, s)) if not clouds else float(px_size(11 * s))
     canvas.traces.append(
         dict(
             type="scattergl",
@@ -306,15 +390,17 @@ def nodes_layer(scene, view, canvas, clouds=False):
             mode="markers",
             name="cloud centres" if clouds else "nodes",
             marker=dict(
-                size=_node_sizes(M) if not clouds else 11,
-                color=[colour_of_index(k) for k in node_colour_index(model).tolist()],
+                size=sizes,
+                color=colours,
                 symbol="diamond" if clouds else "circle",
-                line=dict(color="white", width=1),
+                line=dict(color="white", width=round(1.0 * s, 2)),
             ),
             text=hover,
             hoverinfo="text",
         )
     )
+    if not clouds:
+        _alone_ring(scene, colours, sizes, canvas)
     canvas.others = others_note(labels)
 
 
@@ -347,17 +433,18 @@ def _winner_rings(scene, canvas):
     """s2 and s1 ringed and named; returns the rings (drawn after the region of s1)."""
     rings = []
     ids, P, record = np.asarray(scene.model.node_ids_), scene.P, scene.record
-    for key, sym, col, what, where in (
-        ("s2_id", "diamond-open", MARK_S2, "runner-up", "bottom left"),
-        ("s1_id", "circle-open", MARK_S1, "winner", "top right"),
+    for key, sym, col, text_colour, what in (
+        ("s2_id", "diamond-open", MARK_S2, MARK_S2_TEXT, "runner-up"),
+        ("s1_id", "circle-open", MARK_S1, MARK_S1, "winner"),
     ):
         nid = getattr(record, key)
         rows = np.flatnonzero(ids == nid) if nid >= 0 else []
         if len(rows):
             r = rows[0]
             canvas.focus_points.append(P[r])
-            rings += _mark(P[r, 0], P[r, 1], key[:2], sym, col, 24, hover=[f"{key[:2]} ({what}): node {nid}"])
-            canvas.labels.append(_label(P[r, 0], P[r, 1], key[:2], col, where))
+            hover = [f"{key[:2]} ({what}): node {nid}"]
+            rings += _mark(P[r, 0], P[r, 1], key[:2], sym, col, 24, hover=hover, scale=canvas.scale)
+            canvas.labels.append(_label(P[r, 0], P[r, 1], key[:2], text_colour, key[:2]))
     return rings
 
 
@@ -383,7 +470,7 @@ def _region_of_s1(scene, view, canvas):
                 name="vigilance region of s1 (CIM ≤ V)",
                 fill="toself",
                 fillcolor="rgba(0,0,0,0.045)",
-                line=dict(color=MARK_S1, dash="dot", width=2),
+                line=dict(color=MARK_S1, dash="dot", width=round(2 * canvas.scale, 2)),
                 hoverinfo="skip",
             )
         )
@@ -403,7 +490,7 @@ def focus_layer(scene, view, canvas):
 
 
 # ------------------------------------------------------------------ marks
-def _drawing(regions):
+def _drawing(regions, scale=1.0):
     """The outline of regions drawn by hand: a black dashed line on a white halo."""
     xs, ys = [], []
     for region in regions:
@@ -420,14 +507,18 @@ def _drawing(regions):
             name=name if legend else f"{name} (halo)",
             legendgroup="drawing",
             showlegend=legend,
-            line=dict(color=colour, width=width, dash=dash),
+            line=dict(color=colour, width=round(width * scale, 2), dash=dash),
             hoverinfo="skip",
         )
         for colour, width, dash, legend in (("white", 5, "solid", False), (MARK_DRAWN, 2.5, "dash", True))
     ]
 
 
-def _current_sample(x, dims, name):
+#: the name written beside the sample's star: the paper's x
+SAMPLE_LABEL = "x"
+
+
+def _current_sample(x, dims, name, scale=1.0):
     i, j = dims
     return dict(
         type="scattergl",
@@ -435,7 +526,12 @@ def _current_sample(x, dims, name):
         y=_f32([x[j]]),
         mode="markers",
         name=name,
-        marker=dict(symbol="star", size=20, color=MARK_SAMPLE, line=dict(color="white", width=1.5)),
+        marker=dict(
+            symbol="star",
+            size=float(px_size(20 * scale)),
+            color=MARK_SAMPLE,
+            line=dict(color="white", width=1.5 * scale),
+        ),
         hovertext=[name],
         hoverinfo="text",
     )
@@ -443,22 +539,25 @@ def _current_sample(x, dims, name):
 
 def marks_layer(scene, view, canvas):
     """Nodes a placed sample would resonate with, nodes just removed, regions drawn and samples placed by
-    hand, and the current sample (a star; a point to focus on)."""
+    hand, and the current sample (a star, named x; a point to focus on); every size in proportion to the picture."""
     i, j = scene.dims
-    marks = canvas.marks
+    marks, s = canvas.marks, canvas.scale
     if scene.fitted and scene.highlight is not None and len(scene.highlight):
         H = scene.P[np.asarray(scene.highlight, dtype=int)]
-        marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20)
+        marks += _mark(H[:, 0], H[:, 1], "would resonate (CIM ≤ V)", "circle-open", MARK_RESONATE, 20, scale=s)
     if scene.deleted is not None and len(scene.deleted):
         d = scene.deleted
-        marks += _mark(d[:, i], d[:, j], "removed this frame", "x", MARK_REMOVED, 13, width=1)
+        marks += _mark(d[:, i], d[:, j], "removed this frame", "x", MARK_REMOVED, 13, width=1, scale=s)
     if scene.drawn_regions:
-        marks += _drawing(scene.drawn_regions)
+        marks += _drawing(scene.drawn_regions, s)
     if scene.placed is not None and len(scene.placed):
-        marks += _mark(scene.placed[:, i], scene.placed[:, j], "placed by hand", "cross", MARK_PLACED, 12, width=1)
+        placed = scene.placed
+        marks += _mark(placed[:, i], placed[:, j], "placed by hand", "cross", MARK_PLACED, 12, width=1, scale=s)
     if scene.current is not None:
-        canvas.focus_points.append([float(scene.current[i]), float(scene.current[j])])
-        marks.append(_current_sample(scene.current, scene.dims, view.current_name))
+        x = scene.current
+        canvas.focus_points.append([float(x[i]), float(x[j])])
+        marks.append(_current_sample(x, scene.dims, view.current_name, s))
+        canvas.labels.append(_label(x[i], x[j], SAMPLE_LABEL, MARK_SAMPLE, view.current_name))
 
 
 # ------------------------------------------------------------------ layout
@@ -469,11 +568,38 @@ def _window(scene, view, canvas):
     return focus_window(np.vstack([np.asarray(p, float).reshape(-1, 2) for p in canvas.focus_points]), scene.bounds)
 
 
+def _shown_window(scene, canvas, window):
+    """The axes' ranges as drawn: the focused window, the bounds with their margin, or (Plotly's autorange) the box
+    around the nodes and the marks."""
+    if window is not None:
+        return window
+    if scene.bounds is not None:
+        (x0, x1), (y0, y1) = scene.bounds
+        px, py = 0.03 * (x1 - x0 or 1), 0.03 * (y1 - y0 or 1)
+        return (x0 - px, x1 + px), (y0 - py, y1 + py)
+    pts = [np.asarray(p, float).reshape(-1, 2) for p in canvas.focus_points]
+    if scene.P is not None:
+        pts.append(np.asarray(scene.P, float))
+    P = np.vstack(pts) if pts else np.zeros((1, 2))
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    return (lo[0], hi[0] if hi[0] > lo[0] else lo[0] + 1), (lo[1], hi[1] if hi[1] > lo[1] else lo[1] + 1)
+
+
+def plotted_side(view):
+    """The plotted square's side (px) a view is drawn at, about: the picture's side (measured by the page, or its
+    height, or the reference 605) less the axis numbers' margins."""
+    return max((view.px or view.height or REFERENCE_PX) - 60, 100)
+
+
 def _annotations(scene, view, canvas, window):
-    """The names beside the marks, after the corner note (what to press first, or the focused view's width)."""
-    labels = canvas.labels
-    if view.font_size > MIN_FONT:  # the present mode's larger text: the marks' names too
-        labels = [{**a, "font": {**a["font"], "size": max(a["font"]["size"], view.font_size)}} for a in labels]
+    """The names beside the marks, each placed on its own mark (:func:`~.labels.place_labels`), after the corner note
+    (what to press first, or the focused view's width)."""
+    labels = []
+    if canvas.labels:
+        font = max(LABEL_FONT, view.font_size)  # the present mode's larger text: the marks' names too
+        labels = place_labels(
+            canvas.labels, point_marks(canvas.marks), _shown_window(scene, canvas, window), plotted_side(view), font
+        )
     if window:
         width = window[0][1] - window[0][0]
         full = f" (the full view: {scene.span:.2g})" if scene.span else ""
@@ -484,9 +610,14 @@ def _annotations(scene, view, canvas, window):
 
 
 def _axes(scene, window, font_size=MIN_FONT):
-    """The axes: fixed to the bounds (with a margin) or the focused window, equal aspect, a light grid."""
-    xaxis = dict(automargin=True, tickfont=dict(size=font_size))
-    yaxis = dict(automargin=True, tickfont=dict(size=font_size))
+    """The axes: fixed to the bounds (with a margin) or the focused window, equal aspect, a light grid, the numbers
+    in a dark grey (:data:`~.palette.AXIS_TEXT`, 9.7:1 on white)."""
+    xaxis = dict(
+        automargin=True, tickfont=dict(size=font_size, color=AXIS_TEXT), title=dict(font=dict(color=AXIS_TEXT))
+    )
+    yaxis = dict(
+        automargin=True, tickfont=dict(size=font_size, color=AXIS_TEXT), title=dict(font=dict(color=AXIS_TEXT))
+    )
     if window is not None or scene.bounds is not None:
         if window is not None:
             (x0, x1), (y0, y1) = window
@@ -549,12 +680,13 @@ def _key(canvas, view):
         others=canvas.others,
         note=MARKS_NOTE.rstrip(":") if canvas.marks else "",
         font_size=view.font_size,
+        edge_width=EDGE_WIDTH * canvas.scale,
     )
 
 
 def _layout(scene, view, canvas):
     """The figure's layout: the legend above the plot, or no legend and the key in ``meta`` (a picture that fills
-    its box: no margins beyond the axis numbers), the edges as shapes, the notes, the axes (zoomed to s1 when
+    its box: no margins beyond the axis numbers), the shapes, the notes, the axes (zoomed to s1 when
     focused)."""
     window = _window(scene, view, canvas)
     pad = 10 if view.legend else 2
@@ -570,8 +702,11 @@ def _layout(scene, view, canvas):
         layout["height"] = view.height
     if view.legend:
         layout["legend"] = _legend(canvas, view)
+        layout["meta"] = {"scale": canvas.scale}
     else:
-        layout["meta"] = {"key": _key(canvas, view)}
+        layout["meta"] = {"key": _key(canvas, view), "scale": canvas.scale}
+    if view.px:
+        layout["meta"]["px"] = int(view.px)
     if view.title:
         layout["title"] = dict(text=view.title)
     if canvas.shapes:
@@ -601,6 +736,7 @@ def network_figure(
     drawn_regions=None,
     placed=None,
     upcoming=None,
+    age_limit=None,
     **options,
 ):
     """The main view: data, nodes, edges by age, winners, the current sample — the layers of this module.
@@ -628,8 +764,9 @@ def network_figure(
     placed : ndarray (m, d) or None
         Samples placed by hand so far: magenta crosses.
     upcoming : ndarray (m, d) or None
-        The stream still to come (before the first step: what the class is about to see), drawn fainter
-        than the data seen, as "the stream to come".
+        The stream still to come (before the first step), drawn fainter than the data seen.
+    age_limit : float or None
+        The a_max to band the edges' ages around when the record has none (the Playground: the run's last one).
 
     Examples
     --------
@@ -659,6 +796,7 @@ def network_figure(
         drawn_regions=drawn_regions,
         placed=placed,
         upcoming=upcoming,
+        age_limit=age_limit,
         **options,
     )
     # plain dicts and no validation: plotly's per-element checks of 5,000 points and
@@ -680,6 +818,7 @@ def network_spec(
     drawn_regions=None,
     placed=None,
     upcoming=None,
+    age_limit=None,
     **options,
 ):
     """:func:`network_figure`'s figure as plain data, ``{"data": [trace dicts], "layout": dict}`` with NumPy arrays
@@ -690,9 +829,21 @@ def network_spec(
         raise TypeError(f"network_figure() got unexpected keyword arguments {sorted(unknown)}")
     view = (view or ViewOptions()).with_(**options) if options else (view or ViewOptions())
     scene = Scene(
-        model, seen, recent, current, record, bounds, deleted, highlight, drawn_regions, placed, upcoming, view.dims
+        model,
+        seen,
+        recent,
+        current,
+        record,
+        bounds,
+        deleted,
+        highlight,
+        drawn_regions,
+        placed,
+        upcoming,
+        view.dims,
+        age_limit,
     )
-    canvas = Canvas()
+    canvas = Canvas(scale=mark_scale(view.px))
     data_layer(scene, view, canvas)
     for layer in model_layers(scene):
         layer(scene, view, canvas)

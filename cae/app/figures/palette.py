@@ -36,20 +36,29 @@ OTHER_CLUSTERS = "#808080"
 #: 14 px at 1280×720, a common projector (Plotly's and Streamlit's defaults are 10-12 px)
 MIN_FONT = 14
 
-#: The edge-age colour scale (Viridis, young edges dark) and the part of it the views use: every colour up to
-#: :data:`LEGIBLE_AGE_END` has at least 3:1 contrast on the white plot (WCAG 2.1's bar for graphics, as the cluster
-#: colours and the marks); the scale's light yellow end (1.3:1) would vanish on the plot.
+#: The edge-age bands' colours, youngest first: edges younger than half the age limit a_max, edges between half of
+#: a_max and a_max, and edges past a_max (which go when one of their ends next wins; in the key by their ranges,
+#: :func:`~._draw.age_bands`). Three because three stay apart for everyone: any two are at least 26 CIEDE2000 apart
+#: with normal vision and under simulated protanopia, deuteranopia and tritanopia (Machado et al. 2009;
+#: tests/unit/test_colour_vision.py), where the five Viridis bands of before were 2.8-3.0 apart (2.2 under
+#: deuteranopia): a light slate, a dark navy (lighter to darker as an edge ages) and a vermilion for the edges past
+#: the limit. Each keeps at least 3.4:1 on the white plot (WCAG 2.1's bar for graphics).
+AGE_COLOURS = ("#7a8ca3", "#1f3d66", "#c85a00")
+#: the most edge-age bands a picture draws (one per colour of :data:`AGE_COLOURS`)
+N_AGE_BANDS = len(AGE_COLOURS)
+#: the former continuous age scale, kept for the names that import it (no picture draws it any more)
 AGE_COLORSCALE = "Viridis"
 LEGIBLE_AGE_END = 0.58
-#: the legible part as a colour scale of its own (the colour bar's), sampled in nine stops
-AGE_LEGIBLE_SCALE = [
-    [k / 8, c]
-    for k, c in enumerate(
-        ["#440154", "#471a6b", "#45327d", "#3e4888", "#365c8c", "#2e6f8e", "#27808e", "#22928b", "#24a385"]
-    )
-]
 
-N_AGE_BANDS = 6
+#: The data under the network, opaque (a projector washes out a grey at 25 % opacity): the recent window at 3.6:1 on
+#: the white plot (WCAG's 3:1 for graphics), the data seen before it lighter (2.0:1) but there, the stream still to
+#: come (before the first step) fainter again. Greys: a cluster colour among the data would read as nodes.
+DATA_RECENT = "#858585"
+DATA_SEEN = "#b8b8b8"
+DATA_UPCOMING = "#cccccc"
+
+#: the axis numbers and titles of the pictures: 9.7:1 on white (Streamlit's theme writes them at 3.7:1)
+AXIS_TEXT = "#444444"
 
 #: Colours of the marks drawn over the network — s1, s2, the (current, next or placed) sample, the nodes a
 #: placed sample would resonate with, nodes just removed. No cluster colour (:data:`PALETTE`) is near black
@@ -61,6 +70,9 @@ MARK_RESONATE = "#ff00ff"
 MARK_REMOVED = "#000000"
 MARK_PLACED = "#ff00ff"  # samples placed by hand
 MARK_DRAWN = "#000000"  # the outline of regions drawn by hand
+#: the names written beside the marks in their mark's colour, as text: magenta itself is 3.1:1 on white, this
+#: darker magenta 6.1:1 (WCAG's 4.5:1 for text)
+MARK_S2_TEXT = "#b000b0"
 
 MARK_COLORS = (MARK_S1, MARK_S2, MARK_SAMPLE, MARK_RESONATE, MARK_REMOVED, MARK_PLACED, MARK_DRAWN)
 

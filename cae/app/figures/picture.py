@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from plotly.colors import sample_colorscale
 
-from ._draw import EDGE_WIDTH, _age_bands, _node_sizes
-from .palette import AGE_COLORSCALE, LEGIBLE_AGE_END, colour_of_index, node_colour_index
+from ._draw import EDGE_WIDTH, _node_sizes, age_bands
+from .palette import DATA_SEEN, colour_of_index, node_colour_index
 
 
 def saved_network(path):
@@ -79,44 +78,46 @@ def _svg_data(pts, screen, max_points):
     X, Y = screen.sx(pts[:, 0]), screen.sy(pts[:, 1])
     # one path of zero-length strokes with round caps: a dot each, a quarter of the bytes of a circle each
     dots = "".join(f"M{a:.0f} {b:.0f}h0" for a, b in zip(X, Y))  # whole pixels: a faint backdrop
-    return (
-        f'<path d="{dots}" stroke="rgb(120,120,120)" stroke-opacity="0.3" stroke-width="2.6" stroke-linecap="round"/>'
-    )
+    return f'<path d="{dots}" stroke="{DATA_SEEN}" stroke-width="2.6" stroke-linecap="round"/>'
 
 
-def _svg_age_scale(amax, width, height):
-    """The edge-age scale under the plot, as the Plotly view's colour bar."""
-    stops = "".join(
-        f'<stop offset="{f:.2f}" stop-color="{c}"/>'
-        for f, c in zip(
-            np.linspace(0, 1, 6), sample_colorscale(AGE_COLORSCALE, list(np.linspace(0, LEGIBLE_AGE_END, 6)))
-        )
-    )
+def _svg_age_scale(bands, width, height, left=0.0):
+    """The edge-age bands under the plot, as the Plotly view's key: a rule of each band's colour and the ages it
+    holds (the bands drawn, :func:`~._draw.age_bands`), at the right of the line, clear of what ends at ``left``."""
     ly = height - _LEGEND_H + 8
-    return (
-        f'<defs><linearGradient id="age">{stops}</linearGradient></defs>'
-        f'<text x="{width - 182}" y="{ly + 9}" fill="#444">edge age</text>'
-        f'<text x="{width - 122}" y="{ly + 9}" fill="#444" text-anchor="end">1</text>'
-        f'<rect x="{width - 117}" y="{ly}" width="80" height="10" fill="url(#age)"/>'
-        f'<text x="{width - 33}" y="{ly + 9}" fill="#444">{amax:,}</text>'
-    )
+    shown = [(label, c) for label, c in zip(bands.labels, bands.colours) if label is not None]
+    steps = [22 + 6 * len(label) + 10 for label, _ in shown]  # a rule, its ages (12-px text: 6 px a letter), a gap
+    x = width - 4 - sum(steps)
+    word = x - 6 - 6 * len("edge age") >= left  # the words, where they fit beside the counts
+    out = ['<g class="age-key">']
+    if word:
+        out.append(f'<text x="{x - 6:.0f}" y="{ly + 9}" fill="#444" text-anchor="end">edge age</text>')
+    for (label, c), step in zip(shown, steps):
+        out.append(
+            f'<line x1="{x:.0f}" y1="{ly + 5}" x2="{x + 18:.0f}" y2="{ly + 5}" stroke="{c}" stroke-width="{EDGE_WIDTH + 1:g}"/>'
+            f'<text x="{x + 22:.0f}" y="{ly + 9}" fill="#444">{label}</text>'
+        )
+        x += step
+    return "".join(out) + "</g>"
 
 
 def _svg_edges(model, edges, NX, NY, width, height):
-    """The edges coloured by age band (grey without ages), and the age scale."""
+    """The edges coloured by age band (grey without ages), and the bands under the plot."""
     ages = np.asarray(getattr(model, "edge_ages_", np.zeros(0)))
+    bands = None
     if len(ages) == len(edges):
-        band, _, band_colors, amax = _age_bands(ages)
-        colors = [band_colors[b] for b in band]
+        bands = age_bands(ages, getattr(model, "max_edge_age", None))
+        colors = [bands.colours[b] for b in bands.band]
     else:
-        colors, amax = ["#555"] * len(edges), None
+        colors = ["#555"] * len(edges)
     # one path per colour, a move and a line per edge: a third of the bytes of a <line> each
     by_colour = {}
     for (a, b), c in zip(edges, colors):
         by_colour.setdefault(c, []).append(f"M{NX[a]:.0f} {NY[a]:.0f}L{NX[b]:.0f} {NY[b]:.0f}")
     paths = "".join(f'<path d="{"".join(d)}" stroke="{c}"/>' for c, d in by_colour.items())
     out = f'<g fill="none" stroke-width="{EDGE_WIDTH}" stroke-linecap="round">{paths}</g>'
-    return out + (_svg_age_scale(amax, width, height) if amax is not None else "")
+    counts = len(f"{len(NX):,} nodes · {len(edges):,} edges · 00 clusters") * 6 + 16  # the line's left part
+    return out + (_svg_age_scale(bands, width, height, counts) if bands is not None else "")
 
 
 def _svg_nodes(model, NX, NY, n_edges, height):

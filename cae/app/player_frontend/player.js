@@ -114,13 +114,21 @@
   // ------------------------------------------------------------------------------ the canvas: size
   let S = 300; // the square's side (css px)
   let dpr = 1;
+  function pageNet() { // the square the page's stage script chose (present mode: --net in px on the stage), or 0
+    try {
+      const v = parseFloat(getComputedStyle(window.frameElement).getPropertyValue("--net"));
+      return v > 0 && String(getComputedStyle(window.frameElement).getPropertyValue("--net")).trim().endsWith("px") ? v : 0;
+    } catch (e) { return 0; }
+  }
   function sizeStage() {
-    // the frame is as high as the page's stage square (the page's style sets it); the square takes that height
-    // unless the frame is too narrow to leave the side panel its room
+    // the frame is as high as the page's stage square (the page's style sets it; a projector: as high as the side
+    // panel); the square takes that height unless the frame is too narrow to leave the side panel its room, or the
+    // page's stage script chose a smaller one (the present mode fits the side panel's content)
     const w = window.innerWidth || 800;
     const h = window.innerHeight || 600;
     const side = Math.max(st.side, 160);
-    const s = Math.floor(Math.max(160, Math.min(h - 4, w - side - 16)));
+    const net = document.body.classList.contains("present") ? pageNet() : 0;
+    const s = Math.floor(Math.max(160, net || Math.min(h - 4, w - side - 16)));
     dpr = Math.min(2, Math.max(1, window.devicePixelRatio || 1));
     if (s !== S || plot.width !== Math.round(s * dpr)) {
       S = s;
@@ -130,6 +138,19 @@
       plot.height = Math.round(S * dpr);
       $("main").style.width = S + "px";
     }
+    placeBar();
+  }
+
+  // A projector: the bar (Pause, speed, the slider) under the square where the square leaves room for it, as the still
+  // view's scrubber; else at the top of the side panel.
+  function placeBar() {
+    const bar = $("bar");
+    const under = document.body.classList.contains("present") && (window.innerHeight || 600) - S >= 74;
+    const parent = under ? $("main") : $("side");
+    if (bar.parentElement !== parent) {
+      if (under) parent.appendChild(bar); else parent.insertBefore(bar, parent.firstChild);
+    }
+    bar.classList.toggle("under", under);
   }
 
   // ------------------------------------------------------------------------------ the canvas: drawing
@@ -196,14 +217,16 @@
     const lw = Number(line.width || 0);
     const open = symbol.endsWith("-open");
     const n = x.length;
-    if (!colours && !open && lw === 0 && symbol === "circle" && (!sizes || sizes.length === 1) && (sizes ? sizes[0] : 6) <= 4.5) {
-      // the data: a few thousand dots, one path
+    if (!colours && !open && lw === 0 && symbol === "circle" && (!sizes || sizes.length === 1) && (sizes ? sizes[0] : 6) <= 9) {
+      // the data: a few thousand dots of one colour and size, one path (squares up to 4.5 px, discs above)
       const r = (sizes ? sizes[0] : 6) / 2;
       ctx.fillStyle = one;
       ctx.beginPath();
       for (let i = 0; i < n; i++) {
         const px = X(x[i]), py = Y(y[i]);
-        if (px === px && py === py) ctx.rect(px - r, py - r, 2 * r, 2 * r);
+        if (!(px === px && py === py)) continue;
+        if (r <= 2.25) ctx.rect(px - r, py - r, 2 * r, 2 * r);
+        else { ctx.moveTo(px + r, py); ctx.arc(px, py, r, 0, 2 * Math.PI); }
       }
       ctx.fill();
       return;
@@ -379,7 +402,10 @@
     const p = frame.panel || {};
     const r = p.metrics || [];
     let html = "";
-    if (r.length >= 8) {
+    if (r.length >= 8 && document.body.classList.contains("present")) {
+      // a projector: one row that wraps, as the still view (samples seen, stream, λ, V, the counts, the scores)
+      html += '<div class="row wrap">' + [0, 1, 6, 7, 2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1], r[k][2])).join("") + "</div>";
+    } else if (r.length >= 8) {
       html += '<div class="row">' + metric(r[0][0], r[0][1], r[0][2]) + metric(r[1][0], r[1][1]) + "</div>";
       html += '<div class="row">' + [2, 3, 4, 5].map((k) => metric(r[k][0], r[k][1], r[k][2])).join("") + "</div>";
       html += '<div class="row">' + metric(r[6][0], r[6][1], r[6][2]) + metric(r[7][0], r[7][1], r[7][2]) + "</div>";
@@ -429,7 +455,11 @@
     if (!s) return;
     const fs = document.body.classList.contains("present") ? 20 : 14;
     const w = Math.max(120, $("side").clientWidth);
-    const rowH = fs * 1.3 + (document.body.classList.contains("present") ? 56 : 40);
+    let rowH = fs * 1.3 + (document.body.classList.contains("present") ? 56 : 40);
+    if (document.body.classList.contains("present")) { // a projector: the rows share what the side panel leaves
+      const room = (window.innerHeight || 600) - c.getBoundingClientRect().top - 6;
+      rowH = Math.max(fs * 1.3 + 16, (room - fs * 1.4) / s.names.length);
+    }
     const h = Math.round(rowH * s.names.length + fs * 1.4);
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
       c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
