@@ -301,7 +301,9 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     print(markdown_table(frame))
     if args.out:
         frame.to_csv(args.out, index=False, float_format="%.4f")
-        frame = pd.read_csv(args.out)  # the picture from the numbers as written (docs/long-streams.md's test redraws it)
+        frame = pd.read_csv(
+            args.out
+        )  # the picture from the numbers as written (docs/long-streams.md's test redraws it)
     if args.svg:
         Path(args.svg).write_text(svg(frame), encoding="utf-8")
     return frame
