@@ -15,9 +15,10 @@ cookie: the student's place is held by one browser at a time), ``room_epoch`` (t
 started: another one means the store was reset, not that the class ended), ``room_last_poll`` (the last
 news read, drawn while the store is away), ``room_pending`` (an answer that did not reach the store yet).
 
-The teacher's token never stays in the address bar: this browser keeps it in a cookie of the app's own
-origin (``cae_teacher_CODE``, SameSite=Strict, for the class's lifetime), so a reload (F5, a server restart)
-finds the class's teacher again; :func:`remember_teacher` writes it, :func:`teacher_cookie` reads it.
+The teacher's token never stays in the address bar, nor in the page: this browser keeps it in a cookie of the
+app's own origin (``cae_teacher_CODE``, HttpOnly, SameSite=Strict, for the class's lifetime) that the server sets
+(:mod:`cae.classroom.web`), so a reload (F5, a server restart) finds the class's teacher again and no script of
+the page can read it; :func:`remember_teacher` has it written, :func:`teacher_cookie` reads it.
 """
 
 from __future__ import annotations
@@ -115,34 +116,56 @@ def problem_words(teacher=False):
     return words
 
 
+def _request():
+    """This browser's connection: ``(peer address, X-Forwarded-For or None, Host)``. Streamlit reports a peer on the
+    loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as None; AppTest answers with stand-ins,
+    not addresses: both are this machine."""
+    try:
+        ip = st.context.ip_address
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
+        host = st.context.headers.get("Host")
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        ip, forwarded, host = None, None, None
+    peer = ip if isinstance(ip, str) else "127.0.0.1"
+    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
+    return peer, hops or None, host if isinstance(host, str) else None
+
+
 def client():
     """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`): its address, or the
     address a proxy named in ``CAE_TRUSTED_PROXIES`` saw (``X-Forwarded-For``), never a header a client wrote."""
     from cae.classroom import client_key
 
-    try:
-        ip = st.context.ip_address
-        forwarded = st.context.headers.get_all("X-Forwarded-For")
-    except Exception:  # noqa: BLE001 - AppTest has no request
-        ip, forwarded = None, None
-    # Streamlit reports a peer on the loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as
-    # None; AppTest answers with stand-ins, not addresses: both are this machine
-    peer = ip if isinstance(ip, str) else "127.0.0.1"
-    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
-    return client_key(peer, hops or None)
+    peer, hops, _ = _request()
+    return client_key(peer, hops)
 
 
 def trusted_proxies_warning():
-    """Words for the teacher when ``CAE_TRUSTED_PROXIES`` has entries that are not addresses (None otherwise)."""
-    from cae.classroom import trusted_proxies
+    """Words for the teacher about ``CAE_TRUSTED_PROXIES`` (None when there is nothing to say): a setting that cannot
+    be meant (the server refuses to start with one; a page run some other way trusts nothing), or a proxy trusted
+    while this page's request did not come through it — then a client that reaches the app the same way may write
+    its own address for the class limits."""
+    from cae.classroom import proxy_bypassed, trusted_proxies
 
-    bad = trusted_proxies()[1]
-    if not bad:
+    nets, refused = trusted_proxies()
+    if refused:
+        return (
+            "CAE_TRUSTED_PROXIES cannot be used, so no proxy is trusted and every class limit counts the clients "
+            "behind a proxy as one: " + escape_markdown("; ".join(refused)) + "."
+        )
+    _, hops, host = _request()
+    try:
+        own_port = st.get_option("server.port")
+    except Exception:  # noqa: BLE001 - no server
+        own_port = None
+    why = proxy_bypassed(hops, host, own_port, nets)
+    if why is None:
         return None
     return (
-        "CAE_TRUSTED_PROXIES has entries that are not addresses or networks, ignored: "
-        + ", ".join(escape_markdown(b) for b in bad)
-        + ". Every class limit counts the clients behind them as one."
+        f"CAE_TRUSTED_PROXIES trusts {escape_markdown(', '.join(str(n) for n in nets))} to say who a client is, but "
+        f"this page did not come through a proxy: {escape_markdown(why)}. A client that reaches the app this way can "
+        "write its own address in X-Forwarded-For and slip the class limits: name only your proxy's address, and "
+        "let clients reach the app only through it."
     )
 
 
@@ -242,7 +265,7 @@ def notice_words(since_seconds=900.0):
 
 
 # ------------------------------------------------------------------ the teacher's cookie
-_COOKIE_PREFIX = "cae_teacher_"
+_COOKIE_PREFIX = "cae_teacher_"  # (cae.classroom.web.COOKIE_PREFIX)
 
 
 def _cookie_name(code):
@@ -281,10 +304,13 @@ def teaching_cookies():
 
 
 def _set_cookie(code, value, max_age):
-    js = (
-        f"document.cookie = {json.dumps(_cookie_name(code))} + '=' + {json.dumps(value)} + "
-        f"'; path=/; max-age={int(max_age)}; SameSite=Strict';"
-    )
+    """The teacher cookie of class ``code``, set by the server (``HttpOnly; SameSite=Strict``, and ``Secure``
+    over https): the page holds a one-time nonce, never the token (:mod:`cae.classroom.web`), and its script
+    posts the nonce to the app's own route, whose response sets the cookie."""
+    from cae.classroom import web
+
+    once = web.hand_over(code, value, max_age)
+    js = f"fetch({json.dumps(web.TEACHER_COOKIE_ROUTE + '?once=' + once)}, {{method: 'POST', credentials: 'same-origin'}});"
     st.html(f"<script>{js}</script>", unsafe_allow_javascript=True, width=1)
 
 

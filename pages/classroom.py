@@ -1010,7 +1010,7 @@ def teacher_link_controls(code, token):
         "(a reload keeps your class). Whoever sees it can step and reveal for the class, so it is never shown "
         "on the projector unless you ask."
     )
-    copy_button(url)
+    copy_button(code)
     if st.checkbox("Show the teacher link on screen (students may see it)", key="w_room_show_link"):
         st.warning("Anyone who sees or photographs this link controls the class. Make a new one afterwards.")
         st.code(url, language=None)
@@ -1028,11 +1028,19 @@ def teacher_link_controls(code, token):
                 st.rerun()
 
 
-def copy_button(url):
-    """A button that copies ``url`` to the clipboard without showing it (browsers allow it on https or
-    localhost; elsewhere the button says so, and the link can be shown instead)."""
-    import json
+def copy_button(code):
+    """A button that copies the teacher link of class ``code`` to the clipboard without showing it, nor holding it
+    in the page: when clicked, it asks the app's own route for the link this browser's teacher cookie makes
+    (:mod:`cae.classroom.web`). Browsers allow copying on https or localhost; elsewhere the button says so, and the
+    link can be shown instead."""
+    from cae.classroom import web
 
+    ask = (
+        json.dumps(f"{web.TEACHER_LINK_ROUTE}?room={code}&base=")
+        + " + encodeURIComponent("
+        + json.dumps(app_base())
+        + ")"
+    )
     st.html(
         '<button id="cae-copy-teacher" type="button" style="font:inherit;padding:.35rem .8rem;'
         'border:1px solid #6b7280;border-radius:.5rem;background:#fff;color:#111827;cursor:pointer">'
@@ -1040,10 +1048,14 @@ def copy_button(url):
         '<span id="cae-copy-said" role="status" style="margin-left:.5rem;color:#1f2937"></span>'
         "<script>(function(){const b=document.getElementById('cae-copy-teacher');"
         "const said=document.getElementById('cae-copy-said');if(!b)return;"
-        f"b.onclick=async()=>{{try{{await navigator.clipboard.writeText({json.dumps(url)});"
-        "said.textContent='Copied: paste it on your other device.';}catch(e){"
-        "said.textContent='This browser does not allow copying here (the page is not on https or localhost): "
-        "show the link below instead.';}};})();</script>",
+        "b.onclick=async()=>{let url=null;"
+        f"try{{const r=await fetch({ask},{{credentials:'same-origin'}});const got=await r.json();url=got.url||null;}}"
+        "catch(e){url=null;}"
+        "if(!url){said.textContent='This browser keeps no teacher link for this class yet: reload the page and try "
+        "again.';return;}"
+        "try{await navigator.clipboard.writeText(url);said.textContent='Copied: paste it on your other device.';}"
+        "catch(e){said.textContent='This browser does not allow copying here (the page is not on https or "
+        "localhost): show the link below instead.';}};})();</script>",
         unsafe_allow_javascript=True,
     )
 

@@ -126,7 +126,15 @@ def test_classroom_client_key_believes_the_header_only_from_a_named_proxy(monkey
     # no proxy named: a header is noise, whoever sends it
     assert client_key("127.0.0.1", "1.1.1.1") == client_key("127.0.0.1", "2.2.2.2") == client_key("127.0.0.1")
     monkeypatch.setenv("CAE_TRUSTED_PROXIES", "127.0.0.1, 10.1.0.0/16, nonsense")
-    assert trusted_proxies()[1] == ["nonsense"]
+    assert trusted_proxies() == (
+        [],
+        [
+            "CAE_TRUSTED_PROXIES entry 'nonsense' is not an address or a network (e.g. "
+            "127.0.0.1 or 10.0.0.0/8): name the proxy whose X-Forwarded-For is believed"
+        ],
+    )
+    assert client_key("127.0.0.1", "203.0.113.5") == client_key("127.0.0.1")  # a setting with nonsense trusts nothing
+    monkeypatch.setenv("CAE_TRUSTED_PROXIES", "127.0.0.1, 10.1.0.0/16")
     # the proxy's own address, appended or written in place of the client's: two clients are two
     assert client_key("127.0.0.1", "203.0.113.5") != client_key("127.0.0.1", "203.0.113.6")
     assert client_key("127.0.0.1", "6.6.6.6, 203.0.113.5") == client_key("203.0.113.5")
