@@ -248,9 +248,7 @@ class StudentSession:
 
     async def _reconnect(self):
         self.dropped_at.append(time.time())
-        for task in self.timers.values():  # the page's timers die with its session
-            task.cancel()
-        self.timers.clear()
+        self._cancel_timers()  # the page's timers die with its session
         attempt = 0
         while not self._closing:
             attempt += 1
@@ -289,6 +287,13 @@ class StudentSession:
         except Exception as exc:  # noqa: BLE001 - a closed socket is reported, not raised
             self.errors.append(repr(exc))
 
+    def _cancel_timers(self):
+        """Every timed rerun stops, as Streamlit's client stops them when a run of the whole page begins (the page's
+        fragments then ask for theirs again); a fragment that page no longer draws asks no more."""
+        for task in self.timers.values():
+            task.cancel()
+        self.timers.clear()
+
     async def _timer(self, fragment_id, interval):
         while True:
             await asyncio.sleep(interval)
@@ -310,7 +315,9 @@ class StudentSession:
                 fm = ForwardMsg()
                 fm.ParseFromString(raw)
                 kind = fm.WhichOneof("type")
-                if kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
+                if kind == "new_session" and not fm.metadata.run.fragment_ids:
+                    self._cancel_timers()  # a run of the whole page: its fragments register their timers again
+                elif kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
                     self.page_hash = fm.navigation.page_script_hash
                 elif kind == "script_finished":
                     self.runs_finished += 1

@@ -88,6 +88,7 @@ def test_classroom_two_devices_pressing_ask_together_open_one_question(tmp_path,
         code, token = store.create_room()
         store.publish(code, token, STATE)
         got = asyncio.run(_rounds(server.url, store, code, token))
+        qs = store.questions(code)
     finally:
         server.stop()
         if redis is not None:
@@ -95,6 +96,5 @@ def test_classroom_two_devices_pressing_ask_together_open_one_question(tmp_path,
     opened = [n for n, _ in got]
     assert opened == [1] * ROUNDS, got  # 0 double questions in 20 rounds
     assert all(told for _, told in got), got  # the other device was told each time
-    qs = store.questions(code)
     assert len(qs) == ROUNDS and all(q.revealed for q in qs)
     assert [q.step for q in qs] == [int(STATE["t"]) + 1 + r for r in range(ROUNDS)]
