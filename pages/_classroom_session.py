@@ -34,9 +34,21 @@ from cae.data.csvio import escape_markdown
 from pages import _rerun_limit
 from pages._fragment import fragment
 
-# a session asking for its page faster than any page needs is slowed down, server-side (pages/_rerun_limit.py):
-# installed with the first page that can take part in a class (the Playground, the Classroom)
-_rerun_limit.install()
+
+def _seat_known(room, me):
+    """True when the class's store has the student ``me`` in class ``room`` (for the rerun limit, which counts a
+    student's messages by their seat: called off the event loop, once per seat and process)."""
+    from cae.classroom.store import StoreError
+
+    try:
+        return store().student(room, me) is not None
+    except (StoreError, ValueError):
+        return False
+
+
+# a person asking for their page faster than any page needs is slowed down, server-side, across all their
+# connections (pages/_rerun_limit.py): installed with the first page that can take part in a class
+_rerun_limit.install(seat_known=_seat_known)
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
 POLL_SECONDS = 1.0
