@@ -2,7 +2,12 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide")
+if __name__ != "__main__":  # imported by `streamlit run app.py` for its server (a page's run is __main__)
+    from cae.classroom import web as _web
+
+    _web.start_check()  # CAE_TRUSTED_PROXIES: said in the log, or the server does not start (naming the value)
+    # Streamlit's server with the app's own routes (the teacher's HttpOnly cookie): cae/classroom/web.py
+    app = st.App(__file__, routes=_web.routes())
 
 
 HOME_ALT = "CAE after one pass over the paper's 2-D data: nodes coloured by cluster, edges by age"
@@ -119,30 +124,37 @@ def _load_charts_in_the_background():
     st.html("<style>.st-key-chart_warmup { display: none; }</style>")
 
 
-import pages._common as _common  # noqa: E402
+def main():
+    """The app: the page set-up, the navigation of the nine pages, then what warms up behind them."""
+    st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide")
+    import pages._common as _common
 
-_common.ENTRYPOINT_SEEN = True
-_common.accessible_style()
-_common.shared_style()
-_common.kernel_notice()
-pages = [
-    st.Page(home, title="Home", icon=":material/home:", default=True),
-    st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
-    st.Page("pages/explain.py", title="Explain a step", icon=":material/lightbulb:"),
-    st.Page("pages/upload.py", title="Your data", icon=":material/upload_file:"),
-    st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
-    st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
-    st.Page("pages/lineage.py", title="Lineage: two families to CAE", icon=":material/family_history:"),
-    st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
-    st.Page("pages/classroom.py", title="Classroom", icon=":material/groups:"),
-]
-st.navigation(pages).run()
+    _common.ENTRYPOINT_SEEN = True
+    _common.accessible_style()
+    _common.shared_style()
+    _common.kernel_notice()
+    pages = [
+        st.Page(home, title="Home", icon=":material/home:", default=True),
+        st.Page("pages/playground.py", title="Playground", icon=":material/play_circle:"),
+        st.Page("pages/explain.py", title="Explain a step", icon=":material/lightbulb:"),
+        st.Page("pages/upload.py", title="Your data", icon=":material/upload_file:"),
+        st.Page("pages/continual.py", title="Continual learning", icon=":material/timeline:"),
+        st.Page("pages/compare.py", title="Compare algorithms", icon=":material/compare:"),
+        st.Page("pages/lineage.py", title="Lineage: two families to CAE", icon=":material/family_history:"),
+        st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
+        st.Page("pages/classroom.py", title="Classroom", icon=":material/groups:"),
+    ]
+    st.navigation(pages).run()
 
-# Only now, with the page on its way to the browser: on a fresh machine, start compiling the fast
-# kernels in the background (once per machine; until then everything runs un-jitted).
-from cae import _jit  # noqa: E402
+    # Only now, with the page on its way to the browser: on a fresh machine, start compiling the fast
+    # kernels in the background (once per machine; until then everything runs un-jitted).
+    from cae import _jit
 
-_jit.prepare()
-# And, the page being out, import what the other pages need (scikit-learn above all, about 1 s on a
-# classroom laptop) while the home page is read, not after the first click; a no-op on later runs.
-import cae.app.stepper  # noqa: E402, F401
+    _jit.prepare()
+    # And, the page being out, import what the other pages need (scikit-learn above all, about 1 s on a
+    # classroom laptop) while the home page is read, not after the first click; a no-op on later runs.
+    import cae.app.stepper  # noqa: F401
+
+
+if __name__ == "__main__":
+    main()

@@ -32,7 +32,8 @@ runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row C
 busy loops (``--busy N``) and with the tests running beside it, with the display's rate before and during Play).
 
 ``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
-against one app server, on the SQLite and the Redis store (``--flood K``: while K sessions flood the server).
+against one app server, on the SQLite and the Redis store (``--flood K``: while K sessions flood the server;
+``--flood-churn K``: while K students keep opening fresh connections, each with 20 requests to run their page).
 """
 
 import argparse
@@ -194,6 +195,14 @@ def main(argv=None):
         help="classroom: K more sessions ask for their page as fast as they can while the teacher steps",
     )
     ap.add_argument(
+        "--flood-churn",
+        type=int,
+        default=0,
+        metavar="K",
+        help="classroom: K more students keep opening a fresh connection, sending 20 requests to run their page and "
+        "closing it (8 at a time), while the teacher steps",
+    )
+    ap.add_argument(
         "--continual", action="store_true", help="also time one class-incremental CAE run on Letter and PenBased"
     )
     args = ap.parse_args(argv)
@@ -221,6 +230,7 @@ def main(argv=None):
             proxy=proxy,
             kill_one=args.kill_one,
             flood=args.flood,
+            churn=args.flood_churn,
         )
         return
     if args.cold:

@@ -15,9 +15,10 @@ cookie: the student's place is held by one browser at a time), ``room_epoch`` (t
 started: another one means the store was reset, not that the class ended), ``room_last_poll`` (the last
 news read, drawn while the store is away), ``room_pending`` (an answer that did not reach the store yet).
 
-The teacher's token never stays in the address bar: this browser keeps it in a cookie of the app's own
-origin (``cae_teacher_CODE``, SameSite=Strict, for the class's lifetime), so a reload (F5, a server restart)
-finds the class's teacher again; :func:`remember_teacher` writes it, :func:`teacher_cookie` reads it.
+The teacher's token never stays in the address bar, nor in the page: this browser keeps it in a cookie of the
+app's own origin (``cae_teacher_CODE``, HttpOnly, SameSite=Strict, for the class's lifetime) that the server sets
+(:mod:`cae.classroom.web`), so a reload (F5, a server restart) finds the class's teacher again and no script of
+the page can read it; :func:`remember_teacher` has it written, :func:`teacher_cookie` reads it.
 """
 
 from __future__ import annotations
@@ -33,9 +34,21 @@ from cae.data.csvio import escape_markdown
 from pages import _rerun_limit
 from pages._fragment import fragment
 
-# a session asking for its page faster than any page needs is slowed down, server-side (pages/_rerun_limit.py):
-# installed with the first page that can take part in a class (the Playground, the Classroom)
-_rerun_limit.install()
+
+def _seat_known(room, me):
+    """True when the class's store has the student ``me`` in class ``room`` (for the rerun limit, which counts a
+    student's messages by their seat: called off the event loop, once per seat and process)."""
+    from cae.classroom.store import StoreError
+
+    try:
+        return store().student(room, me) is not None
+    except (StoreError, ValueError):
+        return False
+
+
+# a person asking for their page faster than any page needs is slowed down, server-side, across all their
+# connections (pages/_rerun_limit.py): installed with the first page that can take part in a class
+_rerun_limit.install(seat_known=_seat_known)
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
 POLL_SECONDS = 1.0
@@ -115,34 +128,67 @@ def problem_words(teacher=False):
     return words
 
 
+def _request():
+    """This browser's connection: ``(peer address, X-Forwarded-For or None, Host)``. Streamlit reports a peer on the
+    loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as None; AppTest answers with stand-ins,
+    not addresses: both are this machine."""
+    try:
+        ip = st.context.ip_address
+        forwarded = st.context.headers.get_all("X-Forwarded-For")
+        host = st.context.headers.get("Host")
+    except Exception:  # noqa: BLE001 - AppTest has no request
+        ip, forwarded, host = None, None, None
+    peer = ip if isinstance(ip, str) else "127.0.0.1"
+    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
+    return peer, hops or None, host if isinstance(host, str) else None
+
+
+def pending_words():
+    """Why the student's answer kept for sending has not reached the store (None when it is not kept): what the
+    write itself ran into — a read-only store is not one that cannot be reached, and the reads in between (which
+    a read-only store still answers) do not speak for it."""
+    why = st.session_state.get("room_pending_why")
+    if not why:
+        return None
+    words = _sentence(why)
+    return escape_markdown(words[:1].upper() + words[1:])
+
+
 def client():
     """This browser's client key for the abuse limits (:func:`cae.classroom.client_key`): its address, or the
     address a proxy named in ``CAE_TRUSTED_PROXIES`` saw (``X-Forwarded-For``), never a header a client wrote."""
     from cae.classroom import client_key
 
-    try:
-        ip = st.context.ip_address
-        forwarded = st.context.headers.get_all("X-Forwarded-For")
-    except Exception:  # noqa: BLE001 - AppTest has no request
-        ip, forwarded = None, None
-    # Streamlit reports a peer on the loopback (127.0.0.1, ::1: a proxy on this machine, or a local browser) as
-    # None; AppTest answers with stand-ins, not addresses: both are this machine
-    peer = ip if isinstance(ip, str) else "127.0.0.1"
-    hops = ", ".join(h for h in forwarded if isinstance(h, str)) if isinstance(forwarded, list) else None
-    return client_key(peer, hops or None)
+    peer, hops, _ = _request()
+    return client_key(peer, hops)
 
 
 def trusted_proxies_warning():
-    """Words for the teacher when ``CAE_TRUSTED_PROXIES`` has entries that are not addresses (None otherwise)."""
-    from cae.classroom import trusted_proxies
+    """Words for the teacher about ``CAE_TRUSTED_PROXIES`` (None when there is nothing to say): a setting that cannot
+    be meant (the server refuses to start with one; a page run some other way trusts nothing), or a proxy trusted
+    while this page's request did not come through it — then a client that reaches the app the same way may write
+    its own address for the class limits."""
+    from cae.classroom import proxy_bypassed, trusted_proxies
 
-    bad = trusted_proxies()[1]
-    if not bad:
+    nets, refused = trusted_proxies()
+    if refused:
+        return (
+            "CAE_TRUSTED_PROXIES cannot be used, so no proxy is trusted and every class limit counts the clients "
+            "behind a proxy as one: " + escape_markdown("; ".join(refused)) + "."
+        )
+    _, hops, host = _request()
+    try:
+        own_port = st.get_option("server.port")
+    except Exception:  # noqa: BLE001 - no server
+        own_port = None
+    why = proxy_bypassed(hops, host, own_port, nets)
+    if why is None:
         return None
     return (
-        "CAE_TRUSTED_PROXIES has entries that are not addresses or networks, ignored: "
-        + ", ".join(escape_markdown(b) for b in bad)
-        + ". Every class limit counts the clients behind them as one."
+        f"CAE_TRUSTED_PROXIES trusts {escape_markdown(', '.join(str(n) for n in nets))} to say who a client is, but "
+        f"this page did not come through a proxy: {escape_markdown(why)}. A client that reaches the app this way can "
+        "write its own address in X-Forwarded-For and slip the class limits: name only your proxy's address, and "
+        "let clients reach the app only through it."
     )
 
 
@@ -242,7 +288,7 @@ def notice_words(since_seconds=900.0):
 
 
 # ------------------------------------------------------------------ the teacher's cookie
-_COOKIE_PREFIX = "cae_teacher_"
+_COOKIE_PREFIX = "cae_teacher_"  # (cae.classroom.web.COOKIE_PREFIX)
 
 
 def _cookie_name(code):
@@ -281,10 +327,13 @@ def teaching_cookies():
 
 
 def _set_cookie(code, value, max_age):
-    js = (
-        f"document.cookie = {json.dumps(_cookie_name(code))} + '=' + {json.dumps(value)} + "
-        f"'; path=/; max-age={int(max_age)}; SameSite=Strict';"
-    )
+    """The teacher cookie of class ``code``, set by the server (``HttpOnly; SameSite=Strict``, and ``Secure``
+    over https): the page holds a one-time nonce, never the token (:mod:`cae.classroom.web`), and its script
+    posts the nonce to the app's own route, whose response sets the cookie."""
+    from cae.classroom import web
+
+    once = web.hand_over(code, value, max_age)
+    js = f"fetch({json.dumps(web.TEACHER_COOKIE_ROUTE + '?once=' + once)}, {{method: 'POST', credentials: 'same-origin'}});"
     st.html(f"<script>{js}</script>", unsafe_allow_javascript=True, width=1)
 
 
@@ -303,11 +352,30 @@ def role():
     return st.session_state.get("room_role")
 
 
-_TEACHER_KEYS = ("room_published", "room_unsent", "room_unsent_why", "room_adopt_now", "room_said", "room_refused")
+_TEACHER_KEYS = (
+    "room_published",
+    "room_unsent",
+    "room_unsent_why",
+    "room_adopt_now",
+    "room_said",
+    "room_refused",
+    "room_stale",
+    "room_teacher_drawn",
+    "room_ask_drawn",
+    "room_unsent_back",
+)
 
 
 def become_teacher(code, token):
-    for k in ("room_sid", "room_nick", "room_answers", "room_last_poll", "room_pending", *_TEACHER_KEYS):
+    for k in (
+        "room_sid",
+        "room_nick",
+        "room_answers",
+        "room_last_poll",
+        "room_pending",
+        "room_pending_why",
+        *_TEACHER_KEYS,
+    ):
         st.session_state.pop(k, None)
     st.session_state.room_role, st.session_state.room_code, st.session_state.room_token = "teacher", code, token
     st.session_state.room_cookie_due = True  # written on the next page drawn (remember_teacher)
@@ -403,6 +471,7 @@ def _adopt(page, held):
     remember_link(page, dict(held))
     ss.room_published = dict(held)
     ss.pop("room_unsent", None)
+    ss.pop("room_unsent_back", None)
     if arriving:
         ss.room_said = f"Class {ss.room_code} is at t = {int(held.get('t', 0)):,}, as the class sees it."
     return notices
@@ -444,6 +513,7 @@ def publish(state, acted=False):
     except StoreUnavailable as exc:
         first = ss.get("room_unsent") is None
         ss.room_unsent, ss.room_unsent_why = dict(state), _store_words(exc)
+        ss.pop("room_unsent_back", None)
         if first and not acted:  # said at once: the page runs again and its bar says the class did not follow
             st.rerun()
         return False
@@ -452,8 +522,8 @@ def publish(state, acted=False):
         ss.room_role = "ended"
         return False
     ss.room_published = dict(state)
-    ss.pop("room_unsent", None)
-    ss.pop("room_problem", None)
+    for k in ("room_unsent", "room_unsent_back", "room_problem", "room_refused"):
+        ss.pop(k, None)  # (a write went through: what said the store refused writes is over)
     return True
 
 
@@ -520,6 +590,7 @@ def _teacher_bar():
 
     ss = st.session_state
     code = ss.room_code
+    store_back()  # words of a failure the store has got over are not drawn
     with st.container(border=True):
         c = st.columns([5, 1.3])
         try:
@@ -557,11 +628,17 @@ def unsent_choice(where, p):
     words = _sentence(ss.get("room_unsent_why", ("the class's store cannot be written",))[0])
     held = (p.state if p is not None else None) or ss.get("room_published") or {}
     class_t = int(held.get("t", 0))
-    where.error(
-        f"**Not sent to the class** — {escape_markdown(words)}. The class stays at t = {class_t:,}; this page goes "
-        "on without it. Nothing is sent by itself: once the store is back, send this page's state or go back to "
-        "the class's."
-    )
+    if ss.get("room_unsent_back"):
+        where.warning(
+            f"**The class's store takes writes again.** The class stays at t = {class_t:,} until you choose: send "
+            "this page's state, or go back to the class's (nothing is sent by itself)."
+        )
+    else:
+        where.error(
+            f"**Not sent to the class** — {escape_markdown(words)}. The class stays at t = {class_t:,}; this page "
+            "goes on without it. Nothing is sent by itself: once the store is back, send this page's state or go "
+            "back to the class's."
+        )
     a, b = where.columns(2)
     if a.button("Send this page's state to the class", key="b_room_send_unsent", width="stretch"):
         publish(dict(ss.room_unsent), acted=True)
@@ -583,12 +660,17 @@ def _follow_now():
     the moment in which Streamlit drops a finished run's messages for a new one (``pages/_classroom_push.py``:
     a student's step is drawn again then; here the Classroom page lost its Step and Ask buttons, measured with
     Redis in the browser test; the same loss from this timer's own waiting run is why every fragment sits in a
-    container of its own, ``pages/_fragment.py``). One store read a second per teacher page."""
+    container of its own, ``pages/_fragment.py``). One store read a second per teacher page; while the page says the
+    store failed, also the check that it takes writes again (:func:`store_back`)."""
     from cae.classroom.store import StoreError, StoreUnavailable
 
     ss = st.session_state
     if role() != "teacher":
         return
+    from pages._classroom_push import running_alone
+
+    if store_back() and running_alone():  # (in a run of the whole page, that run draws it)
+        st.rerun()  # the whole page, without the words of the failure
     try:
         p = store().poll(ss.room_code)
     except StoreUnavailable:
@@ -603,14 +685,54 @@ def _follow_now():
 follow_class = fragment(run_every=POLL_SECONDS)(_follow_now)
 
 
+def tell_stale(words):
+    """A teacher's Ask or Reveal that another device overtook (the store's compare-and-set refused it): said at the
+    top of the page, which then shows the class as the store holds it (``room_stale``)."""
+    st.session_state.room_stale = words
+
+
 def show_refused():
     """A teacher's action the store refused (:func:`refuse`): its words at the top of the page, the store's
-    address and error behind a closed expander (the page is on the projector)."""
-    got = st.session_state.pop("room_refused", None)
+    address and error behind a closed expander (the page is on the projector) — until the store takes writes
+    again (:func:`watch_store_back`), then the page is drawn again without them."""
+    stale = st.session_state.pop("room_stale", None)
+    if stale is not None:
+        st.warning(escape_markdown(stale), icon=":material/sync_problem:")
+    got = st.session_state.get("room_refused")
     if got is not None:
         st.error(escape_markdown(got[0]), icon=":material/block:")
         with st.expander("Details for whoever runs the server"):
             st.caption(escape_markdown(_sentence(got[1])))
+
+
+def store_takes_writes():
+    """True when the store would take a write now (nothing is written: :meth:`check_writable`)."""
+    from cae.classroom.store import StoreError
+
+    try:
+        store().check_writable()
+    except StoreError:
+        return False
+    return True
+
+
+def store_back():
+    """While the teacher's page says the store failed (a refused action, a step not sent, the store's problem): True,
+    with the words of the failure gone, once the store takes writes again (a step not sent stays the teacher's
+    choice; its words then say the store is back). Asked by each full run of the page before it draws them, and
+    every second by :func:`follow_class`, which then draws the page again: the words go within a second or two
+    of the store coming back, not at the teacher's next action."""
+    ss = st.session_state
+    if ss.get("room_refused") is None and ss.get("room_problem") is None and ss.get("room_unsent") is None:
+        return False
+    if ss.get("room_unsent_back") or not store_takes_writes():
+        return False
+    ss.pop("room_refused", None)
+    ss.pop("room_problem", None)
+    ss.pop("room_problem_detail", None)
+    if ss.get("room_unsent") is not None:
+        ss.room_unsent_back = True
+    return True
 
 
 @fragment(run_every=2.0)

@@ -42,6 +42,7 @@ from pages._classroom_session import (
     leave,
     notice_words,
     own_nickname,
+    pending_words,
     problem_words,
     publish,
     refuse,
@@ -51,6 +52,8 @@ from pages._classroom_session import (
     safely,
     show_refused,
     store,
+    store_back,
+    tell_stale,
     touch,
     trusted_proxies_warning,
     unsent_choice,
@@ -306,6 +309,7 @@ def resend_pending():
         st.session_state.room_pending_refused = str(exc)
         return True
     if a is None:
+        st.session_state.room_pending_why = st.session_state.get("room_problem")  # what the write ran into
         return False
     st.session_state.room_pending = None
     st.session_state.setdefault("room_answers", {})[qid] = a.choice
@@ -558,6 +562,7 @@ def teacher_page():
     code, token = st.session_state.room_code, st.session_state.room_token
     if st.query_params.get("room") != code and "teacher" not in st.query_params:
         st.query_params.from_dict({"room": code})  # a reload comes back to this class (the cookie holds its token)
+    drawn = st.session_state.get("room_teacher_drawn")  # the class as the page the teacher used showed it
     class_lesson_in("classroom")
     cfg = session().cfg
     pg = get_playground(cfg)
@@ -567,7 +572,8 @@ def teacher_page():
     p = _teacher_poll(code)
     q, state = p.question, p.state
     asking = q is not None and not q.revealed
-    state = _teacher_controls(code, token, cfg, pg, q, state, asking)
+    state = _teacher_controls(code, token, cfg, pg, q, state, asking, drawn)
+    st.session_state.room_teacher_drawn = (p.state, q.qid if q is not None else 0)
     _teacher_view(code, q, state, asking)
     results(code, token)
 
@@ -609,7 +615,9 @@ def _teacher_header(code, cfg, pg):
 
 def _teacher_messages(code):
     """What the store said (a failure, a refused action, a step not sent, a restored file) and what the page did
-    by itself (the class's state adopted), under the header; the page follows the class meanwhile."""
+    by itself (the class's state adopted), under the header; the page follows the class meanwhile. Words of a
+    failure the store has got over are not drawn (:func:`pages._classroom_session.store_back`)."""
+    store_back()
     show_refused()
     if problem_words():
         st.error(problem_words() + ". Your Playground works as usual; the class follows again once it is back.")
@@ -651,11 +659,18 @@ def _teacher_poll(code):
     return p
 
 
-def _teacher_controls(code, token, cfg, pg, q, state, asking):
+def _teacher_controls(code, token, cfg, pg, q, state, asking, drawn):
     """Step, Ask (or Reveal while the class answers), Names, the way to the Playground. Returns the lesson state
-    to draw (the one just published when a question could not be asked)."""
+    to draw (the one just published when a question could not be asked).
+
+    A press of Ask or Reveal is sent to the store even when the class has changed since the page showed the button
+    (another device asked or revealed meanwhile, so this run draws the other button): the store compares the class
+    with ``drawn`` (the lesson state and the latest question the page showed) and refuses in words, never
+    silently."""
     c = st.columns([1.2, 2.6, 1, 2.1])
     diverged = st.session_state.get("room_unsent") is not None  # the class is not where this page is: choose first
+    ask_pressed = st.session_state.get("b_room_ask") is True  # (pressed on the page as it was drawn)
+    reveal_pressed = st.session_state.get("b_room_reveal") is True
     if c[0].button(
         "Step 1 ▶",
         key="b_room_step",
@@ -664,18 +679,22 @@ def _teacher_controls(code, token, cfg, pg, q, state, asking):
         help="Reveal first: the class is answering about the next step." if asking else None,
     ):
         step_class(cfg, pg)
+    asked_about = st.session_state.get("room_ask_drawn", pg.t + 1)  # the sample the pressed button named
     if not asking:
-        if c[1].button(
+        st.session_state.room_ask_drawn = pg.t + 1
+        c[1].button(
             f"Ask the class: what will CAE do with sample {pg.t + 1:,}?",
             type="primary",
             key="b_room_ask",
             width="stretch",
             disabled=pg.finished or diverged,
-        ):
-            ask_class(code, token, cfg, pg)
+        )
     else:
-        if c[1].button("Reveal", type="primary", key="b_room_reveal", width="stretch"):
-            reveal(code, token, q, cfg, pg)
+        c[1].button("Reveal", type="primary", key="b_room_reveal", width="stretch")
+    if ask_pressed and not pg.finished and not diverged:
+        ask_class(code, token, cfg, pg, drawn, asked_about)
+    if reveal_pressed and q is not None:
+        reveal(code, token, q, cfg, pg)
     c[2].toggle("Names", value=False, key="w_room_names", help="Who answered what, on hover over the chart's bars.")
     c[3].page_link("pages/playground.py", label="Step, play, rewind on the Playground", icon=":material/play_circle:")
     return state
@@ -695,18 +714,27 @@ def step_class(cfg, pg):
     st.rerun()
 
 
-def ask_class(code, token, cfg, pg):
-    """Ask the class about the next sample: asked, or refused in words with nothing changed."""
-    from cae.classroom.store import StoreUnavailable
+def ask_class(code, token, cfg, pg, drawn=None, asked_about=None):
+    """Ask the class about the next sample: asked, or refused in words with nothing changed — also when another
+    device asked first (one question at a time, and compare-and-set against the class as the page showed it,
+    ``drawn``: its lesson state and latest question; the store decides, and this page then shows the class as it
+    is). ``asked_about``: the sample the pressed button named (the words say what the teacher pressed, also when
+    the page has moved since)."""
+    from cae.classroom.store import QuestionOpen, Stale, StoreUnavailable
 
     state = teacher_state(cfg, pg)
-    what = f"The question about sample {pg.t + 1:,} was not asked"
+    what = f"The question about sample {asked_about or pg.t + 1:,} was not asked"
     if not publish(state, acted=True):
         st.session_state.pop("room_unsent", None)
         refuse(what, StoreUnavailable(*st.session_state.pop("room_unsent_why", ("the store failed", ""))))
         st.rerun()
     try:
-        store().ask(code, token, pg.t + 1, state)
+        expect, last = drawn if drawn is not None else (None, None)
+        store().ask(code, token, pg.t + 1, state, expect=expect, last=last)
+    except QuestionOpen as exc:
+        tell_stale(f"{what} — {exc}, asked from another device; it is shown below. Nothing else changed.")
+    except Stale as exc:
+        tell_stale(f"{what} — {exc}. This page now shows the class as it is; ask again if you still want to.")
     except StoreUnavailable as exc:
         refuse(what, exc)
     except StoreError as exc:
@@ -750,10 +778,10 @@ def _teacher_view(code, q, state, asking):
             draw_step(run.view(t), view_of(state), key="room_teacher_fig")
 
 
-@fragment(run_every=2.0)
+@fragment(run_every=1.0)
 def recover_when_back(code):
-    """While the store is away: every 2 s, ask it again; once it answers — with the class, or without it (a
-    store that came back empty) — the whole page is drawn again, and says which."""
+    """While the store is away: every second, ask it again; once it answers — with the class, or without it (a
+    store that came back empty) — the whole page is drawn again, and says which (within 2 s of its return)."""
     from cae.classroom.store import StoreUnavailable
 
     try:
@@ -767,8 +795,9 @@ def recover_when_back(code):
 
 def reveal(code, token, q, cfg, pg):
     """Reveal the question, and move the class (and this page) to its step in the same write; or neither, and
-    the page says why (the question stays open with its answers)."""
-    from cae.classroom.store import StoreUnavailable
+    the page says why (the question stays open with its answers, or another device revealed it first: the page
+    showed it open)."""
+    from cae.classroom.store import Stale, StoreUnavailable
 
     run, _ = SHARED.for_state(q.state)
     rec = run.view(q.step - 1).probe
@@ -787,7 +816,11 @@ def reveal(code, token, q, cfg, pg):
     else:  # the teacher has changed the stream since: the class still sees the step it was asked about
         state = {**q.state, "t": str(q.step)}
     try:
-        store().reveal(code, token, q.qid, quiz_truth(rec), state=state)
+        store().reveal(code, token, q.qid, quiz_truth(rec), state=state, seen_open=True)
+    except Stale as exc:
+        pg.go_to(before)
+        st.session_state.room_adopt_now = True  # the class's state, as the device that revealed it left it
+        tell_stale(f"Question {q.qid} was not revealed by this page — {exc}. This page now shows the class as it is.")
     except StoreUnavailable as exc:
         pg.go_to(before)
         refuse(f"Question {q.qid} was not revealed: it stays open, with its answers", exc)
@@ -1010,7 +1043,7 @@ def teacher_link_controls(code, token):
         "(a reload keeps your class). Whoever sees it can step and reveal for the class, so it is never shown "
         "on the projector unless you ask."
     )
-    copy_button(url)
+    copy_button(code)
     if st.checkbox("Show the teacher link on screen (students may see it)", key="w_room_show_link"):
         st.warning("Anyone who sees or photographs this link controls the class. Make a new one afterwards.")
         st.code(url, language=None)
@@ -1028,11 +1061,19 @@ def teacher_link_controls(code, token):
                 st.rerun()
 
 
-def copy_button(url):
-    """A button that copies ``url`` to the clipboard without showing it (browsers allow it on https or
-    localhost; elsewhere the button says so, and the link can be shown instead)."""
-    import json
+def copy_button(code):
+    """A button that copies the teacher link of class ``code`` to the clipboard without showing it, nor holding it
+    in the page: when clicked, it asks the app's own route for the link this browser's teacher cookie makes
+    (:mod:`cae.classroom.web`). Browsers allow copying on https or localhost; elsewhere the button says so, and the
+    link can be shown instead."""
+    from cae.classroom import web
 
+    ask = (
+        json.dumps(f"{web.TEACHER_LINK_ROUTE}?room={code}&base=")
+        + " + encodeURIComponent("
+        + json.dumps(app_base())
+        + ")"
+    )
     st.html(
         '<button id="cae-copy-teacher" type="button" style="font:inherit;padding:.35rem .8rem;'
         'border:1px solid #6b7280;border-radius:.5rem;background:#fff;color:#111827;cursor:pointer">'
@@ -1040,10 +1081,14 @@ def copy_button(url):
         '<span id="cae-copy-said" role="status" style="margin-left:.5rem;color:#1f2937"></span>'
         "<script>(function(){const b=document.getElementById('cae-copy-teacher');"
         "const said=document.getElementById('cae-copy-said');if(!b)return;"
-        f"b.onclick=async()=>{{try{{await navigator.clipboard.writeText({json.dumps(url)});"
-        "said.textContent='Copied: paste it on your other device.';}catch(e){"
-        "said.textContent='This browser does not allow copying here (the page is not on https or localhost): "
-        "show the link below instead.';}};})();</script>",
+        "b.onclick=async()=>{let url=null;"
+        f"try{{const r=await fetch({ask},{{credentials:'same-origin'}});const got=await r.json();url=got.url||null;}}"
+        "catch(e){url=null;}"
+        "if(!url){said.textContent='This browser keeps no teacher link for this class yet: reload the page and try "
+        "again.';return;}"
+        "try{await navigator.clipboard.writeText(url);said.textContent='Copied: paste it on your other device.';}"
+        "catch(e){said.textContent='This browser does not allow copying here (the page is not on https or "
+        "localhost): show the link below instead.';}};})();</script>",
         unsafe_allow_javascript=True,
     )
 
@@ -1371,6 +1416,7 @@ def answer_form(code, sid, q):
             return
         if a is None:
             st.session_state.room_pending = (code, q.qid, (case, bool(edge), bool(node)))
+            st.session_state.room_pending_why = st.session_state.get("room_problem")  # the write's own fault
             st.rerun()
             return
         st.session_state.pop("room_pending", None)
@@ -1380,7 +1426,7 @@ def answer_form(code, sid, q):
     if pending is not None and pending[1] == q.qid:
         st.error(
             "**Your answer has not reached the class yet** — "
-            + (problem_words() or "the class cannot be reached right now")
+            + (problem_words() or pending_words() or "the class cannot be reached right now")
             + ". Your choice stays selected: it is sent by itself as soon as the class is back, or press "
             "*Send my answer* again."
         )

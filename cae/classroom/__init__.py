@@ -28,8 +28,10 @@ from .store import (
     Limits,
     Locked,
     NotTeacher,
+    QuestionOpen,
     Removed,
     RoomNotFound,
+    Stale,
     StoreError,
     StoreReset,
     StoreUnavailable,
@@ -48,10 +50,18 @@ __all__ = [
     "client_key",
     "client_address",
     "trusted_proxies",
+    "trust_setting",
+    "check_trust_setting",
+    "proxy_network",
+    "proxy_bypassed",
+    "is_trusted_peer",
+    "TrustSettingError",
     "StoreError",
     "StoreUnavailable",
     "StoreReset",
     "Conflict",
+    "Stale",
+    "QuestionOpen",
     "Locked",
     "Removed",
     "RoomNotFound",
@@ -209,30 +219,173 @@ joins_window=600.0, guesses_per_client=30, guesses_window=600.0)
 TRUSTED_PROXIES_VARIABLE = "CAE_TRUSTED_PROXIES"
 
 
-def trusted_proxies(environ=None):
-    """The proxies a deployment names in ``CAE_TRUSTED_PROXIES`` (addresses or networks, comma-separated):
-    ``(networks, entries that are not addresses)``. None by default: a client's own ``X-Forwarded-For`` is
-    never believed unless the connection comes from a proxy named here.
+class TrustSettingError(ValueError):
+    """``CAE_TRUSTED_PROXIES`` holds an entry that cannot be meant; the message names it and says why."""
 
-    >>> nets, bad = trusted_proxies({"CAE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,nginx"})
-    >>> [str(n) for n in nets], bad
-    (['127.0.0.1/32', '10.0.0.0/8'], ['nginx'])
-    >>> trusted_proxies({})
-    ([], [])
+
+def proxy_network(item):
+    """One entry of ``CAE_TRUSTED_PROXIES`` as a network, or :class:`TrustSettingError` naming it when it cannot be
+    meant: not an address or a network (``*``, a host name), host bits set under its prefix (``127.0.0.1/0`` is
+    not 127.0.0.1: it reads as every address), or every address (``0.0.0.0/0``, ``::/0``: any client could then
+    write its own address).
+
+    >>> str(proxy_network("127.0.0.1")), str(proxy_network("10.0.0.0/8"))
+    ('127.0.0.1/32', '10.0.0.0/8')
+    >>> proxy_network("127.0.0.1/0")
+    Traceback (most recent call last):
+    ...
+    cae.classroom.TrustSettingError: CAE_TRUSTED_PROXIES entry '127.0.0.1/0' has host bits set under its prefix /0: it would mean 0.0.0.0/0 (every address), not 127.0.0.1; write the proxy's own address (127.0.0.1) or its network
     """
     import ipaddress
 
+    item = str(item).strip()
+    shown = repr(item[:60])
+    try:
+        net = ipaddress.ip_network(item, strict=True)
+    except ValueError as exc:
+        try:
+            loose = ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise TrustSettingError(
+                f"{TRUSTED_PROXIES_VARIABLE} entry {shown} is not an address or a network (e.g. 127.0.0.1 or "
+                "10.0.0.0/8): name the proxy whose X-Forwarded-For is believed"
+            ) from None
+        if "host bits" not in str(exc):  # pragma: no cover - every other loose parse is strict too
+            raise
+        every = " (every address)" if loose.prefixlen == 0 else f" ({loose.num_addresses:,} addresses)"
+        host = item.split("/")[0]
+        raise TrustSettingError(
+            f"{TRUSTED_PROXIES_VARIABLE} entry {shown} has host bits set under its prefix /{loose.prefixlen}: it "
+            f"would mean {loose}{every}, not {host}; write the proxy's own address ({host}) or its network"
+        ) from None
+    if net.prefixlen == 0:
+        raise TrustSettingError(
+            f"{TRUSTED_PROXIES_VARIABLE} entry {shown} trusts every address: any client could write its own address "
+            "in X-Forwarded-For and slip every class limit; name the proxy's own address (e.g. 127.0.0.1)"
+        )
+    return net
+
+
+def trust_setting(environ=None):
+    """``CAE_TRUSTED_PROXIES`` read: ``(networks, refusals)``, each refusal a sentence naming an entry that cannot
+    be meant (:func:`proxy_network`). A setting with any refusal trusts nothing (it fails safe: everyone behind a
+    proxy is one client); a server refuses to start with it (:func:`check_trust_setting`).
+
+    >>> nets, refused = trust_setting({"CAE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"})
+    >>> [str(n) for n in nets], refused
+    (['127.0.0.1/32', '10.0.0.0/8'], [])
+    >>> nets, refused = trust_setting({"CAE_TRUSTED_PROXIES": "127.0.0.1, ::/0"})
+    >>> nets, len(refused)
+    ([], 1)
+    """
     env = os.environ if environ is None else environ
-    nets, bad = [], []
+    nets, refused = [], []
     for item in str(env.get(TRUSTED_PROXIES_VARIABLE, "")).split(","):
-        item = item.strip()
-        if not item:
+        if not item.strip():
             continue
         try:
-            nets.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            bad.append(item[:60])
-    return nets, bad
+            nets.append(proxy_network(item))
+        except TrustSettingError as exc:
+            refused.append(str(exc))
+    return ([] if refused else nets), refused
+
+
+def trusted_proxies(environ=None):
+    """The proxies a deployment names in ``CAE_TRUSTED_PROXIES`` (addresses or networks, comma-separated):
+    ``(networks, refusals)`` as :func:`trust_setting` (no network at all when an entry is refused). None by
+    default: a client's own ``X-Forwarded-For`` is never believed unless the connection comes from a proxy named
+    here.
+
+    >>> nets, bad = trusted_proxies({"CAE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"})
+    >>> [str(n) for n in nets], bad
+    (['127.0.0.1/32', '10.0.0.0/8'], [])
+    >>> trusted_proxies({})
+    ([], [])
+    """
+    return trust_setting(environ)
+
+
+def check_trust_setting(environ=None):
+    """What a server logs at start about whom it trusts; :class:`TrustSettingError` (every refused entry, named)
+    when ``CAE_TRUSTED_PROXIES`` cannot be meant — the server then does not start.
+
+    >>> check_trust_setting({"FORWARDED_ALLOW_IPS": ""})
+    'CAE_TRUSTED_PROXIES is not set: no proxy is trusted; a client is the address of its connection'
+    >>> check_trust_setting({"CAE_TRUSTED_PROXIES": "0.0.0.0/0"})
+    Traceback (most recent call last):
+    ...
+    cae.classroom.TrustSettingError: CAE_TRUSTED_PROXIES entry '0.0.0.0/0' trusts every address: any client could write its own address in X-Forwarded-For and slip every class limit; name the proxy's own address (e.g. 127.0.0.1)
+    """
+    env = os.environ if environ is None else environ
+    nets, refused = trust_setting(env)
+    server_trusts = env.get("FORWARDED_ALLOW_IPS")
+    if server_trusts is not None and server_trusts.strip() == "*":
+        refused.append(
+            "FORWARDED_ALLOW_IPS='*' makes Streamlit's server (uvicorn) believe the X-Forwarded-For of every "
+            "connection: any client could write its own address; leave it unset (127.0.0.1 and ::1) or empty"
+        )
+    if refused:
+        raise TrustSettingError("; ".join(refused))
+    if not nets:
+        line = f"{TRUSTED_PROXIES_VARIABLE} is not set: no proxy is trusted; a client is the address of its connection"
+    else:
+        line = (
+            f"{TRUSTED_PROXIES_VARIABLE}: the X-Forwarded-For of a connection from {', '.join(str(n) for n in nets)} "
+            "names the client (no other proxy is trusted)"
+        )
+    if server_trusts is None:
+        return (
+            line
+            + " (Streamlit's server itself puts the X-Forwarded-For of a connection from 127.0.0.1 or ::1 in its place)"
+        )
+    return line
+
+
+def is_trusted_peer(peer, trusted):
+    """True when the address ``peer`` is in one of the networks ``trusted``.
+
+    >>> import ipaddress
+    >>> is_trusted_peer("127.0.0.1", [ipaddress.ip_network("127.0.0.0/8")]), is_trusted_peer("x", [])
+    (True, False)
+    """
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(str(peer))
+    except ValueError:
+        return False
+    return any(ip in net for net in trusted)
+
+
+def proxy_bypassed(forwarded_for, host, own_port, trusted):
+    """Why a request did not come through the proxy ``CAE_TRUSTED_PROXIES`` names (None when it did, or when no
+    proxy is trusted): it carries no ``X-Forwarded-For`` (a proxy always writes one), or it was sent to the app's own
+    port (``Host`` names the port the browser connected to: a proxy's, when it came through one). The connection's
+    address cannot tell: Streamlit's server (uvicorn) itself puts the ``X-Forwarded-For`` of a connection from
+    127.0.0.1 or ::1 in its place (``FORWARDED_ALLOW_IPS``).
+
+    >>> import ipaddress
+    >>> lo = [ipaddress.ip_network("127.0.0.0/8")]
+    >>> proxy_bypassed("10.0.0.7", "class.example.org", 8501, lo) is None
+    True
+    >>> proxy_bypassed("6.6.6.6", "127.0.0.1:8501", 8501, lo)
+    "it was sent straight to the app's own port 8501"
+    >>> proxy_bypassed(None, "127.0.0.1:8502", 8501, lo)
+    'it carries no X-Forwarded-For, which a proxy always writes'
+    """
+    from urllib.parse import urlsplit
+
+    if not trusted:
+        return None
+    if not forwarded_for:
+        return "it carries no X-Forwarded-For, which a proxy always writes"
+    try:
+        port = urlsplit("//" + str(host or "")).port
+    except ValueError:
+        port = None
+    if port is not None and own_port is not None and str(port) == str(own_port):
+        return f"it was sent straight to the app's own port {own_port}"
+    return None
 
 
 def client_address(peer, forwarded_for=None, trusted=()):
@@ -255,11 +408,7 @@ def client_address(peer, forwarded_for=None, trusted=()):
     import ipaddress
 
     def is_trusted(addr):
-        try:
-            ip = ipaddress.ip_address(addr)
-        except ValueError:
-            return False
-        return any(ip in net for net in trusted)
+        return is_trusted_peer(addr, trusted)
 
     addr = str(peer or "unknown")
     if not forwarded_for or not is_trusted(addr):

@@ -103,6 +103,9 @@ class Deployment:
         # the app processes listen on 127.0.0.1 only, and every request reaches them through this nginx, which
         # writes the client's address into X-Forwarded-For: the one proxy whose header they believe
         app_env.setdefault("CAE_TRUSTED_PROXIES", "127.0.0.1")
+        # and only CAE_TRUSTED_PROXIES decides: Streamlit's server (uvicorn) would otherwise put the X-Forwarded-For
+        # of every connection from 127.0.0.1 in its place before the app sees it (its FORWARDED_ALLOW_IPS)
+        app_env.setdefault("FORWARDED_ALLOW_IPS", "")
         try:
             with ThreadPoolExecutor(int(processes)) as pool:
                 futures = [pool.submit(AppServer, app_env) for _ in range(int(processes))]

@@ -248,9 +248,7 @@ class StudentSession:
 
     async def _reconnect(self):
         self.dropped_at.append(time.time())
-        for task in self.timers.values():  # the page's timers die with its session
-            task.cancel()
-        self.timers.clear()
+        self._cancel_timers()  # the page's timers die with its session
         attempt = 0
         while not self._closing:
             attempt += 1
@@ -289,6 +287,13 @@ class StudentSession:
         except Exception as exc:  # noqa: BLE001 - a closed socket is reported, not raised
             self.errors.append(repr(exc))
 
+    def _cancel_timers(self):
+        """Every timed rerun stops, as Streamlit's client stops them when a run of the whole page begins (the page's
+        fragments then ask for theirs again); a fragment that page no longer draws asks no more."""
+        for task in self.timers.values():
+            task.cancel()
+        self.timers.clear()
+
     async def _timer(self, fragment_id, interval):
         while True:
             await asyncio.sleep(interval)
@@ -310,7 +315,9 @@ class StudentSession:
                 fm = ForwardMsg()
                 fm.ParseFromString(raw)
                 kind = fm.WhichOneof("type")
-                if kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
+                if kind == "new_session" and not fm.metadata.run.fragment_ids:
+                    self._cancel_timers()  # a run of the whole page: its fragments register their timers again
+                elif kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
                     self.page_hash = fm.navigation.page_script_hash
                 elif kind == "script_finished":
                     self.runs_finished += 1
@@ -452,6 +459,47 @@ def flood_client(url, query, until, page="classroom"):
     return sent[0], runs[0]
 
 
+def churn_client(url, query, until, per_connection=20, page="classroom"):
+    """One worker of a student who keeps opening a fresh connection, sending ``per_connection`` requests to run the
+    page and closing it, until ``until()`` — the issue's attack on a limit counted per socket (every connection
+    a fresh allowance). Returns ``(connections opened, requests sent)``."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from websockets.sync.client import connect
+
+    msg = BackMsg()
+    msg.rerun_script.query_string = query
+    msg.rerun_script.page_name = page
+    msg.rerun_script.context_info.url = f"{url}/{page}?{query}"
+    payload, opened, sent = msg.SerializeToString(), 0, 0
+    stream = url.replace("http://", "ws://") + "/_stcore/stream"
+    while not until():
+        try:
+            with connect(stream, subprotocols=["streamlit"], max_size=None, open_timeout=30, close_timeout=1) as ws:
+                opened += 1
+                for _ in range(per_connection):
+                    ws.send(payload)
+                    sent += 1
+        except Exception:  # noqa: BLE001 - refused or cut: the next connection
+            time.sleep(0.05)
+    return opened, sent
+
+
+def _churn_main(argv):
+    """``python -m cae.classroom.loadtest churn URL STOPFILE PARALLEL QUERY...``: PARALLEL workers of
+    :func:`churn_client` in threads of this process, shared out over the queries (the churning students), until
+    STOPFILE exists (10 minutes at most); prints ``connections requests`` per worker."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    url, stop, parallel, queries = argv[0], Path(argv[1]), int(argv[2]), argv[3:]
+    deadline = time.time() + 600
+    work = [queries[k % len(queries)] for k in range(parallel)]
+    with ThreadPoolExecutor(parallel) as pool:
+        for opened, sent in pool.map(
+            lambda q: churn_client(url, q, lambda: stop.exists() or time.time() > deadline), work
+        ):
+            print(opened, sent, flush=True)
+
+
 def _count_runs(ws, runs):
     """Count the page runs the server finishes for a flooding session (its ``script_finished`` messages)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -492,14 +540,19 @@ def _flood_main(argv):
 
 
 class Flood:
-    """Flooding sessions (:func:`flood_client`, one per query) in a process of their own, until :meth:`stop`."""
+    """Flooding sessions (:func:`flood_client`, one per query) in a process of their own, until :meth:`stop`; with
+    ``churn`` (the number of workers at a time), students who keep opening fresh connections instead
+    (:func:`churn_client`; each row of :meth:`stop` is then ``(connections, requests)``)."""
 
-    def __init__(self, url, queries):
+    def __init__(self, url, queries, churn=0):
         fd, stop = tempfile.mkstemp(prefix="cae-flood-stop-")
         os.close(fd)
         os.unlink(stop)
         self.stop_file = Path(stop)
-        cmd = [sys.executable, "-m", "cae.classroom.loadtest", "flood", url, stop, *queries]
+        if churn:
+            cmd = [sys.executable, "-m", "cae.classroom.loadtest", "churn", url, stop, str(int(churn)), *queries]
+        else:
+            cmd = [sys.executable, "-m", "cae.classroom.loadtest", "flood", url, stop, *queries]
         self.started = time.time()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -528,8 +581,12 @@ def _pct(xs, q):
     return xs[k]
 
 
+#: how many churning workers run at a time (the issue's: "8 at a time"), shared out over the churning students
+CHURN_PARALLEL = 8
+
+
 async def _run_class(
-    server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False, flood=0
+    server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False, flood=0, churn=0
 ):
     from ..app.explanations import QUIZ_CHOICES, quiz_truth
     from .views import SharedRuns
@@ -581,6 +638,14 @@ async def _run_class(
         flooding = Flood(server.url, [f"room={code}&me={f.sid}" for f in flooders])
         await asyncio.sleep(5.0)
         out(f"  {flood} session(s) flooding the server with requests to run their page, from a process of their own")
+    elif churn:  # students who keep opening fresh connections, each with its requests, all through the steps
+        churners = [store.join(code, f"churner {k + 1}") for k in range(churn)]
+        flooding = Flood(server.url, [f"room={code}&me={c.sid}" for c in churners], churn=CHURN_PARALLEL)
+        await asyncio.sleep(5.0)
+        out(
+            f"  {churn} student(s) churning connections ({CHURN_PARALLEL} at a time: open, 20 requests to run the "
+            "page, close), from a process of their own"
+        )
 
     # the teacher steps; every student's page must show each step
     delays_real, delays_store, missed = [], [], []
@@ -736,12 +801,15 @@ def bench(
     proxy=None,
     kill_one=False,
     flood=0,
+    churn=0,
 ):
     """One class of ``n`` students on one backend; prints the report and returns its numbers.
 
     With ``flood`` K, K more sessions ask the server to run their page as fast as they can while the teacher
     steps (:class:`Flood`); the report says how many requests they sent and how many runs they got (the
-    server's limit: ``pages/_rerun_limit.py``, ``CAE_RERUNS_PER_SECOND``).
+    server's limit: ``pages/_rerun_limit.py``, ``CAE_RERUNS_PER_SECOND``). With ``churn`` K, K more students keep
+    opening fresh connections instead (:data:`CHURN_PARALLEL` at a time, 20 requests each): the report says how many
+    connections and requests they made.
 
     With ``proxy`` (:class:`cae.classroom.deploy.Deployment`, the recipe of docs/classroom.md: ``python -m
     cae.bench --proxy nginx`` passes it), ``processes`` app processes behind nginx and the students through
@@ -799,6 +867,7 @@ def bench(
                     bool(proxy),
                     kill_one and bool(proxy),
                     flood,
+                    churn,
                 )
             )
         finally:
@@ -822,10 +891,18 @@ def bench(
             f"    real sessions: median {statistics.median(r):.2f} s, p95 {_pct(r, 0.95):.2f} s; "
             f"store pollers: median {statistics.median(s):.2f} s, p95 {_pct(s, 0.95):.2f} s"
         )
-    if res["flooded"]:
+    limit = os.environ.get("CAE_RERUNS_PER_SECOND", "3 (the default)")
+    if res["flooded"] and churn:
+        rows, secs = res["flooded"]
+        opened, sent = sum(r[0] for r in rows), sum(r[1] for r in rows)
+        out(
+            f"  connection churn: {churn} student(s), {len(rows)} workers, opened {opened:,} connections and sent "
+            f"{sent:,} requests in {secs:.0f} s ({opened / secs:,.1f} connections/s, {sent / secs:,.0f} requests/s); "
+            f"CAE_RERUNS_PER_SECOND = {limit}"
+        )
+    elif res["flooded"]:
         rows, secs = res["flooded"]
         sent, runs = sum(r[0] for r in rows), sum(r[1] for r in rows)
-        limit = os.environ.get("CAE_RERUNS_PER_SECOND", "3 (the default)")
         out(
             f"  rerun flood: {len(rows)} session(s) sent {sent:,} requests in {secs:.0f} s ({sent / secs:,.0f}/s); the "
             f"server finished {runs:,} runs of their page ({runs / secs:.1f}/s); CAE_RERUNS_PER_SECOND = {limit}"
@@ -884,6 +961,7 @@ def main(
     proxy=None,
     kill_one=False,
     flood=0,
+    churn=0,
 ):
     import signal
 
@@ -913,8 +991,11 @@ def main(
             proxy=proxy,
             kill_one=kill_one,
             flood=flood,
+            churn=churn,
         )
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "flood":
     _flood_main(sys.argv[2:])
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "churn":
+    _churn_main(sys.argv[2:])

@@ -53,6 +53,7 @@ __all__ = [
     "normalise",
     "skeleton",
     "reserved",
+    "reserved_keys",
     "truncate",
     "graphemes",
     "for_markdown",
@@ -206,7 +207,7 @@ def skeleton(name: Any) -> str:
     return s
 
 
-#: names a student cannot take: they would speak for the teacher or the app (compared by :func:`skeleton`, with
+#: names a student cannot take: they would speak for the teacher or the app (compared by :func:`reserved_key`, with
 #: or without a number or marks around them: "Teacher", "TEACHER 2", "Теacher" with a Cyrillic е, "prof."…)
 RESERVED = (
     "teacher",
@@ -224,24 +225,102 @@ RESERVED = (
     "server",
 )
 
+#: look-alikes of Latin letters that Unicode's confusables.txt 13.0 does not map, read as the letter they show:
+#: the small capitals (``ᴛᴇᴀᴄʜᴇʀ``; by their Unicode names, :func:`_small_capitals`) and these
+EXTRA_LOOKALIKES = {
+    "\u13c6": "t",  # Ꮖ CHEROKEE LETTER QUA (its capital-T look: "ᏆeacheᏒ")
+}
+#: digits and signs written for letters ("T3acher", "@dmin", "Pr0f"): the reserved names' check only
+_LEET = str.maketrans(
+    {"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s"}
+)
+_SMALL_CAPITAL = regex.compile(r"^(?:LATIN|MODIFIER) LETTER SMALL CAPITAL ([A-Z])$")
+
 
 @cache
-def _reserved_skeletons() -> frozenset:
-    return frozenset(skeleton(r) for r in RESERVED)
+def _small_capitals() -> dict[str, str]:
+    """Every small capital letter of the Latin alphabet (``ᴛ`` U+1D1B, ``ʀ`` U+0280…) as its small letter."""
+    out = {}
+    for cp in range(0x250, 0x1E00):  # IPA extensions to phonetic extensions: where Unicode keeps them
+        m = _SMALL_CAPITAL.match(unicodedata.name(chr(cp), ""))
+        if m:
+            out[chr(cp)] = m.group(1).lower()
+    for cp in range(0xA720, 0xA800):  # Latin Extended-D (ꞯ, ꟯…)
+        m = _SMALL_CAPITAL.match(unicodedata.name(chr(cp), ""))
+        if m:
+            out[chr(cp)] = m.group(1).lower()
+    return out
+
+
+def _fold(text: str) -> str:
+    """NFKC, case folded, decomposed with every combining mark removed (``Ţ``, ``T̶`` are ``t``), and the
+    look-alikes of :data:`EXTRA_LOOKALIKES` and the small capitals as their letter."""
+    s = unicodedata.normalize("NFKC", text).casefold()
+    extra = _small_capitals()
+    s = "".join(extra.get(c) or EXTRA_LOOKALIKES.get(c) or c for c in unicodedata.normalize("NFD", s))
+    return "".join(c for c in s if not unicodedata.category(c).startswith("M"))
+
+
+def _ts39(text: str) -> str:
+    """Unicode TS #39's skeleton proper: NFD, each character as its ``confusables.txt`` prototype, NFD."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).translate(_prototypes()))
+
+
+def _around(text: str) -> str:
+    """``text`` without the number, dot or marks around it (``"teacher 2"``, ``"(prof.)"``)."""
+    return regex.sub(r"^[^\p{L}]+|[^\p{L}]+$", "", text)
+
+
+def _letters(key: str) -> str:
+    """Only the letters of a skeleton (``"the teacher"`` is ``theteacher``); ``i`` and ``l``, which the skeleton
+    keeps apart but a ``1`` stands for both, as one."""
+    return regex.sub(r"[^\p{L}]+", "", key).replace("i", "l")
+
+
+def _stable_ts39(text: str) -> str:
+    """The TS #39 skeleton of a folded text, folded and taken again until it no longer changes (``т`` is ``ᴛ``, a
+    small capital: ``t``)."""
+    for _ in range(8):
+        t = _fold(_ts39(text))
+        if t == text:
+            break
+        text = t
+    return text
+
+
+def reserved_keys(name: Any) -> set[str]:
+    """What ``name`` reads as, for the names kept for the teacher: the name after NFKC and case folding with its
+    combining marks stripped (:func:`_fold`), without the number or marks around it, as it is and with its digits
+    read as letters (``"T3acher"``, ``"@dmin"``); of each, the TS #39 confusable skeleton (:func:`_stable_ts39`)
+    and the skeleton of the name in capitals (:func:`skeleton`: the look-alikes of capitals, ``I`` and ``l``),
+    letters only.
+
+    >>> sorted(reserved_keys("T\u0336eacher 2")), sorted(reserved_keys("ᴛᴇᴀᴄʜᴇʀ"))
+    (['teacher'], ['teacher'])
+    """
+    folded = _fold(" ".join(_INVISIBLE.sub("", str(name)[:MAX_INPUT]).split()))
+    forms = {_around(folded), _around(folded.translate(_LEET))}
+    return {_letters(k) for f in forms for k in (_stable_ts39(f), _fold(skeleton(f)))}
+
+
+@cache
+def _reserved_cores() -> frozenset:
+    return frozenset(k for r in RESERVED for k in reserved_keys(r))
 
 
 def reserved(name: Any) -> bool:
     """True when ``name`` is, or looks like, a name kept for the teacher (:data:`RESERVED`), with or without
-    a number, a dot or another mark around it.
+    a number, a dot or another mark around it: compared by :func:`reserved_keys` (look-alike letters of other
+    scripts, small capitals, accents and strokes, digits for letters).
 
     >>> reserved("Teacher"), reserved("TEACHER 2"), reserved("T\u0435acher"), reserved("the  teacher")
     (True, True, True, True)
-    >>> reserved("Teach"), reserved("Ann"), reserved("Teacher's pet")
-    (False, False, False)
+    >>> reserved("ᴛᴇᴀᴄʜᴇʀ"), reserved("Ţeacher"), reserved("T\u0336eacher"), reserved("ᏆeacheᏒ"), reserved("Т3асhег")
+    (True, True, True, True, True)
+    >>> reserved("Teach"), reserved("Ann"), reserved("Teacher's pet"), reserved("Mr Teacherson")
+    (False, False, False, False)
     """
-    s = skeleton(name)
-    bare = regex.sub(r"^[^\p{L}]+|[^\p{L}]+$", "", s)  # without a number, a dot or a mark around it
-    return s in _reserved_skeletons() or bare in _reserved_skeletons()
+    return not reserved_keys(name).isdisjoint(_reserved_cores())
 
 
 # every ASCII punctuation character (CommonMark lets each be escaped with a backslash)

@@ -48,17 +48,22 @@ from .store import (
     NotTeacher,
     Poll,
     Question,
+    QuestionOpen,
     Removed,
     Room,
     RoomNotFound,
+    Stale,
     StoreUnavailable,
     Student,
+    changed_since,
     check_choice,
     clean_nickname,
     new_room_code,
     new_secret,
     nickname_key,
     normalize_code,
+    question_open,
+    revealed_already,
     state_json,
     token_hash,
     token_matches,
@@ -273,10 +278,21 @@ end
 return err('taken')
 """
 
+# ARGV: now, token hash, the question, the questions' limit, the state the page drew ('' for any), the id of the
+# latest question it drew ('' for any)
 _ASK = """
 local now = tonumber(ARGV[1])
 local e = teacher(now, ARGV[2]); if e then return err(e) end
 local nq = tonumber(redis.call('HGET', room, 'nq'))
+local last, truth = false, false
+if nq > 0 then
+  last = redis.call('HGET', base .. ':q', tostring(nq))
+  truth = redis.call('HGET', base .. ':revealed', tostring(nq))
+end
+if last and not truth then return {'open', tostring(nq), last, false} end  -- one question at a time
+if (ARGV[5] ~= '' and redis.call('HGET', room, 'state') ~= ARGV[5]) or (ARGV[6] ~= '' and tostring(nq) ~= ARGV[6]) then
+  return {'stale', tostring(nq), last, truth}
+end
 if nq >= tonumber(ARGV[4]) then return err('questions') end
 local qid = nq + 1
 redis.call('HSET', base .. ':q', qid, ARGV[3])
@@ -314,6 +330,7 @@ local qid = ARGV[3]
 local q = redis.call('HGET', base .. ':q', qid)
 if not q then return err('noquestion') end
 local old = redis.call('HGET', base .. ':revealed', qid)
+if old and ARGV[6] == '1' then return {'revealed', q, old} end  -- the page showed it open: another device revealed it
 if old then return {'ok', q, old} end
 redis.call('HSET', base .. ':revealed', qid, ARGV[4])
 if ARGV[5] ~= '' then redis.call('HSET', room, 'state', ARGV[5], 'state_at', ARGV[1]) end  -- the class moves with it
@@ -383,10 +400,22 @@ class RedisStore(ClassroomStore):
         return self._call(self.client.get, key)
 
     def _unavailable(self, exc):
+        """The failure in words: a server that answers but refuses writes (a read-only replica, a full memory, a
+        disk it cannot save to) is not one that cannot be reached."""
+        refused = _refused_writes(exc)
+        if refused is not None:
+            return StoreUnavailable(
+                f"the class's store cannot be written: {refused}",
+                f"the classroom server ({self.location}) refuses writes: {_words(exc)}",
+            )
         return StoreUnavailable(
             "the class's store (its server) cannot be reached right now",
             f"the classroom server ({self.location}) cannot be used: {_words(exc)}",
         )
+
+    def check_writable(self):
+        """StoreUnavailable, in words, unless a write would be tried now: one small write (a key that expires)."""
+        self._call(self.client.set, f"{self.prefix}:writable", repr(time.time()), ex=60)
 
     # ------------------------------------------------------------ plumbing
     def _key(self, code, part="room"):
@@ -640,7 +669,7 @@ class RedisStore(ClassroomStore):
         return [s for _, s in sorted(rows, key=lambda r: r[0])]
 
     # ------------------------------------------------------------ questions and answers
-    def ask(self, code, token, step, state, kind="predict", now=None):
+    def ask(self, code, token, step, state, kind="predict", now=None, expect=None, last=None):
         code = normalize_code(code)
         now = self._now(now)
         text = state_json(state, self.limits)
@@ -648,9 +677,20 @@ class RedisStore(ClassroomStore):
         if step < 1:
             raise BadInput("a question is about step 1 or later")
         body = json.dumps({"step": step, "state": text, "opened": now, "kind": str(kind)})
-        out = self._run(
-            "ask", _ASK, [self._key(code)], [repr(now), token_hash(token), body, self.limits.questions_per_room], code
-        )
+        args = [
+            repr(now),
+            token_hash(token),
+            body,
+            self.limits.questions_per_room,
+            "" if expect is None else state_json(expect, self.limits),
+            "" if last is None else int(last),
+        ]
+        out = self._run("ask", _ASK, [self._key(code)], args, code)
+        if out[0] in ("open", "stale"):
+            last = _question(int(out[1]), out[2], out[3]) if out[2] else None
+            if out[0] == "open":
+                raise QuestionOpen(question_open(last), last)
+            raise Stale(changed_since(last), last)
         return Question(int(out[1]), step, json.loads(text), now, False, None, str(kind))
 
     def answer(self, code, sid, qid, choice, now=None):
@@ -660,20 +700,18 @@ class RedisStore(ClassroomStore):
         out = self._run("answer", _ANSWER, [self._key(code)], [repr(now), str(sid), int(qid), json.dumps(choice)], code)
         return Answer(int(qid), str(sid), out[1], choice, now)
 
-    def reveal(self, code, token, qid, truth, now=None, state=None):
+    def reveal(self, code, token, qid, truth, now=None, state=None, seen_open=False):
         code = normalize_code(code)
         truth = check_choice(truth)
         text = "" if state is None else state_json(state, self.limits)
+        args = [repr(self._now(now)), token_hash(token), int(qid), json.dumps(truth), text, int(bool(seen_open))]
         try:
-            out = self._run(
-                "reveal",
-                _REVEAL,
-                [self._key(code)],
-                [repr(self._now(now)), token_hash(token), int(qid), json.dumps(truth), text],
-                code,
-            )
+            out = self._run("reveal", _REVEAL, [self._key(code)], args, code)
         except AnswerRefused:
             raise BadInput("there is no such question") from None
+        if out[0] == "revealed":
+            q = _question(int(qid), out[1], out[2])
+            raise Stale(revealed_already(q), q)
         return _question(int(qid), out[1], out[2])
 
     def questions(self, code):
@@ -732,3 +770,29 @@ def _question(qid, raw, truth):
 def _words(exc):
     text = str(exc) or type(exc).__name__
     return text.split("\n")[0][:200]
+
+
+#: the errors of a Redis that answers but refuses writes, by the word its error starts with (redis-py turns the
+#: first two into classes of their own, whose message no longer starts with it)
+_REFUSED_WRITES = {
+    "READONLY": "its server is a read-only replica",
+    "OOM": "its server's memory is full",
+    "MISCONF": "its server cannot save to its disk",
+    "NOREPLICAS": "its server has too few replicas to write",
+}
+_REFUSED_CLASSES = {"ReadOnlyError": "READONLY", "OutOfMemoryError": "OOM"}
+
+
+def _refused_writes(exc):
+    """Why a Redis refused a write, in words (None when the error is another one: a server not reached).
+
+    >>> _refused_writes(Exception("MISCONF Redis is configured to save RDB snapshots, but it's currently unable"))
+    'its server cannot save to its disk'
+    >>> from redis.exceptions import ConnectionError, ReadOnlyError
+    >>> _refused_writes(ReadOnlyError("You can't write against a read only replica."))
+    'its server is a read-only replica'
+    >>> _refused_writes(ConnectionError("Error 111 connecting")) is None
+    True
+    """
+    word = _REFUSED_CLASSES.get(type(exc).__name__) or str(exc).split(" ", 1)[0]
+    return _REFUSED_WRITES.get(word)

@@ -63,17 +63,22 @@ from .store import (
     NotTeacher,
     Poll,
     Question,
+    QuestionOpen,
     Removed,
     Room,
     RoomNotFound,
+    Stale,
     StoreUnavailable,
     Student,
+    changed_since,
     check_choice,
     clean_nickname,
     new_room_code,
     new_secret,
     nickname_key,
     normalize_code,
+    question_open,
+    revealed_already,
     state_json,
     token_hash,
     token_matches,
@@ -509,6 +514,12 @@ class SQLiteStore(ClassroomStore):
                     ) from None
                 raise
 
+    def check_writable(self):
+        """StoreUnavailable, in words, unless a write would be tried now: the checks before every write and the
+        write lock taken and given back at once (nothing is written)."""
+        with self._write():
+            pass
+
     # ------------------------------------------------------------ helpers
     @staticmethod
     def _now(now):
@@ -785,15 +796,29 @@ class SQLiteStore(ClassroomStore):
         return Student(st[0], name, st[2], st[3])
 
     # ------------------------------------------------------------ questions and answers
-    def ask(self, code, token, step, state, kind="predict", now=None):
+    def _latest_question(self, conn, code):
+        q = conn.execute(
+            "SELECT qid, step, state, opened, revealed, truth, kind FROM questions WHERE code = ? "
+            "ORDER BY qid DESC LIMIT 1",
+            (code,),
+        ).fetchone()
+        return _question(q) if q else None
+
+    def ask(self, code, token, step, state, kind="predict", now=None, expect=None, last=None):
         now = self._now(now)
         text = state_json(state, self.limits)
+        want = None if expect is None else state_json(expect, self.limits)
         step = int(step)
         if step < 1:
             raise BadInput("a question is about step 1 or later")
         with self._write() as conn:
             row = self._teacher_row(conn, code, token, now)
             code, nq = row[0], int(row[8])
+            latest = self._latest_question(conn, code)
+            if latest is not None and not latest.revealed:  # one question at a time
+                raise QuestionOpen(question_open(latest), latest)
+            if (want is not None and row[6] != want) or (last is not None and nq != int(last)):
+                raise Stale(changed_since(latest), latest)
             if nq >= self.limits.questions_per_room:
                 raise LimitReached(f"a class can ask {self.limits.questions_per_room:,} questions")
             qid = nq + 1
@@ -834,7 +859,7 @@ class SQLiteStore(ClassroomStore):
                 raise AnswerRefused("you have answered this question already") from None
         return Answer(int(qid), str(sid), st[0], choice, now)
 
-    def reveal(self, code, token, qid, truth, now=None, state=None):
+    def reveal(self, code, token, qid, truth, now=None, state=None, seen_open=False):
         now = self._now(now)
         truth = check_choice(truth)
         text = None if state is None else state_json(state, self.limits)
@@ -847,6 +872,8 @@ class SQLiteStore(ClassroomStore):
             ).fetchone()
             if q is None:
                 raise BadInput("there is no such question")
+            if q[4] and seen_open:  # the page showed it open: another device revealed it
+                raise Stale(revealed_already(_question(q)), _question(q))
             if q[4]:
                 return _question(q)  # revealed already: the same truth, nothing changes
             conn.execute(

@@ -70,6 +70,8 @@ __all__ = [
     "StoreUnavailable",
     "StoreReset",
     "Conflict",
+    "Stale",
+    "QuestionOpen",
     "RoomNotFound",
     "NotTeacher",
     "LimitReached",
@@ -134,6 +136,36 @@ class Conflict(StoreError):
     def __init__(self, words, state=None):
         super().__init__(words)
         self.state = dict(state or {})
+
+
+class Stale(StoreError):
+    """A teacher's Ask or Reveal refused because the class is not as the page drew it (compare-and-set): another
+    device of the teacher asked, revealed or moved the class first. ``question`` is the class's latest question as
+    the store holds it (None before the first); the page shows it and says what happened."""
+
+    def __init__(self, words, question=None):
+        super().__init__(words)
+        self.question = question
+
+
+class QuestionOpen(Stale):
+    """An Ask refused because a question is open: one question at a time (``question`` is the open one)."""
+
+
+def question_open(q):
+    """What a refused Ask says when question ``q`` is open."""
+    return f"a question is already open: question {q.qid}, about sample {q.step:,}"
+
+
+def changed_since(q):
+    """What a refused Ask says when the class changed since the page was drawn (``q``: its latest question)."""
+    last = "" if q is None else f"; its last question, {q.qid}, is {'revealed' if q.revealed else 'open'}"
+    return f"the class has changed since this page was drawn (another device of its teacher acted first{last})"
+
+
+def revealed_already(q):
+    """What a refused Reveal says when question ``q`` was revealed already."""
+    return f"question {q.qid} was revealed already (by another device of the teacher)"
 
 
 class RoomNotFound(StoreError):
@@ -408,6 +440,12 @@ class ClassroomStore(ABC):
         happened in the current ``window`` seconds already (a fixed window, shared by every process).
         ``count=False`` only asks whether one more would be allowed (nothing is written)."""
 
+    def check_writable(self) -> None:
+        """Nothing when a write would be tried now; :class:`StoreUnavailable` with the reason (a read-only file, a
+        server that cannot be reached or refuses writes) otherwise. Nothing is changed. Pages ask it to learn,
+        without waiting for the teacher's next action, that a store that refused a write takes writes again."""
+        return None
+
     def notices(self, since=0.0) -> list[tuple[float, str]]:
         """What happened to the store that its pages should say (a file restored...): ``[(time, words)]``."""
         return []
@@ -484,9 +522,12 @@ class ClassroomStore(ABC):
 
     # questions and answers
     @abstractmethod
-    def ask(self, code, token, step, state, kind="predict", now=None) -> Question:
-        """Open a question about step ``step``; the previous one, if still open, stays unrevealed and
-        closed to answers. LimitReached at ``questions_per_room``."""
+    def ask(self, code, token, step, state, kind="predict", now=None, expect=None, last=None) -> Question:
+        """Open a question about step ``step``: one question at a time, so :class:`QuestionOpen` (with the open
+        one) while the latest is not revealed. Compare-and-set like :meth:`publish`: with ``expect`` (the lesson
+        state the asking page drew) and ``last`` (the id of the latest question it drew, 0 for none), only if the
+        class still holds that state and that question; :class:`Stale` otherwise (another device asked, revealed
+        or moved the class first). LimitReached at ``questions_per_room``."""
 
     @abstractmethod
     def answer(self, code, sid, qid, choice, now=None) -> Answer:
@@ -494,9 +535,11 @@ class ClassroomStore(ABC):
         or is not the latest; RoomNotFound / BadInput for an unknown room, student or choice."""
 
     @abstractmethod
-    def reveal(self, code, token, qid, truth, now=None, state=None) -> Question:
+    def reveal(self, code, token, qid, truth, now=None, state=None, seen_open=False) -> Question:
         """Lock the question's answers and store the truth ``(case, edge deleted, node deleted)``; with
-        ``state``, publish it in the same write (the class moves to the revealed step, or nothing happens)."""
+        ``state``, publish it in the same write (the class moves to the revealed step, or nothing happens).
+        A question revealed already is returned as it is; with ``seen_open`` (the revealing page showed it open)
+        that is :class:`Stale` instead, so the page can say another device revealed it."""
 
     @abstractmethod
     def questions(self, code) -> list[Question]:

@@ -69,6 +69,89 @@ def test_classroom_answer_during_an_outage_is_kept_and_sent_when_the_store_is_ba
     assert [(a.nickname, a.choice) for a in answers] == [("Ann", (2, True, False))]
 
 
+def test_classroom_student_told_the_store_is_read_only_not_unreachable(sqlite_class):
+    """A read-only store answers reads (the page polls it between the answer and the message): the message names
+    what the write ran into, never "cannot be reached" (issue 44: it said so after chattr +i)."""
+    from support.classroom import chattr
+
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    path = sqlite_class / "classroom.sqlite3"
+    chattr("+i", path)
+    try:
+        ann.radio(key="w_room_case_1").set_value(1)
+        next(b for b in ann.button if b.label == "Send my answer").click().run()
+        assert not ann.exception
+        said = " ".join(_texts(ann, "error")).replace("\\", "")
+        assert "has not reached the class yet** — The class's store cannot be written: its file is read-only" in said
+        assert "cannot be reached" not in said and str(path) not in said
+        ann.run()  # its own check: sent again, refused again, the same words
+        said = " ".join(_texts(ann, "error")).replace("\\", "")
+        assert "its file is read-only" in said and "cannot be reached" not in said
+    finally:
+        chattr("-i", path)
+    ann.run()
+    assert any("Your answer is in" in s.value for s in ann.success)
+
+
+def test_classroom_student_told_the_store_cannot_be_reached_when_redis_is_stopped(redis_class):
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    redis_class["server"].stop()
+    ann.radio(key="w_room_case_1").set_value(1)
+    next(b for b in ann.button if b.label == "Send my answer").click().run()
+    said = " ".join(_texts(ann, "error")).replace("\\", "")
+    assert "has not reached the class yet** — The class's store (its server) cannot be reached right now" in said
+    assert "read-only" not in said
+
+
+def test_classroom_redis_refusing_writes_is_said_as_such(redis_class):
+    """A Redis that answers but refuses writes (made a replica of a server that is not there: reads go on) is said
+    to be read-only, not unreachable."""
+    import redis as redis_py
+
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    admin = redis_py.Redis.from_url(redis_class["server"].url)
+    admin.replicaof("127.0.0.1", 1)  # a master nobody runs: this Redis keeps its data and refuses writes
+    try:
+        ann.radio(key="w_room_case_1").set_value(1)
+        next(b for b in ann.button if b.label == "Send my answer").click().run()
+        said = " ".join(_texts(ann, "error")).replace("\\", "")
+        assert "The class's store cannot be written: its server is a read-only replica" in said
+        assert "cannot be reached" not in said
+    finally:
+        admin.replicaof("no", "one")
+    ann.run()
+    assert any("Your answer is in" in s.value for s in ann.success)
+
+
+def test_classroom_teacher_refusal_clears_once_the_store_takes_writes(sqlite_class):
+    """The teacher's "not revealed" banner goes by itself once the file can be written again: the page's
+    once-a-second check (here run by hand, as its fragment does) draws the page again without it."""
+    from support.classroom import chattr
+
+    teacher, code = _teacher()
+    ann = _join(code, "Ann")
+    _ask(teacher, ann)
+    path = sqlite_class / "classroom.sqlite3"
+    chattr("+i", path)
+    try:
+        teacher.button(key="b_room_reveal").click().run()
+        said = " ".join(_texts(teacher, "error")).replace("\\", "")
+        assert "Question 1 was not revealed: it stays open, with its answers" in said
+        teacher.run()  # the store still refuses writes: the banner stays
+        assert "was not revealed" in " ".join(_texts(teacher, "error"))
+    finally:
+        chattr("-i", path)
+    teacher.run()
+    assert "was not revealed" not in " ".join(_texts(teacher, "error"))
+    assert [b for b in teacher.button if b.key == "b_room_reveal"]  # the question still open, Reveal there
+
+
 def test_classroom_teacher_controls_come_back_after_an_outage(redis_class):
     teacher, code = _teacher()
     port = redis_class["server"].port

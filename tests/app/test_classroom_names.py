@@ -17,6 +17,7 @@ from support.classroom import _room
 from cae.classroom import BadInput, names, open_store
 from cae.classroom import room as roomlib
 from cae.classroom.names import for_markdown, for_plotly, graphemes, normalise, skeleton
+from cae.classroom.store import clean_nickname
 
 FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 👩‍👩‍👧: five code points, one character
 CYRILLIC_ANN = "\u0410nn"  # А (CYRILLIC CAPITAL LETTER A) + nn
@@ -59,6 +60,76 @@ def test_classroom_names_skeletons_make_look_alikes_one_person():
     assert skeleton("BiII") == skeleton("Bill") == skeleton("B1ll") and skeleton("rn") == skeleton("m")
     different = ["Ann", "Anna", "Ann 2", "Bo", "An n", FAMILY, "\U0001f469\U0001f469"]
     assert len({skeleton(n) for n in different}) == len(different)
+
+
+#: look-alikes of the names kept for the teacher (issue 44): small capitals, a cedilla, a combining stroke, Cherokee
+#: letters, Cyrillic with a digit for a letter — and their kind
+LOOK_ALIKES = [
+    "\u1d1b\u1d07\u1d00\u1d04\u029c\u1d07\u0280",  # ᴛᴇᴀᴄʜᴇʀ: small capitals
+    "\u0162eacher",  # Ţeacher: T with a cedilla
+    "T\u0336eacher",  # T̶eacher: a combining long stroke
+    "\u13c6eache\u13d2",  # ᏆeacheᏒ: Cherokee
+    "\u04223\u0430\u0441h\u0435\u0433",  # Т3асhег: Cyrillic, a 3 for the e
+    "T\u0334e\u0334a\u0334c\u0334h\u0334e\u0334r\u0334",  # a tilde over every letter
+    "\u1e6aeacher",  # Ṫ: a dot above
+    "Te\u00e1cher 3",  # an accent, and a number
+    "\u13a2eacher",  # Ꭲ: Cherokee I
+    "\U0001d413\U0001d41e\U0001d41a\U0001d41c\U0001d421\U0001d41e\U0001d42b",  # bold maths letters
+    "\u1d00\u1d05\u1d0d\u026a\u0274",  # ᴀᴅᴍɪɴ
+    "Adm1n",
+    "@dmin",
+    "Pr0f.",
+    "Syst3m",
+    "t e a c h e r",
+    "the-teacher",
+    "\u0442\u0435\u0430\u0441\u04bb\u0435\u0433",  # теасһег: every letter Cyrillic
+]
+#: names that only share letters with one kept for the teacher
+NOT_LOOK_ALIKES = [
+    "Teach",
+    "Teacher's pet",
+    "Mr Teacherson",
+    "Tim",
+    "Jos\u00e9",
+    "\u0162ara",
+    "Admiral",
+    "Peach",
+    "Leacher",
+]
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_classroom_names_look_alikes_of_teacher_are_kept_for_the_teacher(name):
+    assert names.reserved(normalise(name)), (name, names.reserved_keys(normalise(name)))
+    with pytest.raises(BadInput, match="kept for the teacher"):
+        clean_nickname(name)
+
+
+def test_classroom_names_look_alikes_are_refused_by_the_store(store):
+    code, token = store.create_room()
+    for name in LOOK_ALIKES:
+        with pytest.raises(BadInput, match="kept for the teacher"):
+            store.join(code, name)
+    ann = store.join(code, "Ann")
+    with pytest.raises(BadInput, match="kept for the teacher"):
+        store.rename_student(code, token, ann.sid, LOOK_ALIKES[0])
+    assert [s.nickname for s in store.students(code)] == ["Ann"]
+
+
+def test_classroom_names_that_only_share_letters_with_teacher_are_free():
+    assert [n for n in NOT_LOOK_ALIKES if names.reserved(normalise(n))] == []
+
+
+def test_classroom_names_reserved_keys_are_nfkc_casefolded_skeletons_without_marks():
+    # NFKC (full-width, maths letters), case folding, the combining marks stripped, then the TS #39 skeleton
+    keys = {
+        k
+        for n in ("\uff34\uff25\uff21\uff23\uff28\uff25\uff32", "TeAcHeR", "T\u0336eacher")
+        for k in names.reserved_keys(n)
+    }
+    assert keys == {"teacher"}
+    # a Cyrillic г is an r (its skeleton), not a Greek gamma's y (what the capital Г would give)
+    assert "teacher" in names.reserved_keys("Teache\u0433")
 
 
 #: what the Markdown that Streamlit renders would turn into something else: a bare link (www., a

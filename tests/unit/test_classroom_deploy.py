@@ -219,3 +219,97 @@ def test_behind_nginx_a_forged_header_gets_no_more_and_two_clients_are_two(tmp_p
     assert other  # another address behind the same nginx is another client
     assert direct == [True, False]  # 127.0.0.2 had started one: the header sent straight to the app changes nothing
     assert joins == [True, True, True, False] and another
+
+
+# ------------------------------------------------------------------ a trust setting that refuses nonsense
+def _run_app(env, timeout=90):
+    """``streamlit run app.py`` as the recipe starts it: ``(exit code or None while it still runs, its output)``."""
+    import os
+    import sys
+
+    from cae.classroom.loadtest import ROOT, free_port
+
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
+    cmd += ["--server.port", str(free_port()), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        return None, out
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        ("0.0.0.0/0", ["'0.0.0.0/0' trusts every address"]),
+        ("::/0,0.0.0.0/0", ["'::/0' trusts every address", "'0.0.0.0/0' trusts every address"]),
+        ("127.0.0.1/0", ["'127.0.0.1/0' has host bits set under its prefix /0", "0.0.0.0/0 (every address)"]),
+        ("10.0.0.1/8", ["'10.0.0.1/8' has host bits set under its prefix /8", "10.0.0.0/8 (16,777,216 addresses)"]),
+        ("*", ["'*' is not an address or a network"]),
+        ("127.0.0.1, my-nginx", ["'my-nginx' is not an address or a network"]),
+    ],
+)
+def test_a_trust_setting_that_cannot_be_meant_stops_the_server_naming_it(value, named):
+    code, out = _run_app({"CAE_TRUSTED_PROXIES": value})
+    assert code == 2, out[-2000:]
+    assert "CAE Explorer cannot start: CAE_TRUSTED_PROXIES entry" in out
+    for words in named:
+        assert words in out, (words, out[-2000:])
+    assert "Traceback" not in out
+
+
+async def _teacher_says(base, source=None, forged=None):
+    """What a page that started a class (from ``source``, with a made-up X-Forwarded-For) shows its teacher."""
+    s = StudentSession(base, "", source=source, headers={"X-Forwarded-For": forged} if forged else None)
+    try:
+        await s.start()
+        assert await _until(lambda: "Start a class" in s.buttons, 120), s.errors
+        await s.press("Start a class")
+        # the teacher's page drawn: its controls come after what its header says
+        assert await _until(lambda: "room=" in s.query and "Step 1 ▶" in s.buttons, 60), (s.alerts, s.errors)
+        return " ".join(b for _, b in s.alerts)
+    finally:
+        await s.close()
+
+
+def test_a_trusted_proxy_bypassed_is_said_on_the_teachers_page_and_every_start_says_what_it_trusts(tmp_path):
+    """``CAE_TRUSTED_PROXIES=127.0.0.0/8`` without a proxy (the issue: every loopback client could forge its
+    address, and nothing said so): the start says what is trusted, and a teacher whose page reached the app
+    straight says that it did not come through a proxy — with a made-up header from 127.0.0.2, and without."""
+    import os
+
+    from cae.classroom.loadtest import AppServer
+
+    url = "sqlite:///" + str(tmp_path / "classroom.sqlite3")
+    server = AppServer(dict(os.environ, CAE_CLASSROOM_URL=url, CAE_TRUSTED_PROXIES="127.0.0.0/8"))
+    try:
+        forged = asyncio.run(_teacher_says(server.url, "127.0.0.2", "203.0.113.9"))
+        plain = asyncio.run(_teacher_says(server.url, "127.0.0.3"))
+    finally:
+        server.stop()
+    log = open(server.log, encoding="utf-8", errors="replace").read()
+    assert "CAE_TRUSTED_PROXIES: the X-Forwarded-For of a connection from 127.0.0.0/8 names the client" in log
+    said = forged.replace("\\", "")
+    assert "CAE_TRUSTED_PROXIES trusts 127.0.0.0/8 to say who a client is, but this page did not come through" in said
+    assert f"it was sent straight to the app's own port {server.port}" in said
+    assert "it carries no X-Forwarded-For, which a proxy always writes" in plain.replace("\\", "")
+
+
+@needs_nginx
+def test_through_the_recipes_nginx_the_teacher_is_told_nothing_about_the_proxy(tmp_path):
+    import os
+
+    url = "sqlite:///" + str(tmp_path / "classroom.sqlite3")
+    dep = Deployment(1, url, folder=tmp_path / "nginx", env=dict(os.environ))
+    try:
+        said = asyncio.run(_teacher_says(dep.url, "127.0.0.2", "203.0.113.9"))
+        log = open(dep.servers[0].log, encoding="utf-8", errors="replace").read()
+    finally:
+        dep.stop()
+    assert "CAE_TRUSTED_PROXIES" not in said, said
+    assert "CAE_TRUSTED_PROXIES: the X-Forwarded-For of a connection from 127.0.0.1/32 names the client" in log

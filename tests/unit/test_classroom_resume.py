@@ -17,7 +17,7 @@ from support.classroom import chattr as _chattr
 
 from cae.classroom import client_key, trusted_proxies
 from cae.classroom.sqlite import SQLiteStore
-from cae.classroom.store import BadInput, Conflict, NotTeacher, Removed, StoreUnavailable
+from cae.classroom.store import BadInput, Conflict, NotTeacher, QuestionOpen, Removed, Stale, StoreUnavailable
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 
@@ -45,6 +45,73 @@ def test_classroom_publish_with_expect_refuses_a_state_older_than_the_store(stor
     assert store.poll(code).state == _at(5)
     with pytest.raises(NotTeacher):
         store.publish(code, "not the token", _at(6), expect=_at(5))
+
+
+# ------------------------------------------------------------------ one question at a time, by the store
+def test_classroom_ask_is_one_question_at_a_time_and_compare_and_set(store):
+    code, token = store.create_room()
+    store.publish(code, token, _at(12))
+    q = store.ask(code, token, 13, _at(12), expect=_at(12), last=0)
+    # the other device, which drew the same class, asks too: refused, and told which question is open
+    with pytest.raises(QuestionOpen, match="a question is already open: question 1, about sample 13") as err:
+        store.ask(code, token, 13, _at(12), expect=_at(12), last=0)
+    assert err.value.question == q
+    with pytest.raises(QuestionOpen):  # with nothing to compare either: one question at a time
+        store.ask(code, token, 13, _at(12))
+    assert [x.qid for x in store.questions(code)] == [1]
+    # a stale Reveal: the first device reveals; the second, which showed it open, is told, and nothing changes
+    store.reveal(code, token, q.qid, (2, False, False), state=_at(13), seen_open=True)
+    v = store.poll(code).version
+    with pytest.raises(Stale, match=r"question 1 was revealed already \(by another device") as err:
+        store.reveal(code, token, q.qid, (1, True, True), state=_at(13), seen_open=True)
+    assert err.value.question.truth == (2, False, False) and store.poll(code).version == v
+    # (without it a second reveal is the same reveal, as before)
+    assert store.reveal(code, token, q.qid, (1, True, True)).truth == (2, False, False)
+    # a stale Ask: drawn at t = 12 with no question, after the class moved on: refused, saying the class changed
+    with pytest.raises(Stale, match="the class has changed since this page was drawn") as err:
+        store.ask(code, token, 13, _at(12), expect=_at(12), last=0)
+    assert err.value.question.revealed and len(store.questions(code)) == 1
+    with pytest.raises(Stale, match="its last question, 1, is revealed"):  # the state as drawn, another question
+        store.ask(code, token, 14, _at(13), expect=_at(13), last=0)
+    assert store.ask(code, token, 14, _at(13), expect=_at(13), last=1).qid == 2
+    assert store.poll(code).version == v + 1
+
+
+def test_classroom_two_devices_asking_at_once_open_one_question(make_store):
+    """Two devices (two connections to the store) press Ask at the same moment, 20 rounds: each round exactly one
+    question is opened, the other device is refused (a question is open, or the class changed), none is replaced."""
+    import threading
+
+    first, second = make_store(), make_store()
+    code, token = first.create_room()
+    first.publish(code, token, _at(12))
+    doubles, refused = 0, []
+    for r in range(20):
+        p = first.poll(code)
+        drawn = (p.state, p.question.qid if p.question else 0)  # what both devices drew
+        gate, got = threading.Barrier(2), {}
+
+        def press(store, who, drawn=drawn, gate=gate, got=got):
+            gate.wait()
+            try:
+                got[who] = store.ask(code, token, 13 + r, _at(12 + r), expect=drawn[0], last=drawn[1])
+            except Stale as exc:
+                got[who] = exc
+
+        threads = [threading.Thread(target=press, args=(s, w)) for s, w in ((first, "a"), (second, "b"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        asked = [g for g in got.values() if not isinstance(g, Exception)]
+        refused += [type(g).__name__ for g in got.values() if isinstance(g, Exception)]
+        doubles += len(asked) - 1
+        assert len(asked) == 1, got
+        first.reveal(code, token, asked[0].qid, (0, False, False), state=_at(13 + r))
+    qs = first.questions(code)
+    assert doubles == 0 and len(qs) == 20 and [q.qid for q in qs] == list(range(1, 21))
+    assert all(q.revealed for q in qs) and [q.step for q in qs] == list(range(13, 33))
+    assert len(refused) == 20 and set(refused) <= {"QuestionOpen", "Stale"}
 
 
 def test_classroom_reveal_moves_the_class_in_the_same_write(store):
@@ -126,7 +193,15 @@ def test_classroom_client_key_believes_the_header_only_from_a_named_proxy(monkey
     # no proxy named: a header is noise, whoever sends it
     assert client_key("127.0.0.1", "1.1.1.1") == client_key("127.0.0.1", "2.2.2.2") == client_key("127.0.0.1")
     monkeypatch.setenv("CAE_TRUSTED_PROXIES", "127.0.0.1, 10.1.0.0/16, nonsense")
-    assert trusted_proxies()[1] == ["nonsense"]
+    assert trusted_proxies() == (
+        [],
+        [
+            "CAE_TRUSTED_PROXIES entry 'nonsense' is not an address or a network (e.g. "
+            "127.0.0.1 or 10.0.0.0/8): name the proxy whose X-Forwarded-For is believed"
+        ],
+    )
+    assert client_key("127.0.0.1", "203.0.113.5") == client_key("127.0.0.1")  # a setting with nonsense trusts nothing
+    monkeypatch.setenv("CAE_TRUSTED_PROXIES", "127.0.0.1, 10.1.0.0/16")
     # the proxy's own address, appended or written in place of the client's: two clients are two
     assert client_key("127.0.0.1", "203.0.113.5") != client_key("127.0.0.1", "203.0.113.6")
     assert client_key("127.0.0.1", "6.6.6.6, 203.0.113.5") == client_key("203.0.113.5")

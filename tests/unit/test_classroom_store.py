@@ -205,6 +205,7 @@ def test_classroom_one_answer_per_student_locked_at_reveal(store):
     q2 = store.ask(code, token, 14, dict(STATE, t="13"))
     with pytest.raises(AnswerRefused):
         store.answer(code, cy.sid, q.qid, (2, False, False))
+    store.reveal(code, token, q2.qid, (0, False, False))  # (one question at a time: the next after this reveal)
     q3 = store.ask(code, token, 15, dict(STATE, t="14"))
     with pytest.raises(AnswerRefused, match="moved on"):
         store.answer(code, cy.sid, q2.qid, (2, False, False))
@@ -234,8 +235,8 @@ def test_classroom_bad_answers_and_strangers(store):
 def test_classroom_questions_per_room_limit(make_store):
     store = make_store(Limits(questions_per_room=2))
     code, token = _room(store)
-    store.ask(code, token, 13, STATE)
-    store.ask(code, token, 14, STATE)
+    store.reveal(code, token, store.ask(code, token, 13, STATE).qid, (0, False, False))
+    store.reveal(code, token, store.ask(code, token, 14, STATE).qid, (0, False, False))
     with pytest.raises(LimitReached):
         store.ask(code, token, 15, STATE)
     assert len(store.questions(code)) == 2

@@ -1,0 +1,89 @@
+"""The navigation is always the nine pages (issue 44, item 4), in a real browser: a teacher's page on one of two app
+processes behind the recipe's nginx (with Redis); that process is killed (SIGKILL); the page reconnects through
+nginx to the other process, which has never run a page (a fresh process's first run); every navigation the page
+shows meanwhile, however briefly, and its sidebar at the end must be exactly the app's nine pages.
+
+It fails today (5 runs of 5 here): on a fresh process, the first request for a page gets from Streamlit, before
+app.py has drawn its navigation, a navigation message that lists the files of ``pages/`` — "app, a11y, classroom,
+classroom push, classroom session, common, …" (the app's private glue modules ``pages/_*.py`` among them) — then the
+hidden one of ``pages._common.ensure_entrypoint``, then the nine pages. With the app served as ``st.App``
+(app.py) the sidebar is back to the nine pages within seconds; with the server as it was before this issue it
+stayed on the files (one run). Issue 45 moves the glue modules out of ``pages/``: hence the strict xfail, which
+tells its author when the test passes. Screenshot: test-output/screenshots/7d_classroom_sidebar_after_kill.png.
+"""
+
+import urllib.request
+
+import pytest
+from support.browser import _shot, _wait_idle
+from support.classroom_browser import cookie_header, start_class
+from support.servers import RedisServer, redis_binary
+
+pytestmark = pytest.mark.browser
+
+#: the app's navigation, as app.py draws it
+NINE = [
+    "Home",
+    "Playground",
+    "Explain a step",
+    "Your data",
+    "Continual learning",
+    "Compare algorithms",
+    "Lineage: two families to CAE",
+    "Experiments",
+    "Classroom",
+]
+
+
+def _upstream(url, page):
+    req = urllib.request.Request(url + "/_stcore/health", headers={"Cookie": cookie_header(page)})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return int(r.headers.get("X-CAE-Upstream").rsplit(":", 1)[-1])
+
+
+#: a script that keeps, in ``window.__caeNavs``, every list of page names the sidebar shows from now on
+WATCH_SIDEBAR = """() => {
+  window.__caeNavs = [];
+  const names = () => [...document.querySelectorAll("[data-testid='stSidebarNavLink']")]
+    .map(a => a.innerText.trim().split("\\n").pop().trim());
+  const note = () => {
+    const now = names();
+    const last = window.__caeNavs[window.__caeNavs.length - 1];
+    if (now.length && JSON.stringify(now) !== JSON.stringify(last)) window.__caeNavs.push(now);
+  };
+  new MutationObserver(note).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def _sidebar_pages(page):
+    """The page names the sidebar's navigation lists, in order."""
+    nav = page.locator("[data-testid='stSidebarNav']")
+    nav.wait_for(state="attached")
+    links = nav.locator("[data-testid='stSidebarNavLink']").all_inner_texts()
+    return [t.strip().split("\n")[-1].strip() for t in links]  # (the icon's name comes first, as text)
+
+
+@pytest.mark.xfail(strict=True, reason="pages/ still holds the glue modules: issue 45")
+def test_classroom_sidebar_lists_the_nine_pages_after_its_process_is_killed(browser, tmp_path):
+    from cae.classroom.deploy import Deployment, nginx_binary
+
+    if nginx_binary() is None or redis_binary() is None:
+        pytest.skip("nginx or redis-server is not installed here (.ci/run installs both)")
+    redis = RedisServer(tmp_path / "redis", persist=True)
+    dep = Deployment(2, redis.url, folder=tmp_path / "nginx")
+    try:
+        t, _ = start_class(browser, dep.url)
+        assert _sidebar_pages(t) == NINE  # before: the app's own navigation
+        victim = dep.ports().index(_upstream(dep.url, t))
+        t.evaluate(WATCH_SIDEBAR)  # every navigation the page shows from here on, however briefly
+        dep.kill(victim)  # SIGKILL: the page's session dies with its process
+        t.wait_for_function("() => !document.body.innerText.includes('Connecting')", timeout=90000)
+        _wait_idle(t)
+        assert _upstream(dep.url, t) != dep.ports()[victim]  # reconnected to the other process
+        t.get_by_role("button", name="Ask the class", exact=False).wait_for()
+        _shot(t, "7d_classroom_sidebar_after_kill")
+        shown = t.evaluate("window.__caeNavs")
+        assert _sidebar_pages(t) == NINE and shown and all(nav == NINE for nav in shown), shown
+    finally:
+        dep.stop()
+        redis.stop()
