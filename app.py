@@ -8,6 +8,13 @@ if __name__ != "__main__":  # imported by `streamlit run app.py` for its server 
     _web.start_check()  # CAE_TRUSTED_PROXIES: said in the log, or the server does not start (naming the value)
     # Streamlit's server with the app's own routes (the teacher's HttpOnly cookie): cae/classroom/web.py
     app = st.App(__file__, routes=_web.routes())
+    # This app draws its own navigation (st.navigation in main()). Left to itself, Streamlit reads the folder
+    # pages/ for a fresh process's first run of a page and sends its files as the navigation until app.py's
+    # own arrives: a page reconnecting to a restarted process showed them (issue 44). st.navigation sets this
+    # same switch when it first runs; set here, it is set before any page of this process runs.
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
 
 
 HOME_ALT = "CAE after one pass over the paper's 2-D data: nodes coloured by cluster, edges by age"
