@@ -278,3 +278,41 @@ def classroom(tmp_path, monkeypatch):
     assert not teacher.exception
     code = teacher.session_state.room_code
     return teacher, code
+
+
+# ------------------------------------------------------------------ what a failed browser test's pages showed
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a real-browser test fails, keep what each of its open pages showed at that moment: a screenshot
+    (``test-output/screenshots/FAILED_<test>_<n>.png``) and the page's address and first lines of text in the
+    report, so that a failure on a CI machine says what the page was doing, not only what was awaited."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed or "browser" not in item.keywords:
+        return
+    browser = item.funcargs.get("browser")
+    if browser is None:
+        return
+    from support.browser import SHOTS
+
+    said = []
+    try:
+        pages = [p for c in browser.contexts for p in c.pages]
+        for n, p in enumerate(pages):
+            name = f"FAILED_{item.name}_{n}"[:150].replace("/", "_")
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            p.screenshot(path=str(SHOTS / f"{name}.png"), timeout=10000)
+            text = p.evaluate(  # the main area's text (the sidebar's navigation and controls say little)
+                "() => { const m = document.querySelector(\"[data-testid='stMain']\") || document.body;"
+                " return m ? m.innerText : '' }"
+            )
+            state = p.evaluate(
+                "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
+                " return a ? a.getAttribute('data-test-script-state') : 'no app' }"
+            )
+            lines = [ln for ln in text.splitlines() if ln.strip()][:60]
+            said.append(f"page {n}: {p.url} (script state: {state}; screenshot {name}.png)\n" + "\n".join(lines))
+    except Exception as exc:  # the page may be gone with the failure: say so, never hide the test's own error
+        said.append(f"(the pages could not be read after the failure: {exc})")
+    if said:
+        report.sections.append(("what the open pages showed", "\n\n".join(said)))
