@@ -206,9 +206,12 @@ def classroom_server(tmp_path_factory):
     _stop(proc)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server():
-    """A fresh `streamlit run app.py` for a module's browser tests; its URL."""
+    """A `streamlit run app.py` shared by the browser tests of a session (each test opens a browser context of its
+    own, so a session of its own on the server); its URL. Tests that need a fresh server start one themselves
+    (``support.browser._start_server``). One server, not one per module: each start costs 5-15 s of a busy
+    machine, and the first run of each page as much again."""
     from support.browser import _start_server, _stop
 
     proc, url = _start_server()

@@ -8,10 +8,10 @@ from conftest import ROOT
 
 
 def pytest_run(*args, env, cwd=ROOT, timeout=900):
-    """``python -m pytest -p no:cacheprovider ARGS`` in a fresh interpreter with ``env``, from ``cwd``: the finished
+    """``python -m pytest -p no:cacheprovider -n 0 ARGS`` in a fresh interpreter with ``env``, from ``cwd``: the finished
     process, its output as text."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", *args],  # (in its own process only)
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -140,6 +140,8 @@ def test_a_newcomers_first_commands_with_nothing_fetched(clone, tmp_path):
         "-rs",
         "-p",
         "no:cacheprovider",
+        "-n",
+        "0",
     ]
     r = _newcomer(clone, home, *test, CAE_JIT="off")
     assert "1 skipped" in r.stdout, r.stdout + r.stderr
