@@ -25,9 +25,9 @@ from cae.classroom.store import (
     normalize_code,
 )
 from cae.classroom.views import SHARED
-from pages._classroom_push import FALLBACK_SECONDS, PUSHER, running_alone
-from pages._classroom_push import available as push_available
-from pages._classroom_session import (
+from cae.streamlit_glue.classroom_push import FALLBACK_SECONDS, PUSHER, running_alone
+from cae.streamlit_glue.classroom_push import available as push_available
+from cae.streamlit_glue.classroom_session import (
     POLL_SECONDS,
     become_student,
     become_teacher,
@@ -58,13 +58,14 @@ from pages._classroom_session import (
     trusted_proxies_warning,
     unsent_choice,
 )
-from pages._classroom_session import (
+from cae.streamlit_glue.classroom_session import (
     poll as student_poll,
 )
-from pages._common import ensure_entrypoint, message, network_summary, render_blocks
-from pages._fragment import fragment
-from pages._playground_session import get_playground, lesson_apply, lesson_query, network_view
-from pages._session import session
+from cae.streamlit_glue.common import ensure_entrypoint, message, network_summary, render_blocks
+from cae.streamlit_glue.fragment import fragment
+from cae.streamlit_glue.lesson_links import lesson_apply, lesson_query
+from cae.streamlit_glue.playground_session import get_playground, network_view
+from cae.streamlit_glue.session import session
 
 ensure_entrypoint(__file__)  # a direct link (a join link) on a fresh server
 
@@ -228,7 +229,7 @@ STUDENT_STYLE = (
 
 def draw_step(view, toggles, key, record="step", height=520):
     """The figure and its numbers side by side, as on the Playground (and the figure in words, for a screen
-    reader: :func:`pages._common.network_summary`)."""
+    reader: :func:`cae.streamlit_glue.common.network_summary`)."""
     left, right = st.columns([3, 1.1])
     left.plotly_chart(step_figure(view, toggles, record, height), key=key, config={"displaylogo": False})
     with left:
@@ -262,7 +263,7 @@ def verdict(choice, truth):
 
 def watch(code, drawn):
     """Has the class moved on since this screen was drawn (``drawn``: its version, or "away")? Then draw it again.
-    A page the server pushes to (:mod:`pages._classroom_push`) asks only every FALLBACK_SECONDS, in case a push is
+    A page the server pushes to (:mod:`cae.streamlit_glue.classroom_push`) asks only every FALLBACK_SECONDS, in case a push is
     lost; others every POLL_SECONDS."""
     st.session_state.room_drawn = drawn
     if PUSHER.follow(store(), code, drawn):
@@ -342,7 +343,7 @@ def arrive():
 
 def _teacher_by_cookie(code):
     """A teacher's reload: this browser keeps the class's token (or, when the class is gone, says why)."""
-    from pages._classroom_session import teaching_cookies
+    from cae.streamlit_glue.classroom_session import teaching_cookies
 
     kept = teaching_cookies().get(code)
     if not kept:
@@ -558,7 +559,7 @@ def teacher_page():
     """The teacher's page: how to join, the class's controls (step, ask, reveal), what the class sees, the results.
 
     The class's lesson in the store comes first (a reload, another device, a restarted server): this session's
-    run is rebuilt from it before anything is published (:func:`pages._classroom_session.class_lesson_in`)."""
+    run is rebuilt from it before anything is published (:func:`cae.streamlit_glue.classroom_session.class_lesson_in`)."""
     code, token = st.session_state.room_code, st.session_state.room_token
     if st.query_params.get("room") != code and "teacher" not in st.query_params:
         st.query_params.from_dict({"room": code})  # a reload comes back to this class (the cookie holds its token)
@@ -616,7 +617,7 @@ def _teacher_header(code, cfg, pg):
 def _teacher_messages(code):
     """What the store said (a failure, a refused action, a step not sent, a restored file) and what the page did
     by itself (the class's state adopted), under the header; the page follows the class meanwhile. Words of a
-    failure the store has got over are not drawn (:func:`pages._classroom_session.store_back`)."""
+    failure the store has got over are not drawn (:func:`cae.streamlit_glue.classroom_session.store_back`)."""
     store_back()
     show_refused()
     if problem_words():
@@ -1171,7 +1172,7 @@ def _student_class(code, sid):
 
 def _student_step_now(code, sid, drawn_question):
     """The teacher's step (or the question just revealed at it): the one part of the page that runs again when the
-    teacher steps — pushed by the server (:mod:`pages._classroom_push`), not the whole app. Beside it, a fragment
+    teacher steps — pushed by the server (:mod:`cae.streamlit_glue.classroom_push`), not the whole app. Beside it, a fragment
     asks every FALLBACK_SECONDS in case a push is lost; without push, this part asks every POLL_SECONDS."""
     alone = running_alone()
     try:

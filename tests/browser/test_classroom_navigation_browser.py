@@ -6,7 +6,7 @@ shows meanwhile, however briefly, and its sidebar at the end must be exactly the
 It fails today (5 runs of 5 here): on a fresh process, the first request for a page gets from Streamlit, before
 app.py has drawn its navigation, a navigation message that lists the files of ``pages/`` — "app, a11y, classroom,
 classroom push, classroom session, common, …" (the app's private glue modules ``pages/_*.py`` among them) — then the
-hidden one of ``pages._common.ensure_entrypoint``, then the nine pages. With the app served as ``st.App``
+hidden one of ``cae.streamlit_glue.common.ensure_entrypoint``, then the nine pages. With the app served as ``st.App``
 (app.py) the sidebar is back to the nine pages within seconds; with the server as it was before this issue it
 stayed on the files (one run). Issue 45 moves the glue modules out of ``pages/``: hence the strict xfail, which
 tells its author when the test passes. Screenshot: test-output/screenshots/7d_classroom_sidebar_after_kill.png.
