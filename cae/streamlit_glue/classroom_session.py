@@ -3,8 +3,9 @@ Playground calls (the teacher's steps published; a student's way back to followi
 
 The store is imported when a session is in a class (a Playground drawn outside a class does not import it).
 The Playground calls two functions and nothing else: :func:`classroom_bar` near its top and
-:func:`publish_step` each time it writes its lesson link. Everything else of the classroom is on
-``pages/classroom.py``; the store and room logic are in ``cae.classroom`` (no Streamlit there).
+:func:`publish_step` each time it writes its lesson link. Everything else of the classroom is on the
+Classroom page (``pages/classroom.py``, its views :mod:`cae.streamlit_glue.classroom_teacher` and
+:mod:`cae.streamlit_glue.classroom_student`); the store and room logic are in ``cae.classroom`` (no Streamlit there).
 
 Session state (all keys start with ``room_``): ``room_role`` ("teacher" or "student"), ``room_code``,
 ``room_token`` (the teacher's secret), ``room_sid`` and ``room_nick`` (the student's id and nickname),
