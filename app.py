@@ -64,8 +64,8 @@ def _home_picture():
 
 def home():
     from cae.registry import count_in_words, names_in_words
-    from pages._playground_session import PRESET_PAPER
-    from pages._session import session
+    from cae.streamlit_glue.playground_session import PRESET_PAPER
+    from cae.streamlit_glue.session import session
 
     st.title("CAE Explorer")
     left, right = st.columns([1.1, 1])
@@ -134,7 +134,7 @@ def _load_charts_in_the_background():
 def main():
     """The app: the page set-up, the navigation of the nine pages, then what warms up behind them."""
     st.set_page_config(page_title="CAE Explorer", page_icon="🕸️", layout="wide")
-    import pages._common as _common
+    import cae.streamlit_glue.common as _common
 
     _common.ENTRYPOINT_SEEN = True
     _common.accessible_style()

@@ -8,15 +8,15 @@ from cae.app.lockstep import Lockstep, display_table, metrics_caption, traces_ti
 from cae.app.streams import SOURCES, environment_of, make_stream, paper_setting
 from cae.app.view_options import ViewOptions
 from cae.registry import ALGORITHMS
-from pages._common import data_table, ensure_entrypoint, message, network_summary, slow_hint
-from pages._playground_session import network_view, stream_title
-from pages._stage import columns_for, grid_style
+from cae.streamlit_glue.common import data_table, ensure_entrypoint, message, network_summary, slow_hint
+from cae.streamlit_glue.playground_session import network_view, stream_title
+from cae.streamlit_glue.stage import columns_for, grid_style
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 DEFAULT_ALGOS = ["CAE", "CAEA", "SOINN+", "TCA"]
 
-# the page's own style (on every run): a compact head, and the networks' grid sized to the screen (pages/_stage.py)
+# the page's own style (on every run): a compact head, and the networks' grid sized to the screen (cae/streamlit_glue/stage.py)
 grid_style(len(st.session_state.get("w_cmp_algos", DEFAULT_ALGOS)))
 st.title("Compare algorithms")
 st.caption(

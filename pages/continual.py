@@ -9,7 +9,7 @@ from cae.app.lesson_links import continual_query, parse_continual
 from cae.data import DRIFT_STREAMS, load_builtin
 from cae.evaluation import CONVENTION_TEXT, CONVENTIONS, continual_run
 from cae.registry import make_algorithm
-from pages._common import (
+from cae.streamlit_glue.common import (
     algorithm_picker,
     data_table,
     ensure_entrypoint,
@@ -18,7 +18,7 @@ from pages._common import (
     show_notices,
     slow_hint,
 )
-from pages._playground_session import lesson_link, link_is_new, remember_link
+from cae.streamlit_glue.lesson_links import lesson_link, link_is_new, remember_link
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 

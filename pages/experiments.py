@@ -12,7 +12,7 @@ from cae.data import load_builtin
 from cae.experiments import against_paper, figures
 from cae.experiments import noise as noise_study
 from cae.registry import ALGORITHMS
-from pages._common import data_table, ensure_entrypoint
+from cae.streamlit_glue.common import data_table, ensure_entrypoint
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 

@@ -5,9 +5,10 @@ import streamlit as st
 from cae.app import explainable
 from cae.app.step_events import removed_positions, step_events, step_title
 from cae.app.view_options import ViewOptions
-from pages._common import ensure_entrypoint, render_blocks, show_notices
-from pages._playground_session import lesson_link, lesson_out, network_view, start, view_toggles
-from pages._session import W, session
+from cae.streamlit_glue.common import ensure_entrypoint, render_blocks, show_notices
+from cae.streamlit_glue.lesson_links import lesson_link, lesson_out
+from cae.streamlit_glue.playground_session import network_view, start, view_toggles
+from cae.streamlit_glue.session import W, session
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 

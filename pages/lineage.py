@@ -27,16 +27,16 @@ from cae.app.lesson_links import (
     parse_lineage,
 )
 from cae.registry import ALGORITHMS
-from pages._common import ensure_entrypoint, message
-from pages._fragment import fragment
-from pages._stage import grid_style
+from cae.streamlit_glue.common import ensure_entrypoint, message
+from cae.streamlit_glue.fragment import fragment
+from cae.streamlit_glue.stage import grid_style
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
 # the lesson's committed run (python -m cae.experiments lineage); CAE_EXPLORER_RESULTS points elsewhere (tests)
 RESULTS = Path(os.environ.get("CAE_EXPLORER_RESULTS", Path(__file__).resolve().parent.parent / "results"))
 #: px above the two pictures: the title, the families, the controls, the step's words (at most
-#: lineage_lesson.MAX_WORDS, 7 lines at 1280 px) and the pictures' names (pages/_stage.py sizes each picture a square
+#: lineage_lesson.MAX_WORDS, 7 lines at 1280 px) and the pictures' names (cae/streamlit_glue/stage.py sizes each picture a square
 #: as large as the first screen then allows)
 PICTURES_CHROME = 340
 

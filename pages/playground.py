@@ -13,11 +13,10 @@ from cae.app.panel import COUNTS, PARAMETERS, ROWS, SCORES, named_rows, panel
 from cae.app.quiz import peek
 from cae.app.stepper import drawn_sample
 from cae.app.view_options import ViewOptions
-from pages import _how_often as how_often
-from pages import _player, _stage
-from pages._a11y import focus_after, key_selector, skip_to
-from pages._classroom_session import classroom_bar, publish_step
-from pages._common import (
+from cae.streamlit_glue import how_often, player, stage
+from cae.streamlit_glue.a11y import focus_after, key_selector, skip_to
+from cae.streamlit_glue.classroom_session import classroom_bar, publish_step
+from cae.streamlit_glue.common import (
     data_table,
     ensure_entrypoint,
     message,
@@ -26,11 +25,10 @@ from pages._common import (
     show_notices,
     slow_hint,
 )
-from pages._fragment import fragment
-from pages._place_and_draw import place_and_draw
-from pages._playground_session import (
-    lesson_link,
-    lesson_out,
+from cae.streamlit_glue.fragment import fragment
+from cae.streamlit_glue.lesson_links import lesson_link, lesson_out
+from cae.streamlit_glue.place_and_draw import place_and_draw
+from cae.streamlit_glue.playground_session import (
     network_view,
     new_seed,
     start,
@@ -38,7 +36,7 @@ from pages._playground_session import (
     switch_note,
     view_toggles,
 )
-from pages._session import W, session
+from cae.streamlit_glue.session import W, session
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 
@@ -47,7 +45,7 @@ ss = session()
 # bar in a slot made on every run: Streamlit knows an element by its position, an open expander below would close)
 cfg, pg, notices = start("playground")
 ALGO = explainable.entry(cfg["algo"])  # what explains, quizzes and finds the steps of the chosen algorithm
-_player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
+player.settle(pg)  # Play switched off beside the plot: stop on the frame the class last saw
 ss.take_lesson_applied()
 #: where the focus goes after the quiz's Next sample, and where "Skip to the controls" goes in the quiz
 PREDICTION = (
@@ -93,11 +91,13 @@ teacher = st.sidebar.toggle(
     help="In the quiz, hide the metrics and the answers until they are revealed.",
 )
 
-present = bool(st.session_state.get(W.PRESENT))  # a projector: the picture takes the screen (pages/_stage.py)
+present = bool(
+    st.session_state.get(W.PRESENT)
+)  # a projector: the picture takes the screen (cae/streamlit_glue/stage.py)
 # the page's own style, on every run (a style that came and went would shift the page's later elements), and the
 # script that lays the stage out and reports the square's side
-_stage.write_style(present)
-STAGE_PX = _stage.stage_size(present)
+stage.write_style(present)
+STAGE_PX = stage.stage_size(present)
 #: how the main view is drawn, from the toggles above (the still view, Play's frames and the quiz): a picture as
 #: large as the stage's square (its height from the page's style), its marks in proportion to it, its key beside it
 VIEW = ViewOptions(
@@ -108,7 +108,7 @@ VIEW = ViewOptions(
     show_all_regions=all_regions,
     height=None,
     legend=False,
-    font_size=_stage.PRESENT_FONT if present else 14,
+    font_size=stage.PRESENT_FONT if present else 14,
     px=STAGE_PX,
 )
 with st.container(key="page_head"):
@@ -150,7 +150,7 @@ SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 def controls():
     """One row of controls over the stage (labels kept for a screen reader, unseen); it wraps where its labels would
-    not fit (a zoomed page, a narrow window: pages/_stage.py)."""
+    not fit (a zoomed page, a narrow window: cae/streamlit_glue/stage.py)."""
     c = st.container(key="controls").columns(CONTROLS, vertical_alignment="center")
     if c[0].button("Step 1", key="b_step1", width="stretch"):
         pg.step(1)
@@ -243,8 +243,8 @@ def quiz_panel():
     if pg.finished:
         st.success(f"End of the stream. Score: {score.right} of {score.asked}.")
         return
-    with _stage.stage():
-        left, right = _stage.columns()
+    with stage.stage():
+        left, right = stage.columns()
         revealed = score.showing(pg.t)
         if revealed is not None:
             _quiz_revealed(left, right, score, revealed)
@@ -254,7 +254,7 @@ def quiz_panel():
 
 def _quiz_revealed(left, right, score, revealed):
     """After the reveal: the step CAE took, the prediction marked, the score, and the step explained."""
-    with left, _stage.net_box():
+    with left, stage.net_box():
         fig = network_view(pg, VIEW, deleted=pg.deleted_in_frame)
         st.plotly_chart(fig, key="quiz_fig_after", config={"displaylogo": False}, height="stretch")
         _view_summary()
@@ -274,7 +274,7 @@ def _quiz_revealed(left, right, score, revealed):
 def _quiz_asked(left, right, score, ahead):
     """Before the reveal: the next sample where CAE will see it (``ahead``, a :class:`cae.app.quiz.Peek`), and the
     prediction's widgets."""
-    with left, _stage.net_box():
+    with left, stage.net_box():
         fig = network_view(pg, VIEW.with_(current_name="next sample"), record=ahead.record, current=ahead.x)
         st.plotly_chart(fig, key="quiz_fig_before", config={"displaylogo": False}, height="stretch")
         _view_summary(ahead=ahead.x)
@@ -387,7 +387,7 @@ def _first_picture():
 @fragment
 def live():
     # Pause in the player, or the scrubber moved: the whole page follows (Play off, history, explanation)
-    stopped = _player.stopped()
+    stopped = player.stopped()
     if stopped or st.session_state.pop("pg_rerun_app", False):
         if stopped:
             focus_after(key_selector(W.PLAY, "input"))  # the player's Pause is gone: Play again is the next action
@@ -399,12 +399,12 @@ def live():
     # The still view, in one container on every run (its chart then stays the same element, drawn, when Play
     # starts): while Play starts it stays, with a line saying what it waits for, and the browser hides it the
     # moment the player has drawn its first frame (an empty box for 10-36 s on a busy machine, before)
-    with _stage.stage():
+    with stage.stage():
         with st.container(key="still_view"):
-            if not play_on or _player.starting(pg):
+            if not play_on or player.starting(pg):
                 _still_view(waiting=play_on)
         if play_on:
-            shown = _player.player(pg, _frame, _describe, int(st.session_state.get(W.SPEED, 20)), present=present)
+            shown = player.player(pg, _frame, _describe, int(st.session_state.get(W.SPEED, 20)), present=present)
             lesson_out("playground", cfg, pg, t=shown)
             publish_step(cfg, pg, t=shown)  # a live class follows the frame the teacher's browser shows
 
@@ -412,9 +412,9 @@ def live():
 def _still_view(waiting=False):
     """The network at the Playground's step, as large as the screen allows, and beside it its numbers, its key and
     the traces that decide the next step."""
-    net, side = _stage.columns()
+    net, side = stage.columns()
     with net:
-        with _stage.net_box():
+        with stage.net_box():
             if ss.first_picture_due():
                 _first_picture()
             fig = _draw(pg)
@@ -624,8 +624,8 @@ if pg.t_max >= 2 and not st.session_state.get(W.PLAY, False):
             help="One row per recorded step: every quantity the traces panel draws.",
         )
 
-q = lesson_out("playground", cfg, pg, t=_player.shown_step(pg))
-publish_step(cfg, pg, t=_player.shown_step(pg))
+q = lesson_out("playground", cfg, pg, t=player.shown_step(pg))
+publish_step(cfg, pg, t=player.shown_step(pg))
 with st.expander("Copy lesson link: this exact view, for your students", expanded=False):
     st.code(lesson_link(q), language=None)
     st.caption(

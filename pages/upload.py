@@ -14,8 +14,8 @@ from cae.at_scale import ClusterTrace
 from cae.data.csvio import SCALINGS, CSVLoadError, Scaling, escape_markdown, read_csv
 from cae.evaluation import ari, nmi
 from cae.registry import ALGORITHMS, make_algorithm
-from pages._common import algorithm_picker, ensure_entrypoint, message, slow_hint
-from pages._fragment import fragment
+from cae.streamlit_glue.common import algorithm_picker, ensure_entrypoint, message, slow_hint
+from cae.streamlit_glue.fragment import fragment
 
 ensure_entrypoint(__file__)  # a direct link to this page on a fresh server
 

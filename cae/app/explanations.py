@@ -95,7 +95,7 @@ def _lines(*lines, align=False):
     r"""One formula on several lines, each short enough for a narrow column.
 
     A line is at most about 22 em (the left column of *Explain a step* at 1280×720 is 431 px, 22 em of KaTeX's
-    19.4 px; narrower boxes scale the formula down, see ``pages/_common.py``). ``align``: the lines line up at
+    19.4 px; narrower boxes scale the formula down, see ``cae/streamlit_glue/common.py``). ``align``: the lines line up at
     their ``&`` (``aligned``); else each is centred (``gathered``).
 
     >>> _lines("a = 1", "b = 2")

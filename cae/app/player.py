@@ -19,7 +19,7 @@ frame of 800 nodes is about a tenth of the bytes, which is what lets the browser
 while it animates (its page reads a large message in small pieces between the frames it draws).
 
 The browser half is ``player_frontend/`` (plain JavaScript, no build step) and the Streamlit
-glue is ``pages/_player.py``.
+glue is ``cae/streamlit_glue/player.py``.
 
 Examples
 --------

@@ -11,9 +11,12 @@ predictions come back.
 - :mod:`.views` — the runs every student of a room shares in one app process (one per lesson state),
   so that a following student costs only their view state;
 - :mod:`.qr` — the join link as a QR code (SVG, with segno);
-- :mod:`.loadtest` — ``python -m cae.bench --classroom N``.
 - :mod:`.deploy` — ``python -m cae.classroom.deploy``: N app processes on one store behind nginx (the recipe
-  of docs/classroom.md; the config is ``docs/deploy/nginx.conf.template``).
+  of docs/classroom.md; the config is ``docs/deploy/nginx.conf.template``), and the app's and Redis's processes
+  the load benchmark (:mod:`cae.bench.classroom`, ``python -m cae.bench --classroom N``) and the tests start.
+
+The Streamlit side of the classroom (a session's role, the two views of the Classroom page, the server's push) is
+:mod:`cae.streamlit_glue`.
 """
 
 import os

@@ -8,7 +8,10 @@ front of them with sticky sessions by a cookie (the config: ``docs/deploy/nginx.
 the processes' ports). nginx runs without root: its config, pid, logs and temporary files live in a folder of
 its own (``nginx -p DIR -c DIR/nginx.conf -g 'daemon off;'``).
 
-Only the benchmark, its tests and the command line use this module; the app never imports it.
+The processes themselves are here too: :class:`AppServer` (``streamlit run app.py`` on a free port) and
+:class:`RedisServer` (``redis-server`` in a folder of its own), which the classroom's load benchmark
+(:mod:`cae.bench.classroom`) and the tests start as well. Only the benchmark, its tests and the command line use this
+module; the app never imports it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,9 +29,143 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .loadtest import ROOT, AppServer, RedisServer, free_port
+__all__ = [
+    "AppServer",
+    "RedisServer",
+    "redis_binary",
+    "free_port",
+    "TEMPLATE",
+    "nginx_binary",
+    "render_config",
+    "Deployment",
+    "main",
+]
 
-__all__ = ["TEMPLATE", "nginx_binary", "render_config", "Deployment", "main"]
+#: the checkout this module runs from (app.py, docs/deploy/)
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_binary():
+    for cand in (shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/sbin/redis-server"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+class RedisServer:
+    """``redis-server`` on 127.0.0.1:PORT with its files in ``folder``; ``stop()`` ends it, ``kill()`` kills it.
+
+    No persistence by default; ``persist=True`` keeps every write in an append-only file synced at once
+    (``appendfsync always``), so a server killed and started again on the same folder has every class.
+    """
+
+    def __init__(self, folder, port=None, persist=False):
+        binary = redis_binary()
+        if binary is None:
+            raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
+        self.port = port or free_port()
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
+        args += ["--save", "", "--logfile", str(self.folder / "redis.log")]
+        args += ["--appendonly", "yes", "--appendfsync", "always"] if persist else ["--appendonly", "no"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("redis-server did not start: " + (self.folder / "redis.log").read_text(errors="replace"))
+
+    def kill(self):
+        """End the server at once (SIGKILL), as a crash or an out-of-memory kill would."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def rss_mb(pid):
+    """Resident memory of a process in MB (Linux /proc), or None."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid):
+    """User + system CPU time a process has used, in seconds (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class AppServer:
+    """``streamlit run app.py`` on a free port (or ``port``) with ``env``; ``stop()`` ends it."""
+
+    def __init__(self, env, port=None):
+        app = ROOT / "app.py"
+        if not app.exists():
+            raise FileNotFoundError(f"{app} is not there: run the benchmark from a checkout of the repository")
+        self.env = env
+        self.port = port or free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
+        cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
+        cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        fd, self.log = tempfile.mkstemp(prefix="cae-bench-server-", suffix=".log")
+        with os.fdopen(fd, "wb") as log:  # the child keeps its own copy of the file
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=2).read().strip() == b"ok":
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the app server did not start; its log: " + self.log)
+
+    def rss_mb(self):
+        return rss_mb(self.proc.pid)
+
+    def cpu_seconds(self):
+        return cpu_seconds(self.proc.pid)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
 
 #: the nginx config, with @@PREFIX@@, @@LISTEN@@ and @@UPSTREAMS@@ to fill
 TEMPLATE = ROOT / "docs" / "deploy" / "nginx.conf.template"

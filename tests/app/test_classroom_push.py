@@ -1,4 +1,4 @@
-"""The server pushes the teacher's steps to the students' pages (``pages/_classroom_push.py``).
+"""The server pushes the teacher's steps to the students' pages (``cae/streamlit_glue/classroom_push.py``).
 
 A real ``streamlit run app.py`` and real Streamlit sessions over websockets (the benchmark's students, no
 browser). The students here never ask for the page's timed reruns, so a step that reaches them was pushed.
@@ -11,9 +11,9 @@ import time
 import pytest
 from support.servers import until as _until
 
+from cae.bench.classroom import StudentSession
 from cae.classroom import open_store
-from cae.classroom.loadtest import StudentSession
-from pages import _classroom_push as push
+from cae.streamlit_glue import classroom_push as push
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 

@@ -1,4 +1,4 @@
-"""One escaping rule for every message that quotes input, on every page (pages._common.message).
+"""One escaping rule for every message that quotes input, on every page (cae.streamlit_glue.common.message).
 
 A message that quotes a person's text, a file's or an exception about them escapes what it quotes, so
 Markdown and HTML show as typed: a model file whose algorithm is ``![x](http://evil.example/p.png)`` must
@@ -43,7 +43,7 @@ def _rendered_raw(value):
 # ------------------------------------------------------------------ the rule
 def test_the_rule_escapes_markdown_and_html_in_every_kind_of_message():
     def page():
-        from pages._common import message
+        from cae.streamlit_glue.common import message
 
         for kind in ("error", "warning", "info", "success", "caption", "markdown"):
             for h in [
@@ -68,12 +68,14 @@ def _except_names(tree):
 
 
 def test_no_page_quotes_an_exception_or_input_outside_the_rule():
-    """Every st.error/warning/… call in app.py and pages/: none has an exception (or str() of one) in its text.
+    """Every st.error/warning/… call in app.py, pages/ and their glue (cae/streamlit_glue): none has an exception (or
+    str() of one) in its text.
 
-    Those messages quote what a file, a link or a person gave; they go through pages._common.message.
+    Those messages quote what a file, a link or a person gave; they go through cae.streamlit_glue.common.message.
     """
     offenders = []
-    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+    glue = sorted((ROOT / "cae" / "streamlit_glue").glob("*.py"))
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *glue]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         caught = _except_names(tree)
         for node in ast.walk(tree):
@@ -85,7 +87,7 @@ def test_no_page_quotes_an_exception_or_input_outside_the_rule():
                 names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
                 if names & caught:
                     offenders.append(f"{path.name}:{node.lineno} quotes {sorted(names & caught)}")
-    assert not offenders, "quote input through pages._common.message: " + "; ".join(offenders)
+    assert not offenders, "quote input through cae.streamlit_glue.common.message: " + "; ".join(offenders)
 
 
 def test_the_old_unescaped_message_is_caught_by_the_source_check(tmp_path):

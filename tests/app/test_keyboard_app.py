@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
-from pages._a11y import key_selector
+from cae.streamlit_glue.a11y import key_selector
 
 APP = str(ROOT / "app.py")
 REQUEST = re.compile(r'--cae-focus: "([^"]*)"; --cae-focus-seq: (\d+);')
@@ -73,7 +73,7 @@ def test_reveal_asks_for_next_sample_and_next_sample_for_the_prediction():
 def _rerun_after_a_request():
     import streamlit as st
 
-    from pages._a11y import focus_after, keyboard_support
+    from cae.streamlit_glue.a11y import focus_after, keyboard_support
 
     keyboard_support()
     if st.button("Go", key="go"):
@@ -91,7 +91,7 @@ def test_a_request_made_before_a_rerun_is_sent_by_the_next_run_once():
 
 
 def test_a_selector_the_script_cannot_carry_is_refused():
-    from pages._a11y import _checked
+    from cae.streamlit_glue.a11y import _checked
 
     assert _checked([".st-key-b_step1 button", ".st-key-w_quiz input[type=radio]:checked"])
     for bad in ('.a"b', ".a|b", ".a; } body { x", ".a\\b"):

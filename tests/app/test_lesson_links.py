@@ -9,7 +9,7 @@ from cae.app.explanations import resonance
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS, parse_continual, parse_playground, parse_step, playground_query
 from cae.app.stepper import Stepper
 from cae.app.streams import SOURCES, make_stream
-from pages._playground_session import algo_params
+from cae.streamlit_glue.playground_session import algo_params
 
 STREAMS = list(SOURCES)
 

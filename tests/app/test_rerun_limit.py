@@ -1,4 +1,4 @@
-"""The server-side limit on how often one person may ask for work (pages/_rerun_limit.py): counted per student
+"""The server-side limit on how often one person may ask for work (cae/streamlit_glue/rerun_limit.py): counted per student
 (their seat) and per client address across all their connections, so that a page which keeps opening fresh
 connections gets no fresh allowance with each. Against a real `streamlit run app.py`: a session flooding its
 websocket gets a few runs a second, and a student churning connections stalls nobody, while a student of the same
@@ -14,9 +14,9 @@ import time
 import pytest
 from support.servers import AppServer, until
 
+from cae.bench.classroom import Flood, StudentSession, flood_client
 from cae.classroom import open_store
-from cae.classroom.loadtest import Flood, StudentSession, flood_client
-from pages import _rerun_limit
+from cae.streamlit_glue import rerun_limit as _rerun_limit
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 

@@ -115,7 +115,7 @@ def test_a_long_noisy_file_shows_both_answers_the_merge_said_and_the_clusters_ov
     network of every row joins two clusters): the page says so in one sentence, offers the samples' answer in
     one click (the Answer choice), shows the other answer beside the one chosen, and draws the clusters over
     the rows learned."""
-    from cae.bench_quality import make_case
+    from cae.bench.quality import make_case
 
     X, y, _ = make_case("paper2d-noise", 100_000, 2)
     buf = io.StringIO()

@@ -527,7 +527,7 @@ def test_lesson_link_on_a_fresh_server(browser):
     from cae.app.lesson_links import PLAYGROUND_DEFAULTS
     from cae.app.stepper import Stepper
     from cae.app.streams import make_stream
-    from pages._playground_session import algo_params
+    from cae.streamlit_glue.playground_session import algo_params
 
     cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500, "seed": 3}
     ref = Stepper(make_stream(cfg), **algo_params(cfg))
@@ -564,7 +564,7 @@ def test_quiz_and_place_a_sample(server, browser):
     from cae.app.lesson_links import PLAYGROUND_DEFAULTS
     from cae.app.stepper import Stepper
     from cae.app.streams import make_stream
-    from pages._playground_session import algo_params
+    from cae.streamlit_glue.playground_session import algo_params
 
     cfg = {**PLAYGROUND_DEFAULTS, "n_per_class": 500}
     ref = Stepper(make_stream(cfg), **algo_params(cfg))

@@ -3,13 +3,10 @@ processes behind the recipe's nginx (with Redis); that process is killed (SIGKIL
 nginx to the other process, which has never run a page (a fresh process's first run); every navigation the page
 shows meanwhile, however briefly, and its sidebar at the end must be exactly the app's nine pages.
 
-It fails today (5 runs of 5 here): on a fresh process, the first request for a page gets from Streamlit, before
-app.py has drawn its navigation, a navigation message that lists the files of ``pages/`` — "app, a11y, classroom,
-classroom push, classroom session, common, …" (the app's private glue modules ``pages/_*.py`` among them) — then the
-hidden one of ``pages._common.ensure_entrypoint``, then the nine pages. With the app served as ``st.App``
-(app.py) the sidebar is back to the nine pages within seconds; with the server as it was before this issue it
-stayed on the files (one run). Issue 45 moves the glue modules out of ``pages/``: hence the strict xfail, which
-tells its author when the test passes. Screenshot: test-output/screenshots/7d_classroom_sidebar_after_kill.png.
+A fresh process's first run of a page used to show, before app.py's navigation, one that listed the files of
+``pages/`` (the app's glue modules among them). app.py now turns Streamlit's pages folder off as the server loads it,
+and ``pages/`` holds the page files alone (the glue is ``cae/streamlit_glue/``).
+Screenshot: test-output/screenshots/7d_classroom_sidebar_after_kill.png.
 """
 
 import urllib.request
@@ -63,7 +60,6 @@ def _sidebar_pages(page):
     return [t.strip().split("\n")[-1].strip() for t in links]  # (the icon's name comes first, as text)
 
 
-@pytest.mark.xfail(strict=True, reason="pages/ still holds the glue modules: issue 45")
 def test_classroom_sidebar_lists_the_nine_pages_after_its_process_is_killed(browser, tmp_path):
     from cae.classroom.deploy import Deployment, nginx_binary
 

@@ -1,4 +1,4 @@
-"""Why every page makes its fragments with ``pages._fragment.fragment``: a timer fragment whose run waited behind a
+"""Why every page makes its fragments with ``cae.streamlit_glue.fragment.fragment``: a timer fragment whose run waited behind a
 run of the whole page loses the element drawn under it with ``st.fragment`` (Streamlit 1.67), and loses nothing
 inside a container of its own. Both measured on the same machine, in the same test, in a real browser: the page
 ``tests/support/fragment_race_app.py`` makes the race happen (CI lost the teacher's Step and Ask buttons to it)."""
@@ -41,9 +41,9 @@ def test_a_fragment_in_a_container_of_its_own_loses_no_element_where_st_fragment
     out.write_text(
         f"page loads that lost the button: st.fragment {lost_plain} of {LOADS}, ours {lost_ours} of {LOADS}\n"
     )
-    assert lost_ours == 0, f"pages._fragment.fragment lost the button in {lost_ours} of {LOADS} loads"
+    assert lost_ours == 0, f"cae.streamlit_glue.fragment.fragment lost the button in {lost_ours} of {LOADS} loads"
     # the control: the race did happen here (else this test would prove nothing about the fix)
     assert lost_plain > 0, (
         f"st.fragment lost no element in {LOADS} loads: this Streamlit may no longer drop a fragment's container "
-        "(see pages/_fragment.py), or the race did not happen on this machine"
+        "(see cae/streamlit_glue/fragment.py), or the race did not happen on this machine"
     )

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def big_csv(tmp_path_factory):
-    from cae.bench_csv import write_data
+    from cae.bench.big_csv import write_data
 
     return write_data(tmp_path_factory.mktemp("big") / "paper2d_1M.csv", 1_000_000)
 

@@ -1,9 +1,9 @@
-"""A Streamlit page that makes the race of ``pages/_fragment.py`` happen: a timer fragment (``ticker``) asks for a run
+"""A Streamlit page that makes the race of ``cae/streamlit_glue/fragment.py`` happen: a timer fragment (``ticker``) asks for a run
 of the whole page, while a second timer fragment (``follower``, drawing nothing, as the teacher's ``follow_class``)
 has its own run waiting; that run starts the moment the whole page's run ends. The switch interval keeps the
 script's thread on the interpreter from its run's end into the next run's start, so the server sends nothing in
 between (what a loaded machine does now and then). ``FRAGMENT=st`` uses ``st.fragment``; anything else, the app's
-:func:`pages._fragment.fragment`. ``tests/browser/test_fragment_browser.py`` counts the loads that lose the button
+:func:`cae.streamlit_glue.fragment.fragment`. ``tests/browser/test_fragment_browser.py`` counts the loads that lose the button
 drawn under the follower."""
 
 import os
@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 if os.environ.get("FRAGMENT") == "st":
     fragment = st.fragment
 else:
-    from pages._fragment import fragment
+    from cae.streamlit_glue.fragment import fragment
 
 
 @fragment(run_every=0.2)

@@ -1,8 +1,9 @@
-"""The package's architecture, checked: no import cycles, no Streamlit below the pages, the shared layer
-below the algorithms, one module per registered algorithm, no private kernel or learned state read outside the
-algorithms, short functions in the kernels, cae/app, cae/data and the pages, and a Playground that imports only
-what it draws (the README's Layout is checked against the folders in tests/unit/test_readme.py;
-docs/architecture.md states these rules)."""
+"""The package's architecture, checked: no import cycles, Streamlit only in the pages and their glue
+(cae/streamlit_glue), the shared layer below the algorithms, one module per registered algorithm, no private kernel
+or learned state read outside the algorithms, short functions in the kernels, cae/app, cae/data, the glue and the
+pages, pages/ holding the pages alone, a small top of cae/, and a Playground that imports only what it draws (the
+README's Layout is checked against the folders in tests/unit/test_readme.py; docs/architecture.md states these
+rules)."""
 
 import ast
 
@@ -95,18 +96,50 @@ def test_the_shared_layer_does_not_import_the_algorithms_or_the_app():
         assert not {d for d in graph[m] if d.startswith(("cae.algorithms", "cae.app", "cae.experiments"))}, m
 
 
-def test_no_streamlit_in_the_package():
-    for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+#: the one package of cae/ where Streamlit is imported: the glue the pages share
+GLUE = "cae.streamlit_glue"
+
+
+def streamlit_imports(files):
+    """``(module, imported)`` for each import of Streamlit in ``files`` ({module name: path}), but the protobuf
+    messages the classroom's load benchmark speaks to a server (``streamlit.proto.*`` in ``cae.bench.classroom``)."""
+    found = []
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
-                assert not any(a.name.split(".")[0] == "streamlit" for a in node.names), name
+                found += [(name, a.name) for a in node.names if a.name.split(".")[0] == "streamlit"]
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                # the classroom's load benchmark speaks Streamlit's wire protocol to a server (its protobuf
-                # messages), the one exception; nothing in the package uses Streamlit's API
-                if name == "cae.classroom.loadtest" and node.module.startswith("streamlit.proto."):
+                if name == "cae.bench.classroom" and node.module.startswith("streamlit.proto."):
                     continue
-                assert node.module.split(".")[0] != "streamlit", name
+                if node.module.split(".")[0] == "streamlit":
+                    found.append((name, node.module))
+    return sorted(found)
+
+
+def test_no_streamlit_in_the_package_but_its_glue():
+    """Nothing in cae/ imports Streamlit but cae/streamlit_glue (the glue the pages share); the classroom's load
+    benchmark speaks Streamlit's wire protocol to a server (its protobuf messages), and uses nothing else of it."""
+    outside = {n: p for n, p in MODULES.items() if n != GLUE and not n.startswith(GLUE + ".")}
+    assert streamlit_imports(outside) == []
+    assert {n for n, _ in streamlit_imports(MODULES)} > {f"{GLUE}.common", f"{GLUE}.classroom_session"}
+
+
+def test_the_streamlit_check_catches_an_import(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("import numpy\nfrom streamlit.runtime import Runtime\n")
+    assert streamlit_imports({"cae.app.x": src}) == [("cae.app.x", "streamlit.runtime")]
+    src.write_text("def f():\n    import streamlit as st\n")
+    assert streamlit_imports({"cae.bench.classroom": src}) == [("cae.bench.classroom", "streamlit")]
+
+
+def test_nothing_in_the_package_imports_the_glue_or_the_benchmarks():
+    """The glue and the benchmarks sit on top: nothing else in cae/ imports them (the pages, app.py and the
+    tests do), so the core, cae/app and the classroom's store run without Streamlit's API and without a benchmark."""
+    graph = import_graph()
+    for top in (GLUE, "cae.bench"):
+        inside = {m for m in graph if m == top or m.startswith(top + ".")}
+        assert inside, top
+        assert {m for m, deps in graph.items() if m not in inside and deps & inside} == set(), top
 
 
 def test_each_algorithm_has_its_module_and_private_kernel_beside_it():
@@ -133,7 +166,7 @@ def test_integrations_are_leaves():
     """Adapters to other libraries (optional extras) are imported by nothing else in the package."""
     graph = import_graph()
     for m, deps in graph.items():
-        if not m.startswith(("cae.integrations", "cae.bench_peers")):
+        if not m.startswith(("cae.integrations", "cae.bench.peers")):
             assert not {d for d in deps if d.startswith("cae.integrations")}, m
 
 
@@ -142,7 +175,7 @@ MAX_FUNCTION_LINES = 80
 MAX_KERNEL_FUNCTION_LINES = MAX_FUNCTION_LINES
 KERNEL_FILES = sorted((PKG / "algorithms").glob("_*_kernel.py")) + [PKG / "_graph.py", PKG / "_art.py"]
 #: the folders (under the repository) whose every function fits in MAX_FUNCTION_LINES; the kernels beside them
-SHORT_FUNCTION_FOLDERS = ["cae/app", "cae/data"]
+SHORT_FUNCTION_FOLDERS = ["cae/app", "cae/data", "cae/streamlit_glue"]
 
 
 def _short_function_files():
@@ -186,6 +219,17 @@ def test_the_length_check_catches_a_long_function():
 #: modules outside cae/algorithms allowed to call a kernel directly: none (the warm-up compiles CAE's parallel
 #: labelling through ``CAE.compile_parallel_labelling``)
 KERNEL_CALLERS: set[str] = set()
+#: the nine pages: app.py (Home) and one file per page in pages/ (their glue is in cae/streamlit_glue)
+PAGES = [
+    "playground.py",
+    "explain.py",
+    "upload.py",
+    "continual.py",
+    "compare.py",
+    "lineage.py",
+    "experiments.py",
+    "classroom.py",
+]
 APP_FILES = {f"pages.{p.stem}": p for p in (ROOT / "pages").glob("*.py")} | {"app": ROOT / "app.py"}
 
 
@@ -249,6 +293,21 @@ def test_the_private_checks_catch_a_private_read(tmp_path):
 
 # ------------------------------------------------------------ pages that read like what they draw
 PAGE_FILES = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
+#: the top of cae/: the package's face, the shared layer and a few modules every part uses; the rest in packages
+MAX_TOP_MODULES = 14
+
+
+def test_pages_holds_the_pages_and_nothing_else():
+    """pages/ is the app's pages, one file each (Streamlit lists that folder when it builds its own navigation): no
+    glue module, no package, nothing but the eight pages beside app.py."""
+    assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(PAGES)
+
+
+def test_the_top_of_the_package_is_small():
+    """At most MAX_TOP_MODULES modules directly in cae/ (__init__ and __main__ included): the benchmarks live in
+    cae/bench, the Streamlit glue in cae/streamlit_glue."""
+    top = sorted(p.name for p in PKG.glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
 
 
 @pytest.mark.parametrize("path", PAGE_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())

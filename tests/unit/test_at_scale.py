@@ -19,7 +19,7 @@ from cae.at_scale import (
     sample_size,
     uses_samples,
 )
-from cae.bench_quality import make_case
+from cae.bench.quality import make_case
 from cae.evaluation import nmi
 
 

@@ -4,7 +4,8 @@ Timings themselves are printed by the benchmark, never asserted."""
 
 import numpy as np
 
-from cae import CAE, bench
+from cae import CAE
+from cae.bench import speed
 
 
 def _grid(n, d, seed):
@@ -19,7 +20,7 @@ def test_the_plain_search_finds_the_winners_cae_labels_with():
     X = _grid(1500, 16, 3)
     model = CAE().fit(X)
     out = np.zeros((len(X), 2), dtype=np.int64)
-    bench.plain_search(X[:300], np.ascontiguousarray(model.nodes_), float(model.prediction_sigma()), out[:300])
+    speed.plain_search(X[:300], np.ascontiguousarray(model.nodes_), float(model.prediction_sigma()), out[:300])
     np.testing.assert_array_equal(model.node_labels_[out[:300, 0]], model.predict(X[:300]))
     assert np.all(out[:300, 0] != out[:300, 1]) and np.all(out[:300, 1] >= 0)
 
@@ -29,7 +30,7 @@ def test_the_search_counts_say_how_many_cims_the_bound_leaves():
     learning), and on a 16-D grid the bound skips more than the distance bound alone."""
     X = _grid(1500, 16, 4)
     model = CAE().fit(X)
-    shares = bench._search_shares(model, X[:200])
+    shares = speed._search_shares(model, X[:200])
     assert shares is not None
     K = len(model.nodes_)
     for key, least in (("learn", 2), ("predict", 1)):
@@ -39,7 +40,7 @@ def test_the_search_counts_say_how_many_cims_the_bound_leaves():
 
 def test_interleaved_timing_keeps_each_functions_best():
     calls = []
-    best = bench.interleaved_best([lambda: calls.append("a"), lambda: calls.append("b")], 3)
+    best = speed.interleaved_best([lambda: calls.append("a"), lambda: calls.append("b")], 3)
     assert calls == ["a", "b"] * 3 and len(best) == 2 and all(t >= 0 for t in best)
 
 
@@ -48,8 +49,8 @@ def test_bench_csv_writes_its_data_and_prints_the_ratios(tmp_path, capsys):
     and the readers (the large-file numbers are in docs/performance.md, not in a timed test)."""
     import pandas as pd
 
-    from cae.bench_csv import main as bench_csv
-    from cae.bench_csv import write_data
+    from cae.bench.big_csv import main as bench_csv
+    from cae.bench.big_csv import write_data
 
     data = write_data(tmp_path / "d.csv", 3000)
     frame = pd.read_csv(data)
@@ -68,9 +69,9 @@ def test_the_algorithms_table_fits_every_registered_name():
     from cae.registry import ALGORITHMS
 
     names = [*ALGORITHMS, "Hypersphere ART"]
-    width = bench.name_width(names)
-    head = bench.algorithm_line(width, "algorithm", "workload")
+    width = speed.name_width(names)
+    head = speed.algorithm_line(width, "algorithm", "workload")
     for name in names:
-        row = bench.algorithm_line(width, name, "paper2d (20,000 x 2)", (3.25, 1.0, 0.065, 41, 6, 0.5))
+        row = speed.algorithm_line(width, name, "paper2d (20,000 x 2)", (3.25, 1.0, 0.065, 41, 6, 0.5))
         assert row.index("paper2d") == head.index("workload") and len(row) == len(head), (name, row, head)
         assert row[:width].rstrip() == name

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cae import bench, bench_peers
+from cae.bench import peers
+from cae.bench.__main__ import main as bench_main
 
 DEFAULTS = [
     ("CAE", "learn_many(X)", ""),
@@ -24,7 +25,7 @@ DEFAULTS = [
 def test_peers_on_a_short_stream(tmp_path, capsys):
     pytest.importorskip("river", reason="River is an optional extra: pip install 'cae-explorer[river]'")
     out = tmp_path / "peers.csv"
-    assert bench.main(["--peers", "--n", "400", "--repeat", "1", "--datasets", str(tmp_path), "--out", str(out)]) == 0
+    assert bench_main(["--peers", "--n", "400", "--repeat", "1", "--datasets", str(tmp_path), "--out", str(out)]) == 0
     said = capsys.readouterr().out
     assert "letter.csv is absent: Letter skipped" in said and "python -m cae.data fetch --names letter" in said
     assert "grids (best by ARI; one learning run per value): DBSTREAM `clustering_threshold` ∈ {0.05," in said
@@ -45,21 +46,21 @@ def test_peers_on_a_short_stream(tmp_path, capsys):
         if r.algorithm == "Birch":
             family = family[family["params"].str.endswith(r.params.rsplit("= ", 1)[1])]
         assert r.ari == family["ari"].max() and r.params in set(family["params"]), r
-    assert len(points[points["algorithm"] == "DBSTREAM"]) == len(bench_peers.GRIDS["DBSTREAM"][1])
+    assert len(points[points["algorithm"] == "DBSTREAM"]) == len(peers.GRIDS["DBSTREAM"][1])
     meta = json.loads(out.with_suffix(".json").read_text())
     assert (
         meta["n"] == 400
         and meta["versions"]["river"]
         and meta["grids"]["DenStream"] == ["epsilon", [0.05, 0.1, 0.2, 0.4]]
     )
-    table = bench_peers.markdown(out)
+    table = peers.markdown(out)
     assert (
         table.startswith("**2-D paper stream, 400**")
         and "| DBSTREAM | river | learn_one(dict) | River's defaults |" in table
     )
     assert "| 1.0× | " in table and "Measured" in table and "Grids (the same on every workload" in table
     assert "| DenStream | river | learn_one(dict) | epsilon = " in table and "| best ARI |" in table
-    assert bench.main(["--peers", "--markdown", "--out", str(out)]) == 0
+    assert bench_main(["--peers", "--markdown", "--out", str(out)]) == 0
     assert capsys.readouterr().out == table
 
 
@@ -73,7 +74,7 @@ def test_the_grid_chooses_the_best_ari_on_a_tiny_dataset():
     """
     X = np.array([[0.0, 0], [0.01, 0], [0.5, 0], [0.51, 0], [0.6, 0], [0.61, 0]])
     y = np.array([0, 0, 0, 0, 1, 1])
-    rows, choices = bench_peers.grid_search("Birch", X, y, np.ones(6, bool), values=(0.001, 0.02, 0.2, 1.0))
+    rows, choices = peers.grid_search("Birch", X, y, np.ones(6, bool), values=(0.001, 0.02, 0.2, 1.0))
     alone = {
         r["params"].split(",")[0]: (round(r["ari"], 6), r["n_clusters"]) for r in rows if r["params"].endswith("None")
     }
@@ -103,9 +104,7 @@ def test_the_grid_chooses_the_best_ari_on_a_tiny_dataset():
     assert all(c["grid"] == "threshold ∈ {0.001, 0.02, 0.2, 1}" for c in choices)
     # the best by NMI is shown as well when it is another row, labelled as such
     assert (
-        bench_peers.best([{"ari": 0.1, "nmi": 0.9, "n_clusters": 500}, {"ari": 0.4, "nmi": 0.5, "n_clusters": 20}])[
-            "ari"
-        ]
+        peers.best([{"ari": 0.1, "nmi": 0.9, "n_clusters": 500}, {"ari": 0.4, "nmi": 0.5, "n_clusters": 20}])["ari"]
         == 0.4
     )
 
@@ -116,7 +115,7 @@ def test_clustream_grid_shares_one_pass_exactly():
     pytest.importorskip("river", reason="River is an optional extra: pip install 'cae-explorer[river]'")
     from river import cluster
 
-    X, _, _ = bench_peers._paper2d(1500)
+    X, _, _ = peers._paper2d(1500)
     dicts = [{"x0": float(a), "x1": float(b)} for a, b in X]
 
     def learned(v):
@@ -130,7 +129,7 @@ def test_clustream_grid_shares_one_pass_exactly():
     for v in (3, 8, 16):
         fresh = learned(v)
         expected = [fresh.predict_one(d) for d in dicts]
-        redone = bench_peers._remacro(one_pass, v)
+        redone = peers._remacro(one_pass, v)
         assert [redone.predict_one(d) for d in dicts] == expected
         seen.add(len(set(expected)))
     assert max(seen) > 1
@@ -140,8 +139,8 @@ def test_a_missing_river_is_skipped_and_said(tmp_path):
     """Without River the bench says so and runs the rest: CAE, and scikit-learn's peers with their grids."""
     code = (
         "import sys; sys.modules['river'] = None\n"
-        "from cae import bench\n"
-        f"sys.exit(bench.main(['--peers', '--n', '300', '--repeat', '1', '--datasets', {str(tmp_path)!r}, "
+        "from cae.bench.__main__ import main\n"
+        f"sys.exit(main(['--peers', '--n', '300', '--repeat', '1', '--datasets', {str(tmp_path)!r}, "
         f"'--out', {str(tmp_path / 'p.csv')!r}]))\n"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
@@ -189,7 +188,7 @@ def test_partial_scoring_is_marked(tmp_path):
         ),
     ]
     pd.DataFrame(rows).to_csv(tmp_path / "p.csv", index=False)
-    table = bench_peers.markdown(tmp_path / "p.csv")
+    table = peers.markdown(tmp_path / "p.csv")
     assert "| 0.500 † |" in table and "| 4.5× |" in table and "| 9000.0 | 9000.0× |" in table
     assert "† labelled and scored on a seeded random part of the 2,000 scored samples (DenStream on 1,000;" in table
 

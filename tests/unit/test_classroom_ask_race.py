@@ -13,8 +13,8 @@ from support.classroom import STATE
 from support.servers import AppServer, RedisServer, redis_binary
 from support.servers import until as _until
 
+from cae.bench.classroom import StudentSession
 from cae.classroom import open_store
-from cae.classroom.loadtest import StudentSession
 
 ROUNDS = 20
 TOLD = ("a question is already open", "the class has changed since this page was drawn")

@@ -13,9 +13,9 @@ import pytest
 from support.servers import RedisServer, redis_binary
 from support.servers import until as _until
 
+from cae.bench.classroom import StudentSession
 from cae.classroom import open_store
 from cae.classroom.deploy import Deployment, nginx_binary, render_config
-from cae.classroom.loadtest import StudentSession
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 
@@ -227,7 +227,7 @@ def _run_app(env, timeout=90):
     import os
     import sys
 
-    from cae.classroom.loadtest import ROOT, free_port
+    from cae.classroom.deploy import ROOT, free_port
 
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
     cmd += ["--server.port", str(free_port()), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
@@ -283,7 +283,7 @@ def test_a_trusted_proxy_bypassed_is_said_on_the_teachers_page_and_every_start_s
     straight says that it did not come through a proxy — with a made-up header from 127.0.0.2, and without."""
     import os
 
-    from cae.classroom.loadtest import AppServer
+    from cae.classroom.deploy import AppServer
 
     url = "sqlite:///" + str(tmp_path / "classroom.sqlite3")
     server = AppServer(dict(os.environ, CAE_CLASSROOM_URL=url, CAE_TRUSTED_PROXIES="127.0.0.0/8"))

@@ -293,7 +293,7 @@ def test_the_readme_example_runs_as_written(tmp_path):
 
 # ---------------------------------------------------------------- a long file: the merge said, --sampled
 def _case_csv(path, case, n, seed):
-    from cae.bench_quality import make_case
+    from cae.bench.quality import make_case
 
     X, y, noise = make_case(case, n, seed)
     pd.DataFrame({"x0": X[:, 0].round(6), "x1": X[:, 1].round(6), "label": y}).to_csv(path, index=False)

@@ -77,7 +77,7 @@ def test_a_run_that_starts_unjitted_and_finishes_compiled_is_the_same(cold_run):
 def test_while_it_compiles_the_app_says_how_far_it_is_and_how_long_the_rest_should_take(cold_run):
     """The first-run notice said "about a minute" (a busy machine took 9.5): it now shows the parts compiled,
     k of n, as the background process reports them, and the time left at the time per part measured so far."""
-    from pages._common import kernel_notice_text
+    from cae.streamlit_glue.common import kernel_notice_text
 
     seen = cold_run[2]["progress"]
     counts = [c for c, _, _ in seen]

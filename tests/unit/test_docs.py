@@ -119,7 +119,7 @@ def test_code_links_name_what_the_file_defines(page):
 CODE_PATH = re.compile(
     r"`((?:cae|pages|tests|docs|sample_data|results|\.ci|\.streamlit)/[^`\s]*|app\.py|conftest\.py|pyproject\.toml)`"
 )
-# a dotted name of the package or the pages in backticks (`cae.registry.ALGORITHMS`, `pages._common.message`);
+# a dotted name of the package or the pages in backticks (`cae.registry.ALGORITHMS`, `cae.streamlit_glue.common.message`);
 # not a link's text ([`cae._record`](../cae/algorithms/cae.py) is checked against its file, above)
 CODE_NAME = re.compile(r"`((?:cae|pages)(?:\.\w+)+)(?:\(\))?`(?!\]\()")
 
@@ -369,7 +369,9 @@ COUNT = re.compile(
 )
 #: "all six" (without a noun) in a sentence about the algorithms
 ALL_OF_THEM = re.compile(rf"\ball\s+(?P<n>{_NUMBER})\b(?!\s+(?:algorithms|baselines)\b)", re.I)
-COUNTED_TEXTS = [ROOT / "README.md", ROOT / "app.py", *PAGES, *sorted((ROOT / "pages").glob("*.py"))]
+#: the pages' own files and the glue they share (cae/streamlit_glue): what the app writes on the screen
+APP_TEXTS = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "cae" / "streamlit_glue").glob("*.py"))]
+COUNTED_TEXTS = [ROOT / "README.md", ROOT / "app.py", *PAGES, *APP_TEXTS]
 
 
 def _number(word):
@@ -446,7 +448,7 @@ NAME_LIST = re.compile(rf"(?<![\w+]){_ITEM}(?:\s*,\s*{_ITEM})+(?:,?\s+(?:and|or)
 LISTING_TEXTS = [
     ROOT / "README.md",
     ROOT / "app.py",
-    *sorted((ROOT / "pages").glob("*.py")),
+    *APP_TEXTS,
     *(DOCS / n for n in ("app.md", "package.md", "testing.md", "architecture.md", "adding-an-algorithm.md")),
     DOCS / "performance.md",
 ]

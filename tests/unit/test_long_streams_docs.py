@@ -5,7 +5,7 @@ sentences read out are computed here from the same rows."""
 import pandas as pd
 from conftest import ROOT
 
-from cae.bench_quality import markdown_datasets, markdown_table, svg
+from cae.bench.quality import markdown_datasets, markdown_table, svg
 
 DOC = (ROOT / "docs" / "long-streams.md").read_text()
 SYNTHETIC = pd.read_csv(ROOT / "results" / "long_streams.csv")

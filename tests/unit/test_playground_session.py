@@ -6,7 +6,7 @@ import pytest
 
 from cae.app import continual as source
 from cae.app.quiz import peek
-from pages._session import CFG_WIDGETS, DEFAULT_CFG, PlaygroundSession, W
+from cae.streamlit_glue.session import CFG_WIDGETS, DEFAULT_CFG, PlaygroundSession, W
 
 SMALL = dict(DEFAULT_CFG, n_per_class=250, noise=0.0, seed=1)
 

@@ -72,11 +72,43 @@ def test_the_page_table_names_every_page():
 MADE_BY_RUNS = {"test-output", "build", "dist", "__pycache__", "htmlcov"}
 
 
-def layout_paths(readme_text):
-    """The paths the README's Layout names: the first word of each line of its code block."""
+def layout_entries(readme_text):
+    """The entries of the README's Layout, ``[(path, text), ...]``: the first word of each line of its code block and
+    the rest of the line, with the lines under it that start with a space (they continue its text)."""
     section = readme_text.split("## Layout", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```\n(.*?)```", section, re.S).group(1)
-    return [line.split()[0] for line in block.splitlines() if line.strip()]
+    entries = []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        if line[0].isspace() and entries:
+            entries[-1] = (entries[-1][0], entries[-1][1] + " " + line.strip())
+        else:
+            path, _, text = line.partition(" ")
+            entries.append((path, text.strip()))
+    return entries
+
+
+def layout_paths(readme_text):
+    """The paths the README's Layout names: the first word of each of its entries."""
+    return [path for path, _ in layout_entries(readme_text)]
+
+
+#: folders whose modules the Layout names in the folder's own entry (``name.py``), not on a line each
+GROUPED = ("cae/streamlit_glue/", "cae/bench/")
+
+
+def grouped_problems(readme_text, root):
+    """``(missing, not there)`` of the :data:`GROUPED` folders: each module of such a folder (but its
+    ``__init__.py``) that the folder's entry does not name, and each ``name.py`` it names that the folder lacks."""
+    text = dict(layout_entries(readme_text))
+    missing, absent = [], []
+    for folder in GROUPED:
+        named = set(re.findall(r"\b(\w+\.py)\b", text.get(folder, "")))
+        there = {p.name for p in (root / folder).glob("*.py") if p.name != "__init__.py"}
+        missing += [folder + n for n in sorted(there - named)]
+        absent += [folder + n for n in sorted(named - there)]
+    return missing, absent
 
 
 #: the Layout's lines for the algorithms' modules: the registry is their index (a new algorithm edits no README)
@@ -98,12 +130,14 @@ def expected_in_layout(root):
     modules = [p for d in ("cae", "pages") for p in (root / d).rglob("*.py") if "__pycache__" not in p.parts]
     registered = registered_modules(root)
     modules = [p for p in modules if p.relative_to(root).as_posix() not in registered]
+    modules = [p for p in modules if not p.relative_to(root).as_posix().startswith(GROUPED)]
     folders = [
         p
         for p in root.iterdir()
         if p.is_dir() and not p.name.startswith(".") and p.name not in MADE_BY_RUNS and not p.name.endswith(".egg-info")
     ]
-    return sorted({p.relative_to(root).as_posix() for p in modules} | {f"{p.name}/" for p in folders} | {"app.py"})
+    named = {p.relative_to(root).as_posix() for p in modules} | {f"{p.name}/" for p in folders} | {"app.py"}
+    return sorted(named | set(GROUPED))
 
 
 def layout_problems(readme_text, root):
@@ -117,7 +151,8 @@ def layout_problems(readme_text, root):
         if p not in ALGORITHM_LINES
         and (not (root / p.rstrip("/")).exists() or (p.endswith("/") and not (root / p).is_dir()))
     ]
-    return missing, absent
+    grouped_missing, grouped_absent = grouped_problems(readme_text, root)
+    return missing + grouped_missing, absent + grouped_absent
 
 
 def test_the_layout_names_every_module_and_folder_and_nothing_else():
@@ -128,7 +163,7 @@ def test_the_layout_names_every_module_and_folder_and_nothing_else():
     assert len(named) == len(set(named)), "a path appears twice in the Layout"
 
 
-@pytest.mark.parametrize("gone", ["cae/app/player.py", "pages/_how_often.py", "tests/"])
+@pytest.mark.parametrize("gone", ["cae/app/player.py", "pages/explain.py", "tests/"])
 def test_the_layout_check_sees_a_deleted_line(gone):
     text = README.read_text(encoding="utf-8")
     lines = [line for line in text.splitlines(True) if not line.startswith(gone + " ")]
@@ -140,6 +175,17 @@ def test_the_layout_check_sees_a_path_that_is_not_there():
     text = README.read_text(encoding="utf-8").replace("app.py  ", "cae/app/gone.py  ", 1)
     missing, absent = layout_problems(text, ROOT)
     assert absent == ["cae/app/gone.py"]
+
+
+@pytest.mark.parametrize("module", ["how_often.py", "classroom_student.py"])
+def test_the_layout_check_sees_a_module_its_folder_line_does_not_name(module):
+    """A module of cae/streamlit_glue named on the folder's entry: left out, or named wrongly, the check says so."""
+    text = README.read_text(encoding="utf-8")
+    assert text.count(f" {module}") == 1
+    assert layout_problems(text.replace(f" {module}", " gone.py"), ROOT) == (
+        [f"cae/streamlit_glue/{module}"],
+        ["cae/streamlit_glue/gone.py"],
+    )
 
 
 # ----------------------------------------------------------------- the generated tables, now in docs/
@@ -161,7 +207,7 @@ def test_the_comparison_with_the_paper_is_generated_from_results():
 def test_the_peer_table_is_generated():
     """The table of CAE beside River and scikit-learn (docs/performance.md) is generated from results/peers.csv,
     never typed."""
-    from cae.bench_peers import markdown
+    from cae.bench.peers import markdown
 
     csv = ROOT / "results" / "peers.csv"
     if not csv.exists():

@@ -2,7 +2,7 @@
 //
 // A Streamlit custom component (components.v1, plain JavaScript, no build step). It keeps a queue of frames the
 // server computed and draws one after another on a canvas, as the page's stage lays the still view out
-// (pages/_stage.py): the picture a square as high as the frame, beside it the numbers, the key and the traces that
+// (cae/streamlit_glue/stage.py): the picture a square as high as the frame, beside it the numbers, the key and the traces that
 // decide the next step. Each frame is the page's own figure (cae/app/figures/network.py, as plain data); this file
 // draws the part of Plotly's figure format those figures use — markers of a few symbols, lines with gaps and fills,
 // the edges as SVG paths, notes — on a 2-D canvas: a frame costs a few milliseconds to draw where plotly.js's

@@ -1,8 +1,9 @@
-"""The Playground's configuration widgets, its main view, and lesson links in and out of the URL.
+"""The Playground's configuration widgets and its main view.
 
 The run (a :class:`cae.app.stepper.Stepper`) and what is kept with it belong to
-:class:`pages._session.PlaygroundSession`; the Playground, Explain and the Classroom start from :func:`start` or
-:func:`get_playground`. Only light modules at import time (app.py imports this before the home page is drawn).
+:class:`cae.streamlit_glue.session.PlaygroundSession`; the Playground, Explain and the Classroom start from
+:func:`start` or :func:`get_playground`. Lesson links in and out of the URL are :mod:`cae.streamlit_glue.lesson_links`.
+Only light modules at import time (app.py imports this before the home page is drawn).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import numpy as np
 import streamlit as st
 
 from cae.app import explainable
-from cae.app.lesson_links import parse_playground, playground_query
 from cae.app.stepper import drawn_sample
 from cae.app.streams import SOURCES, environment_of, paper_setting
-from pages._session import (  # noqa: F401 - algo_params, DEFAULT_CFG and the keys are this module's names too
+
+from .lesson_links import lesson_apply, lesson_in
+from .session import (  # noqa: F401 - algo_params, DEFAULT_CFG and the keys are this module's names too
     CFG_WIDGETS,
     DEFAULT_CFG,
     VIEW_KEYS,
@@ -143,7 +145,7 @@ def start(page):
     """A page that draws the Playground's run starts here: a lesson link's settings first, the sidebar's
     configuration, the run, then the link's step (its progress bar in a slot made on every run, so that the
     page's later elements keep their places). Returns ``(cfg, pg, notices)``."""
-    from pages._classroom_session import class_lesson_in
+    from .classroom_session import class_lesson_in  # (when drawn: a page outside a class imports no store)
 
     session().carry_widgets(page)  # the widgets show what this session keeps, whatever page came before
     notices = class_lesson_in(page)  # a class this session teaches: the store's lesson first (issue #35)
@@ -219,98 +221,3 @@ def last_age_limit(pg, t):
     values = pg.column("a_max")[:t]
     seen = np.flatnonzero(np.isfinite(values))
     return float(values[seen[-1]]) if len(seen) else None
-
-
-# ------------------------------------------------------------------ lesson links
-def _query():
-    return {k: st.query_params.get(k) for k in st.query_params.keys()}
-
-
-def link_is_new(page, q):
-    """True if the URL's query is a link to apply (:meth:`PlaygroundSession.link_is_new`)."""
-    return session().link_is_new(page, q)
-
-
-def remember_link(page, q):
-    """Note a query as this session's own (the last 200 per page)."""
-    session().remember_link(page, q)
-
-
-def lesson_in(page):
-    """Apply a lesson link's query parameters if they are new (a link just opened, or the URL edited).
-
-    Sets the configuration and view widgets and leaves the step (and any placed samples) pending
-    for :func:`lesson_apply`. Returns the notices about values that had to be dropped or clamped.
-    """
-    q = _query()
-    if not link_is_new(page, q):
-        return []
-    state, notices = parse_playground(q, streams=list(SOURCES))
-    session().open_lesson(state)  # the widgets show the link's values
-    remember_link(page, q)
-    return notices
-
-
-def lesson_apply(pg, slot=None):
-    """Bring the Playground to the pending step of a lesson link (rebuilding placed samples first); the
-    learning's progress bar goes into ``slot`` (default: the page)."""
-    pending = session().take_pending_lesson()
-    if not pending:
-        return []
-    notes = []
-    placed, drawn = pending["place"], pending.get("draw", [])
-    if placed or drawn:
-        if pg.stream.X.shape[1] != 2:
-            notes.append("ignored the samples placed or drawn by hand: they need a 2-D stream")
-        else:
-            try:
-                pg.with_placed([(pos, np.array([x0, x1])) for pos, x0, x1 in placed], drawn)
-            except ValueError as exc:
-                notes.append(f"ignored the samples placed or drawn by hand: {exc}")
-                pg.reset()
-    elif pg.placed or pg.drawn:  # the link has none: neither has its run
-        pg.reset()
-    t = pending["t"]
-    if t is not None:
-        if t > len(pg.stream):
-            notes.append(f"t = {t:,} is beyond the stream ({len(pg.stream):,} samples): showing its end")
-            t = len(pg.stream)
-        if t <= pg.t_max:
-            pg.go_to(t)
-        else:
-            if pg.t < pg.t_max:
-                pg.go_to(pg.t_max)
-            words = f"learning the first {t:,} samples of the lesson's stream…"
-            bar = (slot if slot is not None else st).progress(0.0, text=words)
-            pg.run_to(t, progress=lambda f: bar.progress(f, text=f"{words} {f:.0%}"), chunk=10000)
-            bar.empty()
-            pg.deleted_in_frame = pg.deleted_in_frame[:0]  # a jump of thousands of steps is not one frame
-        session().invalidate_traces()
-    return notes
-
-
-def lesson_query(cfg, pg, t=None):
-    """The Playground's state as lesson-link query parameters (step ``t``, default the run's)."""
-    placed = [(pos, float(x[0]), float(x[1])) for pos, x in pg.placed] if pg.stream.X.shape[1] == 2 else []
-    return playground_query(cfg, session().view_state(), pg.t if t is None else t, placed, pg.drawn)
-
-
-def lesson_out(page, cfg, pg, t=None):
-    """Write the page's state into the URL (and remember it, so it is not applied back)."""
-    q = lesson_query(cfg, pg, t)
-    if _query() != q:
-        st.query_params.from_dict(q)
-    remember_link(page, q)
-    return q
-
-
-def lesson_link(q, page="playground"):
-    """The full link of a query (this page's address with the parameters)."""
-    from urllib.parse import urlencode
-
-    base = ""
-    try:
-        base = (st.context.url or "").split("?")[0]
-    except Exception:  # noqa: BLE001 - AppTest and old servers have no URL
-        base = ""
-    return (base or f"http://localhost:8501/{page}") + "?" + urlencode(q)

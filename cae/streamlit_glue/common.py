@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._fragment import fragment
+from .fragment import fragment
 
 # Set by app.py. Streamlit runs a direct link to a page (say /playground) of a freshly started
 # server as a legacy `pages/`-folder app, without app.py, and then keeps that mode for the whole
@@ -60,7 +60,7 @@ ACCESSIBLE_CSS = (
     "[data-testid='stHeaderActionElements'] a:focus-visible, .modebar:has(:focus-visible),"
     " .modebar:has(:focus-visible) .modebar-group, [data-testid='stElementToolbar']:has(:focus-visible)"
     " { opacity: 1 !important; transition: none !important; }"
-    # the keyboard's script (pages/_a11y.py) takes no room: its container and the wrapper around it (a flex item
+    # the keyboard's script (cae/streamlit_glue/a11y.py) takes no room: its container and the wrapper around it (a flex item
     # of the page's column, which would add a 16 px gap)
     "[data-testid='stLayoutWrapper']:has(> .st-key-a11y_keyboard), .st-key-a11y_keyboard { display: none !important; }"
     "[class*='st-key-fig_summary'] { position: absolute !important; width: 1px !important; height: 1px !important;"
@@ -71,7 +71,7 @@ ACCESSIBLE_CSS = (
 #: Styles every page shares (app.py writes them first on every run, so they never come and go):
 #: a multiselect's chips wrap onto more lines instead of scrolling out of a narrow box ("petal_wid…",
 #: "ASOINN(…" were cut at its edge at 1280×720); an empty container takes no room (a fragment that draws nothing
-#: sits in one, ``pages/_fragment.py``, and its wrapper, a flex item of the page's column, would add a 16 px gap)
+#: sits in one, ``cae/streamlit_glue/fragment.py``, and its wrapper, a flex item of the page's column, would add a 16 px gap)
 SHARED_STYLE = (
     "<style>"
     "[data-testid='stLayoutWrapper']:has(> [data-testid='stVerticalBlock']:empty) { display: none; }"
@@ -85,8 +85,8 @@ SHARED_STYLE = (
 
 def accessible_style():
     """The page-wide accessibility CSS (:data:`ACCESSIBLE_CSS`; style only, so it takes no room on the page) and the
-    keyboard's script (:func:`pages._a11y.keyboard_support`: the skip link, the focus after an action)."""
-    from pages._a11y import keyboard_support
+    keyboard's script (:func:`cae.streamlit_glue.a11y.keyboard_support`: the skip link, the focus after an action)."""
+    from .a11y import keyboard_support
 
     st.html(ACCESSIBLE_CSS)
     keyboard_support()

@@ -74,7 +74,7 @@ def write_data(path: Path, rows: int, seed: int = 0) -> Path:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    from .data import make_paper2d
+    from ..data import make_paper2d
 
     per = -(-rows // 6.6)
     X = make_paper2d(n_per_class=int(per), seed=seed).X
@@ -98,8 +98,8 @@ def readers(path: Path) -> list[tuple[str, float]]:
     import pandas as pd
     import pyarrow.csv as pacsv
 
-    from .data.csvio import FeatureReader
-    from .data.csvstream import UNLIMITED, CSVStream
+    from ..data.csvio import FeatureReader
+    from ..data.csvstream import UNLIMITED, CSVStream
 
     def ours() -> None:
         with CSVStream(path, limits=UNLIMITED) as s:

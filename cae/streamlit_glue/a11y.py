@@ -4,7 +4,7 @@ next action is after a rerun (WCAG 2.2: 2.4.1 bypass blocks, 2.4.3 focus order).
 A Streamlit rerun re-creates what changed: the button just pressed may be gone (Reveal turns into *Next sample ▶*,
 Pause hands the player's frame back to the still view) and the focus then falls to the page's ``<body>``: a
 keyboard user starts again from the top (57 Tabs to *Next sample* before this module). One small script,
-installed once per browser tab by :func:`keyboard_support` (``pages._common.accessible_style`` calls it on every
+installed once per browser tab by :func:`keyboard_support` (``cae.streamlit_glue.common.accessible_style`` calls it on every
 run of every page, from app.py), does two things:
 
 - it keeps a link "Skip to the controls" first in the page (before Streamlit's own "Skip to main content"):

@@ -248,9 +248,9 @@ def main(argv=None):
     ap.add_argument("--quiet-only", action="store_true", help="only the quiet measurement (and --busy's)")
     ap.add_argument("--runs", type=int, default=1, help="measurements per condition (default 1)")
     args = ap.parse_args(argv)
-    from .classroom.loadtest import AppServer
+    from .classroom import AppServer
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the checkout (cae/bench/ is two levels down)
     server = AppServer(dict(os.environ))
     lines = []
     try:

@@ -3,8 +3,9 @@ Playground calls (the teacher's steps published; a student's way back to followi
 
 The store is imported when a session is in a class (a Playground drawn outside a class does not import it).
 The Playground calls two functions and nothing else: :func:`classroom_bar` near its top and
-:func:`publish_step` each time it writes its lesson link. Everything else of the classroom is on
-``pages/classroom.py``; the store and room logic are in ``cae.classroom`` (no Streamlit there).
+:func:`publish_step` each time it writes its lesson link. Everything else of the classroom is on the
+Classroom page (``pages/classroom.py``, its views :mod:`cae.streamlit_glue.classroom_teacher` and
+:mod:`cae.streamlit_glue.classroom_student`); the store and room logic are in ``cae.classroom`` (no Streamlit there).
 
 Session state (all keys start with ``room_``): ``room_role`` ("teacher" or "student"), ``room_code``,
 ``room_token`` (the teacher's secret), ``room_sid`` and ``room_nick`` (the student's id and nickname),
@@ -31,8 +32,9 @@ import time
 import streamlit as st
 
 from cae.data.csvio import escape_markdown
-from pages import _rerun_limit
-from pages._fragment import fragment
+
+from . import rerun_limit as _rerun_limit
+from .fragment import fragment
 
 
 def _seat_known(room, me):
@@ -47,7 +49,7 @@ def _seat_known(room, me):
 
 
 # a person asking for their page faster than any page needs is slowed down, server-side, across all their
-# connections (pages/_rerun_limit.py): installed with the first page that can take part in a class
+# connections (cae/streamlit_glue/rerun_limit.py): installed with the first page that can take part in a class
 _rerun_limit.install(seat_known=_seat_known)
 
 #: how often a student's page asks the store for news (the teacher's step reaches it within this, plus a rerun)
@@ -392,7 +394,7 @@ def become_student(code, sid, nickname):
 
 def leave():
     """This session leaves its class (its keys go; the server stops pushing that class's steps to it)."""
-    from pages._classroom_push import PUSHER
+    from .classroom_push import PUSHER
 
     if st.session_state.get("room_code"):
         PUSHER.forget(st.session_state.room_code)
@@ -428,7 +430,7 @@ def rejoin_by_cookie():
 
 
 def class_lesson_in(page):
-    """:func:`pages._playground_session.start`'s hook, called before a lesson link is read: when this session
+    """:func:`cae.streamlit_glue.playground_session.start`'s hook, called before a lesson link is read: when this session
     teaches a class whose store holds a lesson this session has not published or adopted — it has just arrived
     (F5, a second device, a restarted or killed process, a new process behind nginx), or another device of the
     teacher moved the class — the store's lesson becomes this session's, as a lesson link would (stream, n,
@@ -460,14 +462,15 @@ def _adopt(page, held):
     """The store's lesson ``held`` as this session's (the URL's link is not applied over it)."""
     from cae.app.lesson_links import parse_playground
     from cae.app.streams import SOURCES
-    from pages._playground_session import _query, remember_link
-    from pages._session import session
+
+    from .lesson_links import remember_link, url_query
+    from .session import session
 
     ss = st.session_state
     arriving = ss.get("room_published") is None
     state, notices = parse_playground(held, streams=list(SOURCES))
     session().open_lesson(state)
-    remember_link(page, _query())  # the address bar's link (this tab's last state) is older than the class's
+    remember_link(page, url_query())  # the address bar's link (this tab's last state) is older than the class's
     remember_link(page, dict(held))
     ss.room_published = dict(held)
     ss.pop("room_unsent", None)
@@ -535,7 +538,7 @@ def publish_step(cfg, pg, t=None):
     its run (for everything else that changes the lesson state); only a changed state is written.
     """
     if role() == "teacher":
-        from pages._playground_session import lesson_query
+        from .lesson_links import lesson_query
 
         publish(lesson_query(cfg, pg, t))
 
@@ -657,17 +660,17 @@ def _follow_now():
 
     On its own timer (every POLL_SECONDS), not pushed by the server as a student's step is: a teacher's page
     changes the class itself, and a push that the page's own write set off arrives just as that page's run ends —
-    the moment in which Streamlit drops a finished run's messages for a new one (``pages/_classroom_push.py``:
+    the moment in which Streamlit drops a finished run's messages for a new one (``cae/streamlit_glue/classroom_push.py``:
     a student's step is drawn again then; here the Classroom page lost its Step and Ask buttons, measured with
     Redis in the browser test; the same loss from this timer's own waiting run is why every fragment sits in a
-    container of its own, ``pages/_fragment.py``). One store read a second per teacher page; while the page says the
+    container of its own, ``cae/streamlit_glue/fragment.py``). One store read a second per teacher page; while the page says the
     store failed, also the check that it takes writes again (:func:`store_back`)."""
     from cae.classroom.store import StoreError, StoreUnavailable
 
     ss = st.session_state
     if role() != "teacher":
         return
-    from pages._classroom_push import running_alone
+    from .classroom_push import running_alone
 
     if store_back() and running_alone():  # (in a run of the whole page, that run draws it)
         st.rerun()  # the whole page, without the words of the failure

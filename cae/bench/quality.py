@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .at_scale import ClusterTrace, UniformSample, check_merge, learn_on_samples, sample_size, uses_samples
-from .evaluation import nmi
+from ..at_scale import ClusterTrace, UniformSample, check_merge, learn_on_samples, sample_size, uses_samples
+from ..evaluation import nmi
 
 CASES = {
     "paper2d-noise": "the paper's 2-D distributions + 10 % uniform noise",
@@ -51,7 +51,7 @@ def make_case(case: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, int
     >>> X.shape, int((y == noise).sum())
     ((1000, 2), 100)
     """
-    from .data.synthetic import NOISE_LABEL, make_paper2d
+    from ..data.synthetic import NOISE_LABEL, make_paper2d
 
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}: {', '.join(CASES)}")
@@ -85,7 +85,7 @@ def _large(labels: np.ndarray) -> int:
 
 def run_case(case: str, n: int, seed: int) -> dict[str, object]:
     """One row of the table: the three ways of learning ``n`` rows of ``case``."""
-    from .algorithms.cae import CAE
+    from ..algorithms.cae import CAE
 
     X, y, noise = make_case(case, n, seed)
     out: dict[str, object] = {"case": case, "rows": n, "seed": seed}
@@ -139,8 +139,8 @@ def run_case(case: str, n: int, seed: int) -> dict[str, object]:
 def run_dataset(path: str, seed: int) -> dict[str, object]:
     """One of the paper's real-world datasets (min-max scaled, rows shuffled with ``seed``, as the paper's stationary
     study): all rows and, past 50,000 rows, the samples and the check; below, the samples' answer is every row's."""
-    from .algorithms.cae import CAE
-    from .experiments.protocol import load_dataset
+    from ..algorithms.cae import CAE
+    from ..experiments.protocol import load_dataset
 
     d = load_dataset(path, "minmax")
     order = np.random.default_rng(seed).permutation(len(d.X))

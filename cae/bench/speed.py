@@ -1,4 +1,4 @@
-"""Speed and memory benchmark: ``python -m cae.bench``.
+"""Speed and memory benchmark: ``python -m cae.bench`` (no mode: this one).
 
 Prints microseconds per sample for the streams the README quotes. "learn" is
 the learning pass alone (:meth:`cae.CAE.learn_many`); "fit" adds the
@@ -24,19 +24,10 @@ ratios much less. The CPU's limit (:func:`cpu_limit`) then prints, per workload,
 operations per sample of the plain search and of CAE's winner search, the achieved fraction of this CPU's
 peak, and the share of nodes each of the winner search's bounds skips.
 
-``--peers`` runs :mod:`cae.bench_peers` instead (CAE beside River's and scikit-learn's clusterers); ``--csv``
-runs :mod:`cae.bench_csv` (``cae learn`` and ``cae label`` on a 10-million-row CSV against pandas and memory);
-``--csv-quality`` runs :mod:`cae.bench_quality` (CAE's answer as the file grows, on all rows and on samples).
-
-``--playground`` runs :mod:`cae.bench_play` instead (Play's frames shown per second in a real browser, quiet, beside
-busy loops (``--busy N``) and with the tests running beside it, with the display's rate before and during Play).
-
-``--classroom N`` runs only the live classroom's load benchmark (:mod:`cae.classroom.loadtest`): N students
-against one app server, on the SQLite and the Redis store (``--flood K``: while K sessions flood the server;
-``--flood-churn K``: while K students keep opening fresh connections, each with 20 requests to run their page).
+The other benchmarks, and the options of this one, are listed by :mod:`cae.bench` and ``python -m cae.bench
+--help`` (:mod:`cae.bench.__main__`).
 """
 
-import argparse
 import math
 import os
 import time
@@ -45,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import CAE
-from .data import make_blobs3d, make_paper2d, stationary_stream
+from .. import CAE
+from ..data import make_blobs3d, make_paper2d, stationary_stream
 
 
 def _mixture(n, d, seed):
@@ -63,7 +54,7 @@ def _skin(path):
 
 
 def _letter(folder, file="letter.csv"):
-    from .experiments.protocol import load_dataset
+    from ..experiments.protocol import load_dataset
 
     X = load_dataset(str(Path(folder) / file), "minmax").X
     return X[np.random.default_rng(0).permutation(len(X))]
@@ -94,150 +85,12 @@ def best_of(fn, repeat):
     return best
 
 
-def main(argv=None):
-    import sys
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if "--peers" in argv:
-        from .bench_peers import main as peers
-
-        return peers([a for a in argv if a != "--peers"])
-    if "--playground" in argv:
-        from .bench_play import main as play
-
-        return play([a for a in argv if a != "--playground"])
-    if "--csv-quality" in argv:
-        from .bench_quality import main as quality
-
-        quality([a for a in argv if a != "--csv-quality"])
-        return
-    if "--csv" in argv:
-        from .bench_csv import main as csv
-
-        return csv([a for a in argv if a != "--csv"])
-    from .data.fetch import default_folder
-
-    shared = Path(os.environ.get("CAE_TEST_SHARED") or "none") / "datasets"  # the test suite's shared folder
-    default_skin = (shared if (shared / "skin.csv").exists() else default_folder()) / "skin.csv"
-    ap = argparse.ArgumentParser(
-        prog="python -m cae.bench",
-        description="Speed and memory benchmark: microseconds per sample (best of --repeat runs, warm compiled "
-        "kernels) for the streams the README quotes, and peak memory.",
-        epilog="python -m cae.bench --peers [its options] times CAE beside River's and scikit-learn's streaming "
-        "clusterers instead (python -m cae.bench --peers --help lists its options); python -m cae.bench --playground "
-        "[its options] measures Play's frames per second in a real browser (--playground --help).",
-    )
-    ap.add_argument(
-        "--peers",
-        action="store_true",
-        help="run the peer comparison instead (cae.bench_peers; the options after it are its own)",
-    )
-    ap.add_argument(
-        "--csv",
-        action="store_true",
-        help="run the large-CSV benchmark instead (cae.bench_csv: cae learn / label against pandas and memory; "
-        "the options after it are its own)",
-    )
-    ap.add_argument(
-        "--csv-quality",
-        action="store_true",
-        help="run the long-file quality benchmark instead (cae.bench_quality: CAE's NMI, clusters, nodes and edges "
-        "at 10k to 3M rows, on all rows and on samples; the options after it are its own)",
-    )
-    ap.add_argument("--repeat", type=int, default=10, help="runs of each timing; the best is kept (default 10)")
-    ap.add_argument("--skin", default=str(default_skin), help="the Skin dataset CSV (features, then label)")
-    ap.add_argument("--frames", action="store_true", help="also time the playground's play frame")
-    ap.add_argument("--algorithms", action="store_true", help="also time every registered algorithm")
-    ap.add_argument(
-        "--cold",
-        action="store_true",
-        help="only the first fit of a fresh process: empty cache, un-jitted, and warm cache",
-    )
-    ap.add_argument("--datasets", default=str(default_skin.parent), help="the paper's datasets (Letter, Skin)")
-    ap.add_argument(
-        "--only",
-        default="",
-        help="comma-separated words: time only the workloads whose name has one (e.g. letter,64-d)",
-    )
-    ap.add_argument(
-        "--classroom",
-        type=int,
-        metavar="N",
-        help="only the live classroom: N students against one app server (cae/classroom/loadtest.py)",
-    )
-    ap.add_argument("--backend", choices=["sqlite", "redis", "both"], default="both", help="the classroom's store")
-    ap.add_argument(
-        "--real",
-        type=int,
-        metavar="K",
-        help="classroom: K of the N students as real Streamlit sessions, the rest polling the store (default: all N)",
-    )
-    ap.add_argument("--classroom-n", type=int, default=15000, help="classroom: points per distribution (paper: 15000)")
-    ap.add_argument("--classroom-steps", type=int, default=10, help="classroom: the teacher's steps timed")
-    ap.add_argument(
-        "--processes",
-        type=int,
-        default=1,
-        metavar="K",
-        help="classroom: K app processes behind --proxy (cae/classroom/deploy.py; default 1, no proxy)",
-    )
-    ap.add_argument("--proxy", choices=["nginx"], help="classroom: the students through nginx (docs/deploy/)")
-    ap.add_argument(
-        "--kill-one",
-        action="store_true",
-        help="classroom with --proxy: SIGKILL one app process mid-class; time its students' way back",
-    )
-    ap.add_argument(
-        "--flood",
-        type=int,
-        default=0,
-        metavar="K",
-        help="classroom: K more sessions ask for their page as fast as they can while the teacher steps",
-    )
-    ap.add_argument(
-        "--flood-churn",
-        type=int,
-        default=0,
-        metavar="K",
-        help="classroom: K more students keep opening a fresh connection, sending 20 requests to run their page and "
-        "closing it (8 at a time), while the teacher steps",
-    )
-    ap.add_argument(
-        "--continual", action="store_true", help="also time one class-incremental CAE run on Letter and PenBased"
-    )
-    args = ap.parse_args(argv)
-    if args.classroom:
-        from .classroom import loadtest
-
-        backends = ("sqlite", "redis") if args.backend == "both" else (args.backend,)
-        if (args.processes > 1 or args.kill_one) and not args.proxy:
-            ap.error("--processes K > 1 and --kill-one need --proxy nginx")
-        proxy = None
-        if args.proxy == "nginx":
-            from .classroom import deploy
-
-            if deploy.nginx_binary() is None:
-                print("nginx: skipped, nginx is not installed (apt-get install nginx)")
-                return
-            proxy = deploy.Deployment
-        loadtest.main(
-            args.classroom,
-            backends,
-            real=args.real,
-            n_per_class=args.classroom_n,
-            steps=args.classroom_steps,
-            processes=args.processes,
-            proxy=proxy,
-            kill_one=args.kill_one,
-            flood=args.flood,
-            churn=args.flood_churn,
-        )
-        return
-    if args.cold:
-        cold()
-        return
+def run(args):
+    """The speed benchmark itself, with the command line's options (``args``: ``skin``, ``datasets``, ``only``,
+    ``repeat``, ``continual``, ``algorithms``, ``frames``): a table of every workload, the CPU's limit, then what
+    the options add."""
     CAE().fit(np.random.default_rng(0).random((300, 2)))  # compile / load the cached kernel
-    from . import _jit
+    from .. import _jit
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; predict on {_jit.threads()} threads")
     print(
@@ -442,7 +295,7 @@ def _one_thread(fn):
 def continual(folder, names=("letter", "penbased"), repeat=2):
     """One class-incremental CAE run per dataset, as the paper's real-world study runs it (seed 0):
     learning stage by stage, labelling every prefix after every stage, the scores; wall seconds."""
-    from .experiments.protocol import realworld_job
+    from ..experiments.protocol import realworld_job
 
     print(f"{'class-incremental CAE run':32s} {'wall s':>8s} {'AI (NMI)':>9s}")
     for stem in names:
@@ -460,7 +313,7 @@ def continual(folder, names=("letter", "penbased"), repeat=2):
 
 def algorithm_workloads(folder):
     """(name, paper dataset key, X) of the streams every algorithm is timed on."""
-    from .experiments.protocol import load_dataset
+    from ..experiments.protocol import load_dataset
 
     yield "2-D paper stream, 20k", "synthetic", stationary_stream(make_paper2d(seed=0), seed=0).X[:20000]
     for stem, label in (("letter", "Letter 20,000 x 16"), ("skin", "Skin 245,057 x 3")):
@@ -474,7 +327,7 @@ def algorithm_workloads(folder):
 
 def algorithms(folder, repeat=3):
     """Every registered algorithm, the paper's stationary parameters, learn time per sample."""
-    from .registry import ALGORITHMS
+    from ..registry import ALGORITHMS
 
     width = name_width(ALGORITHMS)
     print(algorithm_line(width, "algorithm", "workload"))
@@ -529,10 +382,10 @@ def frames(argv=None):
     server can compute — the browser draws them (the browser test measures
     the frames shown).
     """
-    from .app.figures import network_figure, network_spec
-    from .app.player import PlaySession, decode_chunk, panel
-    from .app.stepper import Stepper, drawn_sample
-    from .data import make_paper2d, stationary_stream
+    from ..app.figures import network_figure, network_spec
+    from ..app.player import PlaySession, decode_chunk, panel
+    from ..app.stepper import Stepper, drawn_sample
+    from ..data import make_paper2d, stationary_stream
 
     stream = stationary_stream(make_paper2d(n_per_class=15000, seed=0), seed=0)
     pg = Stepper(stream, deletion_interval=1200, max_edge_age=60)
@@ -654,7 +507,3 @@ def cold():
         )
         print(f"background compilation of every kernel: {compile_s:.0f} s" + ("" if marker else " (did not finish)"))
         print(f"empty cache / un-jitted: {empty['fit'] / plain['fit']:.2f}x")
-
-
-if __name__ == "__main__":
-    main()

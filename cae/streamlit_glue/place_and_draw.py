@@ -17,9 +17,10 @@ import streamlit as st
 from cae.app.explanations import resonance
 from cae.app.regions import MAX_DRAWN, MAX_REGIONS, click_position, region_from_selection
 from cae.app.view_options import ViewOptions
-from pages._playground_session import network_view
-from pages._plot_input import plot_input
-from pages._session import session
+
+from .playground_session import network_view
+from .plot_input import plot_input
+from .session import session
 
 POINTER_MODES = {
     "click": "Click: place a sample",

@@ -65,7 +65,7 @@ CHUNK = 1000
 
 
 def _paper2d(n):
-    from .data import NOISE_LABEL, make_paper2d, stationary_stream
+    from ..data import NOISE_LABEL, make_paper2d, stationary_stream
 
     s = stationary_stream(make_paper2d(seed=0), seed=0)
     return s.X[:n], s.y[:n], s.y[:n] != NOISE_LABEL
@@ -74,7 +74,7 @@ def _paper2d(n):
 def _letter_path(folder):
     """Where Letter is read from: ``folder`` when given; else the fetched datasets' folder, then the development
     checkout's shared data (``$CAE_TEST_SHARED/datasets``) when that variable names a folder holding it."""
-    from .data.fetch import default_folder
+    from ..data.fetch import default_folder
 
     if folder:
         return Path(folder) / "letter.csv", [Path(folder)]
@@ -94,7 +94,7 @@ def workloads(folder=None, n=20000):
     yield f"2-D paper stream, {len(X):,}", X, y, scored
     path, where = _letter_path(folder)
     if path.exists():
-        from .experiments.protocol import load_dataset
+        from ..experiments.protocol import load_dataset
 
         d = load_dataset(str(path), "minmax")
         order = np.random.default_rng(0).permutation(len(d.X))[:n]
@@ -123,13 +123,13 @@ def _river_loop(model, dicts):
 def peers():
     """The contenders, those whose library is installed; and the names of the missing libraries."""
     out, missing = [], []
-    from .algorithms import CAE
+    from ..algorithms import CAE
 
     out.append(_Contender("CAE", "cae-explorer", "learn_many(X)", lambda k: CAE()))
     try:
         from river import cluster
 
-        from .integrations.river import CAE as RiverCAE
+        from ..integrations.river import CAE as RiverCAE
 
         out.append(_Contender("CAE", "cae-explorer", "River learn_one(dict)", lambda k: RiverCAE()))
         out.append(_Contender("DBSTREAM", "river", "learn_one(dict)", lambda k: cluster.DBSTREAM(), "River's defaults"))
@@ -214,7 +214,7 @@ def _score(c, model, X, y, scored, dicts, label_budget=60.0, subsample=1000):
     """
     import warnings
 
-    from .evaluation import ari, nmi
+    from ..evaluation import ari, nmi
 
     idx = np.arange(len(X))
     if dicts is not None:  # one call per sample: project the labelling time from the first 50 calls
@@ -398,8 +398,8 @@ def grid_search(name, X, y, scored, values=None):
 def _warm():
     """Compile (or load) CAE's kernels before anything is timed: on a machine without the kernel cache the first
     fit runs plain Python while a background process compiles, so wait for it (and say so)."""
-    from . import _jit
-    from .algorithms import CAE
+    from .. import _jit
+    from ..algorithms import CAE
 
     X = np.random.default_rng(0).random((300, 2))
     CAE().fit(X)
@@ -413,7 +413,7 @@ def _warm():
     if not _jit.compiled():
         print(f"(CAE's kernels are not compiled ({_jit.status()}): its times are plain Python's)")
     try:
-        from .integrations.river import CAE as RiverCAE
+        from ..integrations.river import CAE as RiverCAE
 
         m = RiverCAE()
         for row in X[:50]:

@@ -22,7 +22,6 @@ import asyncio
 import os
 import random
 import re
-import shutil
 import socket
 import statistics
 import subprocess
@@ -33,131 +32,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-__all__ = ["RedisServer", "redis_binary", "free_port", "AppServer", "StudentSession", "bench", "main"]
+from ..classroom.deploy import ROOT, AppServer, RedisServer, redis_binary
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def redis_binary():
-    for cand in (shutil.which("redis-server"), "/usr/bin/redis-server", "/usr/sbin/redis-server"):
-        if cand and Path(cand).exists():
-            return cand
-    return None
-
-
-class RedisServer:
-    """``redis-server`` on 127.0.0.1:PORT with its files in ``folder``; ``stop()`` ends it, ``kill()`` kills it.
-
-    No persistence by default; ``persist=True`` keeps every write in an append-only file synced at once
-    (``appendfsync always``), so a server killed and started again on the same folder has every class.
-    """
-
-    def __init__(self, folder, port=None, persist=False):
-        binary = redis_binary()
-        if binary is None:
-            raise FileNotFoundError("redis-server is not installed (apt-get install redis-server)")
-        self.port = port or free_port()
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder)]
-        args += ["--save", "", "--logfile", str(self.folder / "redis.log")]
-        args += ["--appendonly", "yes", "--appendfsync", "always"] if persist else ["--appendonly", "no"]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("redis-server did not start: " + (self.folder / "redis.log").read_text(errors="replace"))
-
-    def kill(self):
-        """End the server at once (SIGKILL), as a crash or an out-of-memory kill would."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-def rss_mb(pid):
-    """Resident memory of a process in MB (Linux /proc), or None."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid):
-    """User + system CPU time a process has used, in seconds (Linux /proc), or None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class AppServer:
-    """``streamlit run app.py`` on a free port (or ``port``) with ``env``; ``stop()`` ends it."""
-
-    def __init__(self, env, port=None):
-        app = ROOT / "app.py"
-        if not app.exists():
-            raise FileNotFoundError(f"{app} is not there: run the benchmark from a checkout of the repository")
-        self.env = env
-        self.port = port or free_port()
-        cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true"]
-        cmd += ["--server.port", str(self.port), "--server.address", "127.0.0.1"]
-        cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-        fd, self.log = tempfile.mkstemp(prefix="cae-bench-server-", suffix=".log")
-        with os.fdopen(fd, "wb") as log:  # the child keeps its own copy of the file
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(self.url + "/_stcore/health", timeout=2).read().strip() == b"ok":
-                    return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("the app server did not start; its log: " + self.log)
-
-    def rss_mb(self):
-        return rss_mb(self.proc.pid)
-
-    def cpu_seconds(self):
-        return cpu_seconds(self.proc.pid)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+__all__ = ["StudentSession", "Flood", "bench", "main"]
 
 
 class StudentSession:
@@ -485,7 +362,7 @@ def churn_client(url, query, until, per_connection=20, page="classroom"):
 
 
 def _churn_main(argv):
-    """``python -m cae.classroom.loadtest churn URL STOPFILE PARALLEL QUERY...``: PARALLEL workers of
+    """``python -m cae.bench.classroom churn URL STOPFILE PARALLEL QUERY...``: PARALLEL workers of
     :func:`churn_client` in threads of this process, shared out over the queries (the churning students), until
     STOPFILE exists (10 minutes at most); prints ``connections requests`` per worker."""
     from concurrent.futures import ThreadPoolExecutor
@@ -525,7 +402,7 @@ def _cut_when(ws, until):
 
 
 def _flood_main(argv):
-    """``python -m cae.classroom.loadtest flood URL STOPFILE QUERY...``: one flooding session per query, each in a
+    """``python -m cae.bench.classroom flood URL STOPFILE QUERY...``: one flooding session per query, each in a
     thread of this process (apart from the benchmark's students), until STOPFILE exists (10 minutes at most);
     prints ``sent runs`` per session."""
     from concurrent.futures import ThreadPoolExecutor
@@ -550,9 +427,9 @@ class Flood:
         os.unlink(stop)
         self.stop_file = Path(stop)
         if churn:
-            cmd = [sys.executable, "-m", "cae.classroom.loadtest", "churn", url, stop, str(int(churn)), *queries]
+            cmd = [sys.executable, "-m", "cae.bench.classroom", "churn", url, stop, str(int(churn)), *queries]
         else:
-            cmd = [sys.executable, "-m", "cae.classroom.loadtest", "flood", url, stop, *queries]
+            cmd = [sys.executable, "-m", "cae.bench.classroom", "flood", url, stop, *queries]
         self.started = time.time()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -589,7 +466,7 @@ async def _run_class(
     server, store, code, token, state, n, real, steps, step_size, out, proxied=False, kill_one=False, flood=0, churn=0
 ):
     from ..app.explanations import QUIZ_CHOICES, quiz_truth
-    from .views import SharedRuns
+    from ..classroom.views import SharedRuns
 
     t0 = int(state["t"])
     rss_idle = server.rss_mb()
@@ -728,7 +605,7 @@ async def _run_class(
 async def _kill_one(deployment, store, code, token, state, t, sessions, students, q, submitted, out):
     """Kill (SIGKILL) the app process that serves most students; time their way back; check nothing is lost."""
     from ..app.explanations import QUIZ_CHOICES, quiz_truth
-    from .views import SharedRuns
+    from ..classroom.views import SharedRuns
 
     ports = [str(p) for p in deployment.ports()]
     where = [str(s.upstreams[-1] or "").rsplit(":", 1)[-1] for s in sessions]
@@ -807,7 +684,7 @@ def bench(
 
     With ``flood`` K, K more sessions ask the server to run their page as fast as they can while the teacher
     steps (:class:`Flood`); the report says how many requests they sent and how many runs they got (the
-    server's limit: ``pages/_rerun_limit.py``, ``CAE_RERUNS_PER_SECOND``). With ``churn`` K, K more students keep
+    server's limit: ``cae/streamlit_glue/rerun_limit.py``, ``CAE_RERUNS_PER_SECOND``). With ``churn`` K, K more students keep
     opening fresh connections instead (:data:`CHURN_PARALLEL` at a time, 20 requests each): the report says how many
     connections and requests they made.
 
@@ -816,8 +693,8 @@ def bench(
     nginx's port; ``kill_one`` then kills one app process after the class's question and reports how its
     students came back. (This module does not import the deployment: the deployment imports its servers.)
     """
-    from . import open_store
-    from .store import Limits
+    from ..classroom import open_store
+    from ..classroom.store import Limits
 
     real = n if real is None else max(1, min(int(real), n))
     with tempfile.TemporaryDirectory(prefix="cae-bench-classroom-") as tmp:

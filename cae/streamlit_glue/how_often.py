@@ -15,9 +15,10 @@ import streamlit as st
 from cae.app import how_often as ho
 from cae.app.lesson_links import PLAYGROUND_DEFAULTS
 from cae.data import HOME_SUMMARY
-from pages._fragment import fragment
 
-STORED = Path(__file__).resolve().parent.parent / "sample_data" / HOME_SUMMARY
+from .fragment import fragment
+
+STORED = Path(__file__).resolve().parents[2] / "sample_data" / HOME_SUMMARY  # sample_data/ of the checkout
 SEED_CHOICES = [5, 10, 20, 30, 50]
 
 
@@ -48,7 +49,7 @@ def hint(cfg, score_noise):
 
 
 def _open_seed(seed):
-    from pages._playground_session import set_config
+    from .playground_session import set_config
 
     set_config(seed=int(seed))  # the Seed box shows it too (popping its key left the old number in the box)
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from cae.app.player import FRONTEND, PlaySession, frames_wanted
-from pages._session import W
+
+from .session import W
 
 KEY = "player"  # the component's widget key: its value is the browser's last request
 DEFAULT_FPS = 30  # frames per second: smooth in front of a class (python -m cae.bench --playground measures it)
@@ -92,7 +93,7 @@ def player(pg, draw, describe, samples_per_frame, present=False):
     """Show the player while Play is on (inside the live fragment); answers the browser's request.
 
     ``draw(pg)`` is the page's still view (a Plotly figure), ``describe(pg)`` its panel
-    (:func:`cae.app.player.panel`). The player's frame takes the stage's size (the page's style: pages/_stage.py);
+    (:func:`cae.app.player.panel`). The player's frame takes the stage's size (the page's style: cae/streamlit_glue/stage.py);
     ``present``: the projector's larger text. Returns the step the browser last reported.
     """
     ss = st.session_state
@@ -116,7 +117,7 @@ def player(pg, draw, describe, samples_per_frame, present=False):
         ", div[data-stale='true']:has(iframe[title*='cae_player']) {opacity: 1 !important; transition: none !important}"
         "</style>" + _HANDOVER_CSS
     )
-    from pages._stage import SIDE
+    from .stage import SIDE
 
     _component()(
         key=KEY,
