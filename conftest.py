@@ -63,3 +63,21 @@ def pytest_configure(config):
         shutil.rmtree(base, ignore_errors=True)
 
     config.add_cleanup(restore)
+
+
+#: the tests that run one at a time on a worker of their own (pytest-xdist's ``--dist loadgroup``, pyproject's
+#: addopts): the real-browser tests, which each drive Chromium and an app server, and the floods of a real server
+#: that compare timings; two of them side by side on a 2-core machine (load 7-10) failed 12 tests of a run
+#: (pages not loaded in 90 s, a slider's run lost), while one of them beside the other tests holds
+SEQUENTIAL = "browser, one at a time"
+SEQUENTIAL_FILES = ("tests/app/test_rerun_limit.py",)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test file is a unit of work for one worker; the tests of :data:`SEQUENTIAL` are one unit together."""
+    import pytest
+
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        group = SEQUENTIAL if ("browser" in item.keywords or path in SEQUENTIAL_FILES) else path
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -206,12 +206,11 @@ def classroom_server(tmp_path_factory):
     _stop(proc)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server():
-    """A `streamlit run app.py` shared by the browser tests of a session (each test opens a browser context of its
-    own, so a session of its own on the server); its URL. Tests that need a fresh server start one themselves
-    (``support.browser._start_server``). One server, not one per module: each start costs 5-15 s of a busy
-    machine, and the first run of each page as much again."""
+    """A fresh `streamlit run app.py` for a module's browser tests; its URL. (One for the whole session was
+    tried: it stopped serving pages part way through a run of the suite, and every later test timed out.)
+    """
     from support.browser import _start_server, _stop
 
     proc, url = _start_server()

@@ -97,36 +97,25 @@ def _page(browser):
     return ctx, page
 
 
-#: True once the page's script has been idle (``notRunning``, no "Running" status) for ``quiet`` ms without a
-#: break: a MutationObserver on the app root notes when its ``data-test-script-state`` last changed
-_IDLE_FOR = """(quiet) => {
-  const app = document.querySelector("[data-testid='stApp']");
-  if (!app) return false;
-  let w = window.__caeIdle;
-  if (!w || w.app !== app) {
-    w = window.__caeIdle = {app, changed: performance.now()};
-    new MutationObserver(() => { w.changed = performance.now(); })
-      .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
-  }
-  const status = document.querySelector("[data-testid='stStatusWidget']");
-  if (app.getAttribute("data-test-script-state") !== "notRunning" || (status && status.innerText.includes("Running"))) {
-    w.changed = performance.now();
-    return false;
-  }
-  return performance.now() - w.changed >= quiet;
-}"""
+def _wait_idle(page):
+    """Wait until Streamlit has finished running the script.
 
-
-def _wait_idle(page, quiet_ms=250, timeout=60000):
-    """Wait until Streamlit has finished running the script, and stayed so for ``quiet_ms``.
-
-    The app root's ``data-test-script-state`` turns to ``rerunRequested`` as soon as a widget sends its rerun
-    (in the same event as the click), then ``running``, then ``notRunning`` (the status widget shows "Running"
-    only for longer runs). A run that asks for another (``st.rerun``, a fragment's timer) leaves the page idle
-    for a few milliseconds in between: the quiet time waits that out. (It replaced two fixed 300 ms waits, one
-    before and one after.)
+    The app root's ``data-test-script-state`` turns to ``rerunRequested`` as soon as a widget sends its
+    rerun, then ``running``, then ``notRunning`` (the status widget shows "Running" only for longer runs). The
+    first wait lets a widget that sends its value late (a slider's is debounced) start its run; the last, a run
+    that asks for another (``st.rerun``) start that one. (Waiting instead for 250 ms of unbroken idle lost a
+    slider's run under load: 3 failures in a run of the suite on both cores.)
     """
-    page.wait_for_function(_IDLE_FOR, arg=quiet_ms, timeout=timeout, polling=50)
+    page.wait_for_timeout(300)
+    page.wait_for_selector(
+        "[data-testid='stApp'][data-test-script-state='notRunning']", state="attached", timeout=60000
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=60000,
+    )
+    page.wait_for_timeout(300)
 
 
 def _metric(page, label):
