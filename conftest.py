@@ -65,19 +65,31 @@ def pytest_configure(config):
     config.add_cleanup(restore)
 
 
-#: the tests that run one at a time on a worker of their own (pytest-xdist's ``--dist loadgroup``, pyproject's
-#: addopts): the real-browser tests, which each drive Chromium and an app server, and the floods of a real server
-#: that compare timings; two of them side by side on a 2-core machine (load 7-10) failed 12 tests of a run
-#: (pages not loaded in 90 s, a slider's run lost), while one of them beside the other tests holds
+#: the tests that run one at a time on a worker of their own, beside the rest on the other (pyproject's addopts:
+#: ``-n 2``): the real-browser tests, which each drive Chromium and an app server, and the floods of a real server
+#: that compare timings; two of them side by side on a 2-core machine (load 7-10) failed 12 tests of a run (pages
+#: not loaded in 90 s, a slider's run lost), while one of them beside the other tests holds
 SEQUENTIAL = "browser, one at a time"
-SEQUENTIAL_FILES = ("tests/app/test_rerun_limit.py",)
+SEQUENTIAL_FILES = ("tests/unit/test_slides.py", "tests/app/test_rerun_limit.py")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Each test file is a unit of work for one worker; the tests of :data:`SEQUENTIAL` are one unit together."""
-    import pytest
+def work_unit(nodeid):
+    """The unit of work a worker takes whole: a test file, or :data:`SEQUENTIAL` for the tests that share one.
 
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        group = SEQUENTIAL if ("browser" in item.keywords or path in SEQUENTIAL_FILES) else path
-        item.add_marker(pytest.mark.xdist_group(group))
+    >>> work_unit("tests/browser/test_browser.py::test_play"), work_unit("tests/unit/test_core.py::test_x[a::b]")
+    ('browser, one at a time', 'tests/unit/test_core.py')
+    """
+    path = nodeid.split("::", 1)[0]
+    return SEQUENTIAL if path.startswith("tests/browser/") or path in SEQUENTIAL_FILES else path
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scheduling by scope, with :func:`work_unit` as the scope (its ``--dist loadgroup`` would do
+    it with markers, but under pytest 9.2 it cannot: it renames a test's ``_nodeid``, which pytest no longer reads)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)
