@@ -167,6 +167,9 @@ def test_a_student_churning_connections_gets_no_fresh_allowance_and_the_class_fo
     opened, delay = _churn_a_class(tmp_path, _rerun_limit.RATE)
     assert opened > 100  # they kept opening connections all along (the server closed each as its client left)
     assert delay is not None and delay < 5.0, delay
-    # the same churn counted per socket (no limit at all here): the class waits behind the churners' pages
+    # the same churn counted per socket (no limit at all here): the class waits behind the churners' pages. With one
+    # following student the wait is short either way (0.39 and 0.47 s without the limit against 0.25 and 0.21 s
+    # with it, in two runs of the suite on both cores, where "3 times as long" failed once): longer, not by a ratio.
+    # (The benchmark's 30 students: p95 8.83 s without the limit, 0.27 s with it: docs/performance.md.)
     _, unlimited = _churn_a_class(tmp_path, 0)
-    assert unlimited is None or unlimited > 3 * delay, (unlimited, delay)
+    assert unlimited is None or unlimited > delay, (unlimited, delay)
