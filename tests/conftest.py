@@ -209,7 +209,8 @@ def classroom_server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server():
     """A fresh `streamlit run app.py` for a module's browser tests; its URL. (One for the whole session was
-    tried: it stopped serving pages part way through a run of the suite, and every later test timed out.)
+    tried: it stopped serving pages part way through a run of the suite — its output pipe was full, since fixed in
+    ``support.browser._start_server`` — and every later test timed out.)
     """
     from support.browser import _start_server, _stop
 
