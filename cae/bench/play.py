@@ -38,7 +38,9 @@ from pathlib import Path
 LINK = "/playground?stream=paper2d-ns&n=15000&noise=0.1&seed=0&algo=CAE&t=60000"
 #: the fast test loop, the default load beside the loaded measurement
 FAST_LOOP = f'{shlex.quote(sys.executable)} -m pytest -m "not browser and not slow" -q -p no:cacheprovider'
-_ARGS = [
+#: Chromium's flags for a headless run here (no sandbox in a container, no network of its own); the browser tests
+#: use the same (tests/support/browser.py)
+CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",
@@ -49,12 +51,20 @@ _ARGS = [
 ]
 
 
-def _chromium():
+def chromium_path():
+    """The Chromium to drive (``$CHROMIUM``, else the first of Debian's and Google's names on the PATH), or None."""
     import shutil
 
     for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
         if name and shutil.which(name):
             return shutil.which(name)
+    return None
+
+
+def _chromium():
+    path = chromium_path()
+    if path:
+        return path
     raise SystemExit("no Chromium found: install Debian's chromium (apt-get install chromium) or set CHROMIUM")
 
 
@@ -84,7 +94,7 @@ def measure(url, seconds=10.0, fps=60, viewport=(1400, 900)):
 
     load = os.getloadavg()[0]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=_ARGS)
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
         page.set_default_timeout(180000)
         page.goto(url + LINK)

@@ -4,8 +4,6 @@ for Streamlit to be idle. The ``server`` and ``browser`` fixtures are in ``tests
 Screenshots go to test-output/screenshots/ (look at them).
 """
 
-import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -17,24 +15,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from cae.bench.play import CHROMIUM_ARGS, chromium_path
+
 SHOTS = ROOT / "test-output" / "screenshots"
-#: Chromium's flags for every browser test (no sandbox in a container, no network of its own)
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium():
-    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+#: Chromium's flags for every browser test, and the Chromium to drive (or None): the benchmark's own
+ARGS = CHROMIUM_ARGS
+_chromium = chromium_path
 
 
 def _free_port():
