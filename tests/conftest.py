@@ -313,8 +313,19 @@ def pytest_runtest_makereport(item, call):
                 "() => { const a = document.querySelector(\"[data-testid='stApp']\");"
                 " return a ? a.getAttribute('data-test-script-state') : 'no app' }"
             )
+            side = p.evaluate(  # the sidebar's controls, with the values of its boxes (innerText leaves them out)
+                "() => { const s = document.querySelector(\"[data-testid='stSidebar']\"); if (!s) return '(no sidebar)';"
+                " const boxes = [...s.querySelectorAll('input')].filter(i => i.type !== 'checkbox' && i.type !== 'radio')"
+                ".map(i => (i.getAttribute('aria-label') || i.closest('[class*=st-key-]')?.className.match(/st-key-\\S+/)?.[0]"
+                " || '?') + ' = ' + JSON.stringify(i.value));"
+                " return 'width ' + Math.round(s.getBoundingClientRect().width) + ' px\\n' + boxes.join('\\n') }"
+            )
             lines = [ln for ln in text.splitlines() if ln.strip()][:60]
-            said.append(f"page {n}: {p.url} (script state: {state}; screenshot {name}.png)\n" + "\n".join(lines))
+            said.append(
+                f"page {n}: {p.url} (script state: {state}; screenshot {name}.png)\n"
+                + "\n".join(lines)
+                + f"\n-- sidebar --\n{side}"
+            )
     except Exception as exc:  # the page may be gone with the failure: say so, never hide the test's own error
         said.append(f"(the pages could not be read after the failure: {exc})")
     if said:

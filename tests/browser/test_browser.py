@@ -4,12 +4,14 @@ Screenshots go to test-output/screenshots/ (look at them).
 """
 
 import os
+import re
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ROOT
+from playwright.sync_api import expect
 from support.browser import (
     SHOTS,
     _classroom_page,
@@ -1255,13 +1257,11 @@ def test_new_seed_the_paper_setting_and_switching_algorithms(server, browser):
     page.get_by_role("heading", name="Playground").wait_for()
     _wait_idle(page)
     seed_box = page.locator("[data-testid='stSidebar'] .st-key-w_seed input")
-    # the box's seed once the caption says the same (a box read while the page still draws may be stale)
-    page.wait_for_function(
-        "() => { const b = document.querySelector(\"[data-testid='stSidebar'] .st-key-w_seed input\");"
-        " return b && document.body.innerText.includes('· seed ' + b.value + ' ·'); }",
-        timeout=60000,
-    )
-    first = int(seed_box.input_value())
+    # the caption's seed, then the box saying the same (a box read while the page still draws may be stale; a
+    # failure says what each showed)
+    caption = page.get_by_text(re.compile(r"· seed \d+ ·")).first
+    first = int(re.search(r"· seed (\d+) ·", caption.inner_text()).group(1))
+    expect(seed_box).to_have_value(str(first), timeout=60000)
     for seed in (first + 1, first + 2):
         page.get_by_role("button", name="New seed").click()
         page.get_by_text(f"· seed {seed} ·", exact=False).wait_for()
