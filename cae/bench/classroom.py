@@ -69,6 +69,7 @@ class StudentSession:
         self.widget_ids = {}
         self.timers = {}
         self.errors = []
+        self.runs_started = 0  # runs of the page (or of a fragment) the server began for this session
         self.runs_finished = 0
         self.ws = None
         self._reader = None
@@ -192,8 +193,10 @@ class StudentSession:
                 fm = ForwardMsg()
                 fm.ParseFromString(raw)
                 kind = fm.WhichOneof("type")
-                if kind == "new_session" and not fm.metadata.run.fragment_ids:
-                    self._cancel_timers()  # a run of the whole page: its fragments register their timers again
+                if kind == "new_session":
+                    self.runs_started += 1
+                    if not fm.metadata.run.fragment_ids:
+                        self._cancel_timers()  # a run of the whole page: its fragments register their timers again
                 elif kind == "navigation":  # the page being shown, as the browser keeps it for its next requests
                     self.page_hash = fm.navigation.page_script_hash
                 elif kind == "script_finished":
@@ -240,6 +243,11 @@ class StudentSession:
                 self.widget_ids["submit"] = w.id
             else:
                 self.widget_ids[w.id.rsplit("-", 1)[-1]] = w.id
+
+    @property
+    def idle(self):
+        """True when every run the server began for this session has finished (nothing of it is running)."""
+        return self.runs_started == self.runs_finished
 
     async def answer(self, qid, choice, choices_text):
         """Submit the answer form of question ``qid`` as a browser would; False if the form is not there."""

@@ -51,7 +51,7 @@ async def _rounds(url, store, code, token):
             assert await _until(lambda label=label: all(label in d.buttons for d in devices), 90), [
                 (d.errors, d.alerts[-2:]) for d in devices
             ]
-            await asyncio.sleep(0.3)  # both pages idle, showing Ask
+            assert await _until(lambda: all(d.idle for d in devices), 30)  # both pages idle, showing Ask
             before = len(await asyncio.to_thread(store.questions, code))
             alerts = [len(d.alerts) for d in devices]
             await asyncio.gather(*(d.press(label) for d in devices))
@@ -62,7 +62,8 @@ async def _rounds(url, store, code, token):
                 ),
                 30,
             )
-            await asyncio.sleep(0.5)  # a second question, if there were one, would be in by now
+            # both presses' runs are over (one asked, the other was told): a second question would be in by now
+            assert await _until(lambda: all(d.idle for d in devices), 30)
             qs = await asyncio.to_thread(store.questions, code)
             out.append((len(qs) - before, told))
             truth, moved = (0, False, False), dict(STATE, t=str(t + 1))
@@ -72,6 +73,7 @@ async def _rounds(url, store, code, token):
         await asyncio.gather(*(d.close() for d in devices))
 
 
+@pytest.mark.slow  # a real `streamlit run app.py` for 20 rounds, 25 s a backend (as test_classroom_push)
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
 def test_classroom_two_devices_pressing_ask_together_open_one_question(tmp_path, backend):
     redis = None

@@ -184,16 +184,29 @@ async def _join_a_class(base, code, nick, source=None, forged=None):
 
 
 async def _limits_behind(dep, store):
+    """Each address's pages one after another (its limit counts them in order); the addresses side by side (each
+    has its own allowance, and joining is counted apart from starting)."""
     base = dep.url
-    forged = [await _start_a_class(base, "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
-    plain = [await _start_a_class(base, "127.0.0.3") for _ in range(3)]
-    other = await _start_a_class(base, "127.0.0.2")
-    # straight to the app's port, from another address, with a made-up header: that address, not the header
-    direct = [await _start_a_class(f"http://127.0.0.1:{dep.ports()[0]}", "127.0.0.2", "198.51.100.9") for _ in range(2)]
     code, _ = store.create_room()
-    joins = [await _join_a_class(base, code, f"n{k}", "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
-    another = await _join_a_class(base, code, "hall two", "127.0.0.2")
-    return forged, plain, other, direct, joins, another
+
+    async def forged():
+        return [await _start_a_class(base, "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
+
+    async def plain():
+        return [await _start_a_class(base, "127.0.0.3") for _ in range(3)]
+
+    async def other_then_direct():
+        other = await _start_a_class(base, "127.0.0.2")
+        # straight to the app's port, from the same address, with a made-up header: that address, not the header
+        app = f"http://127.0.0.1:{dep.ports()[0]}"
+        return other, [await _start_a_class(app, "127.0.0.2", "198.51.100.9") for _ in range(2)]
+
+    async def joins():
+        made_up = [await _join_a_class(base, code, f"n{k}", "127.0.0.1", f"203.0.113.{k}") for k in range(4)]
+        return made_up, await _join_a_class(base, code, "hall two", "127.0.0.2")
+
+    f, p, (other, direct), (joined, another) = await asyncio.gather(forged(), plain(), other_then_direct(), joins())
+    return f, p, other, direct, joined, another
 
 
 @needs_nginx
