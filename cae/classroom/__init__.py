@@ -11,6 +11,10 @@ predictions come back.
 - :mod:`.views` — the runs every student of a room shares in one app process (one per lesson state),
   so that a following student costs only their view state;
 - :mod:`.qr` — the join link as a QR code (SVG, with segno);
+- :mod:`.names` — nicknames: one normalisation, one identity (Unicode TS #39 skeletons) and one escaping for
+  each place a name is shown;
+- :mod:`.web` — the app server's own routes (the teacher's ``HttpOnly`` cookie, the teacher link) and its start
+  check of ``CAE_TRUSTED_PROXIES``;
 - :mod:`.deploy` — ``python -m cae.classroom.deploy``: N app processes on one store behind nginx (the recipe
   of docs/classroom.md; the config is ``docs/deploy/nginx.conf.template``), and the app's and Redis's processes
   the load benchmark (:mod:`cae.bench.classroom`, ``python -m cae.bench --classroom N``) and the tests start.
