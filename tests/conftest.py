@@ -222,16 +222,10 @@ def server():
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium through playwright (skipped, with the reason, where either is missing)."""
-    from support.browser import ARGS, _chromium
+    from support.browser import chromium
 
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 # ------------------------------------------------------------------ the classroom's stores and pages

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from conftest import ROOT
-from support.browser import ARGS, _chromium, _player_frame, _shot, _wait_idle
+from support.browser import _player_frame, _shot, _wait_idle, chromium
 
 pytestmark = pytest.mark.browser
 
@@ -37,14 +37,9 @@ def _truth_after(t):
 def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(classroom_server):
     from cae.app.explanations import QUIZ_CHOICES
 
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
     url = classroom_server
     times = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+    with chromium() as browser:
         contexts = []
 
         def page():
@@ -172,7 +167,6 @@ def test_classroom_teacher_steps_students_follow_answer_and_see_the_reveal(class
         assert "0 / 1" in students[1].get_by_test_id("stMetric").filter(has_text="Your score").inner_text()
         for ctx in contexts:
             ctx.close()
-        browser.close()
     out = ROOT / "test-output" / "classroom_propagation_seconds.txt"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(" ".join(f"{t:.2f}" for t in times) + "\n")

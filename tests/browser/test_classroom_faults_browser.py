@@ -7,7 +7,7 @@ import time
 
 import pytest
 from conftest import ROOT
-from support.browser import ARGS, _chromium, _shot, _start_server, _stop, _wait_idle
+from support.browser import _shot, _start_server, _stop, _wait_idle, chromium
 from support.classroom_browser import join_class, page_of, start_class
 from support.servers import RedisServer, redis_binary
 
@@ -16,14 +16,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def browser():
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 _page, _start, _join = page_of, start_class, join_class

@@ -5,7 +5,7 @@ field (issue 25, item 10). Screenshots go to test-output/screenshots/5x_classroo
 import time
 
 import pytest
-from support.browser import ARGS, SHOTS, _chromium, _wait_idle
+from support.browser import SHOTS, _wait_idle, chromium
 
 from cae.classroom import open_store
 
@@ -25,13 +25,8 @@ def _shot(page, name):
 
 
 def test_classroom_names_render_as_typed_in_a_browser(classroom_server):
-    path = _chromium()
-    if path is None:
-        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
     url, url_store = classroom_server, classroom_server.store
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=path, headless=True, args=ARGS)
+    with chromium() as browser:
         ctx = browser.new_context(viewport={"width": 1400, "height": 900})
         teacher = ctx.new_page()
         teacher.set_default_timeout(60000)
@@ -104,4 +99,3 @@ def test_classroom_names_render_as_typed_in_a_browser(classroom_server):
         _shot(teacher, "52_classroom_names_chart_hover")
         ctx.close()
         sctx.close()
-        browser.close()

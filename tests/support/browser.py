@@ -4,12 +4,14 @@ for Streamlit to be idle. The ``server`` and ``browser`` fixtures are in ``tests
 Screenshots go to test-output/screenshots/ (look at them).
 """
 
+import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,9 +20,23 @@ from conftest import ROOT
 from cae.bench.play import CHROMIUM_ARGS, chromium_path
 
 SHOTS = ROOT / "test-output" / "screenshots"
-#: Chromium's flags for every browser test, and the Chromium to drive (or None): the benchmark's own
-ARGS = CHROMIUM_ARGS
-_chromium = chromium_path
+
+
+@contextmanager
+def chromium():
+    """Debian's Chromium through playwright, headless, with the benchmark's flags and finder
+    (:data:`cae.bench.play.CHROMIUM_ARGS`, :func:`cae.bench.play.chromium_path`): the one launch of every browser
+    test. Skips the test, with the reason, where Chromium or playwright is missing."""
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Chromium is not installed (.ci/run installs Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def _free_port():
@@ -39,7 +55,9 @@ def _start_server(env=None, log=None, port=None, script="app.py"):
         # a file, never a pipe nobody reads: a server that has written 64 KB into a full pipe stops at its next
         # line, and every later page of it says "Connection timed out" (a module of axe audits in a fresh-clone run
         # of .ci/run: its server's thread sat in anon_pipe_write)
-        log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False).name  # noqa: SIM115
+        # (in the session's throw-away folder, removed when the session ends: conftest.py)
+        where = os.environ.get("CAE_TEST_HOME")
+        log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", dir=where, delete=False).name  # noqa: SIM115
     proc = subprocess.Popen(
         [
             sys.executable,
