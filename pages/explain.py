@@ -5,7 +5,7 @@ import streamlit as st
 from cae.app import explainable
 from cae.app.step_events import removed_positions, step_events, step_title
 from cae.app.view_options import ViewOptions
-from cae.streamlit_glue.common import ensure_entrypoint, render_blocks, show_notices
+from cae.streamlit_glue.common import ensure_entrypoint, render_blocks, send_values, show_notices
 from cae.streamlit_glue.lesson_links import lesson_link, lesson_out
 from cae.streamlit_glue.playground_session import network_view, start, view_toggles
 from cae.streamlit_glue.session import W, session
@@ -29,8 +29,9 @@ if pg.t_max == 0:
         st.rerun()
     st.stop()
 
-if W.EXPLAIN_T not in st.session_state or st.session_state.get("explain_follow", True):
+if st.session_state.get("explain_follow", True):
     st.session_state[W.EXPLAIN_T] = max(pg.t, 1)
+send_values({W.EXPLAIN_T: max(pg.t, 1)})  # (every run: the box shows the step explained)
 st.session_state.explain_follow = False
 
 KINDS = list(ALGO.jumps)

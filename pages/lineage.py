@@ -27,7 +27,7 @@ from cae.app.lesson_links import (
     parse_lineage,
 )
 from cae.registry import ALGORITHMS
-from cae.streamlit_glue.common import ensure_entrypoint, message
+from cae.streamlit_glue.common import ensure_entrypoint, message, send_values
 from cae.streamlit_glue.fragment import fragment
 from cae.streamlit_glue.stage import grid_style
 
@@ -48,8 +48,7 @@ if not st.session_state.get("lineage_link_read"):
         st.session_state[f"w_lin_{k}"] = v
     for note in _notices:
         message("caption", "Lesson link: {}", note)
-for k, v in LINEAGE_DEFAULTS.items():
-    st.session_state.setdefault(f"w_lin_{k}", v)
+send_values({f"w_lin_{k}": v for k, v in LINEAGE_DEFAULTS.items()})  # (every run: the browser shows them)
 
 # the page's own style, on every run: a compact head, the step's words in one block, and the two pictures of the
 # step as large as the first screen allows (at 1280×720 too)

@@ -18,6 +18,7 @@ from cae.app.explanations import resonance
 from cae.app.regions import MAX_DRAWN, MAX_REGIONS, click_position, region_from_selection
 from cae.app.view_options import ViewOptions
 
+from .common import send_values
 from .playground_session import network_view
 from .plot_input import plot_input
 from .session import session
@@ -142,8 +143,12 @@ def place_and_draw(pg, all_regions=False):
         )
         lo, hi = _input_bounds(pg)
         X = pg.original_stream.X
-        st.session_state.setdefault("w_place_x0", round(float((X[:, 0].min() + X[:, 0].max()) / 2), 4))
-        st.session_state.setdefault("w_place_x1", round(float((X[:, 1].min() + X[:, 1].max()) / 2), 4))
+        send_values(
+            {
+                "w_place_x0": round(float((X[:, 0].min() + X[:, 0].max()) / 2), 4),
+                "w_place_x1": round(float((X[:, 1].min() + X[:, 1].max()) / 2), 4),
+            }
+        )
         plot_box = st.container()
         p = st.columns([1, 1, 1.4, 1.4], vertical_alignment="bottom")
         x0 = p[0].number_input("x0", float(lo[0]), float(hi[0]), step=0.01, format="%.4f", key="w_place_x0")
@@ -222,7 +227,7 @@ def _drawing_panel(pg):
         (row[2], "w_box_y0", 1, -1, "x1 from"),
         (row[3], "w_box_y1", 1, 1, "x1 to"),
     ):
-        st.session_state.setdefault(key, round(float(mid[axis] + sign * quarter[axis]), 3))
+        send_values({key: round(float(mid[axis] + sign * quarter[axis]), 3)})
         col.number_input(label, float(lo[axis]), float(hi[axis]), step=0.05, format="%.3f", key=key)
     row[4].button(
         "Add this box",

@@ -151,10 +151,15 @@ class PlaygroundSession:
         self.set_config(seed=min(int(self.cfg["seed"]) + 1, 10**6))
 
     def restore_widgets(self):
-        """Give the configuration's widgets their values again (a widget not drawn in the last run lost its state)."""
+        """Give the configuration's widgets their values, on every run before they are drawn: the value a widget
+        holds (the user's last change, a lesson link's), else the configuration's (a widget not drawn in the last
+        run lost its state).
+
+        Written even when unchanged, so that Streamlit sends the value with every run and the browser shows it
+        (:func:`cae.streamlit_glue.common.send_values` says why: the Seed box read 0 beside a run of seed 9).
+        """
         for name, key in CFG_WIDGETS.items():
-            if key not in self.state:
-                self.state[key] = self.cfg[name]
+            self.state[key] = self.state[key] if key in self.state else self.cfg[name]
 
     def start_over(self, cfg):
         """A fresh start with ``cfg`` (the home page's preset): every widget to its default, the run rebuilt at t = 0."""
@@ -192,8 +197,9 @@ class PlaygroundSession:
         for name, key in VIEW_KEYS.items():
             if key in self.state:
                 view[name] = self.state[key]
-            else:  # not drawn in the last run (the quiz hides some): as it was
-                self.state[key] = view[name]
+            # written on every run, as the configuration's (restore_widgets); one not drawn in the last run (the
+            # quiz hides some) gets its value back
+            self.state[key] = view[name]
 
     def view_state(self):
         """The current view toggles (query names) from their widgets, as kept where a widget is not drawn."""
