@@ -171,7 +171,7 @@ def send_values(defaults):
     goes with every run.
     """
     for key, default in defaults.items():
-        st.session_state[key] = st.session_state[key] if key in st.session_state else default
+        st.session_state[key] = st.session_state.get(key, default)
 
 
 def keep_value(key, default):

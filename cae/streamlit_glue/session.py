@@ -159,7 +159,7 @@ class PlaygroundSession:
         (:func:`cae.streamlit_glue.common.send_values` says why: the Seed box read 0 beside a run of seed 9).
         """
         for name, key in CFG_WIDGETS.items():
-            self.state[key] = self.state[key] if key in self.state else self.cfg[name]
+            self.state[key] = self.state.get(key, self.cfg[name])
 
     def start_over(self, cfg):
         """A fresh start with ``cfg`` (the home page's preset): every widget to its default, the run rebuilt at t = 0."""

@@ -43,6 +43,18 @@ def test_ci_makes_the_readme_virtual_environment():
     assert lines.index(steps[0]) < lines.index(steps[1]) < first_install
 
 
+def test_a_failing_check_in_ci_stops_it():
+    """Under ``set -e`` a failure inside ``a && b`` (but the last) does not stop a script: ``ruff check . && ruff
+    format --check .`` let a lint error through to the tests. Every line of .ci/run is one command, but the last
+    (the README's test command: the script's own exit status)."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "set -euo pipefail" in ci
+    lines = [line.strip() for line in ci.splitlines() if line.strip() and not line.strip().startswith("#")]
+    chained = [line for line in lines[:-1] if "&&" in line and not line.startswith(("if ", "then", "fi"))]
+    assert chained == []
+    assert "pytest" in lines[-1]
+
+
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     test_cmd = _quickstart()[1]
