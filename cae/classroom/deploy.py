@@ -37,6 +37,7 @@ __all__ = [
     "TEMPLATE",
     "nginx_binary",
     "render_config",
+    "streamlit_static",
     "Deployment",
     "main",
 ]
@@ -167,8 +168,16 @@ class AppServer:
                 self.proc.wait()
 
 
-#: the nginx config, with @@PREFIX@@, @@LISTEN@@ and @@UPSTREAMS@@ to fill
+#: the nginx config, with @@PREFIX@@, @@LISTEN@@, @@UPSTREAMS@@ and @@STATIC@@ to fill
 TEMPLATE = ROOT / "docs" / "deploy" / "nginx.conf.template"
+
+
+def streamlit_static():
+    """The folder of Streamlit's own files that its pages load from ``/static/`` (its scripts, styles and fonts):
+    those of the Streamlit the app processes run, which nginx serves from disk."""
+    import streamlit
+
+    return Path(streamlit.__file__).resolve().parent / "static" / "static"
 
 
 def nginx_binary():
@@ -179,7 +188,7 @@ def nginx_binary():
     return None
 
 
-def render_config(ports, listen, prefix, template=TEMPLATE):
+def render_config(ports, listen, prefix, template=TEMPLATE, static=None):
     """The nginx config for app processes on 127.0.0.1's ``ports``, nginx listening on ``listen``.
 
     Parameters
@@ -192,6 +201,9 @@ def render_config(ports, listen, prefix, template=TEMPLATE):
         nginx's own folder: its pid, logs and temporary files.
     template : Path
         The template (default: ``docs/deploy/nginx.conf.template``).
+    static : Path, optional
+        Streamlit's own files, which nginx serves itself (default: :func:`streamlit_static`, the Streamlit of this
+        interpreter, the one the app processes run).
 
     Returns
     -------
@@ -200,10 +212,18 @@ def render_config(ports, listen, prefix, template=TEMPLATE):
     """
     if not ports:
         raise ValueError("at least one app process is needed")
+    static = Path(static) if static is not None else streamlit_static()
+    if not (static / "js").is_dir():
+        raise FileNotFoundError(f"{static} holds no Streamlit scripts (js/): not Streamlit's static folder")
+    if '"' in str(static):
+        raise ValueError(f"nginx cannot be given a folder whose name holds a double quote: {static}")
     upstreams = "\n".join(f"        server 127.0.0.1:{int(p)} max_fails=1 fail_timeout=10s;" for p in ports)
     text = Path(template).read_text()
     return (
-        text.replace("@@PREFIX@@", str(prefix)).replace("@@LISTEN@@", str(listen)).replace("@@UPSTREAMS@@", upstreams)
+        text.replace("@@PREFIX@@", str(prefix))
+        .replace("@@LISTEN@@", str(listen))
+        .replace("@@UPSTREAMS@@", upstreams)
+        .replace("@@STATIC@@", str(static))
     )
 
 

@@ -83,3 +83,33 @@ def test_classroom_sidebar_lists_the_nine_pages_after_its_process_is_killed(brow
     finally:
         dep.stop()
         redis.stop()
+
+
+def test_streamlits_scripts_load_from_nginx_when_no_app_process_answers(browser, tmp_path):
+    """Streamlit's own files come from nginx's disk, not from an app process: with every process killed, a page
+    still loads the chart's script (its import succeeds, so the type nginx gives it is one a browser runs as a
+    module). Served by a process, a script cut off as that process died stayed failed in the page until a reload:
+    a teacher killed while the page loaded Plotly's script (4.7 MB) had "TypeError: Failed to fetch dynamically
+    imported module …PlotlyChart….js" where the class's chart should be (net::ERR_CONTENT_LENGTH_MISMATCH; seen
+    with the teacher's network slowed, beside a busy machine)."""
+    from cae.classroom.deploy import Deployment, nginx_binary, streamlit_static
+
+    if nginx_binary() is None:
+        pytest.skip("nginx is not installed here (.ci/run installs it)")
+    chart_script = next((streamlit_static() / "js").glob("PlotlyChart.*.js")).name
+    dep = Deployment(2, "sqlite:///" + str(tmp_path / "classroom.sqlite3"), folder=tmp_path / "nginx")
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        t = ctx.new_page()
+        t.set_default_timeout(90000)
+        t.goto(dep.url + "/classroom")  # no chart on it yet: its script is not loaded
+        _wait_idle(t)
+        loaded = t.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+        assert not any(chart_script in u for u in loaded)
+        for i in range(2):
+            dep.kill(i)
+        said = t.evaluate("u => import(u).then(() => 'loaded', e => String(e))", f"{dep.url}/static/js/{chart_script}")
+        assert said == "loaded"
+    finally:
+        ctx.close()
+        dep.stop()

@@ -7,6 +7,7 @@ About 10-15 s here (two app processes start). Skipped, with the reason, where De
 
 import asyncio
 import subprocess
+import urllib.error
 import urllib.request
 
 import pytest
@@ -15,7 +16,7 @@ from support.servers import until as _until
 
 from cae.bench.classroom import StudentSession
 from cae.classroom import open_store
-from cae.classroom.deploy import Deployment, nginx_binary, render_config
+from cae.classroom.deploy import Deployment, nginx_binary, render_config, streamlit_static
 
 STATE = {"stream": "moons", "n": "250", "noise": "0", "seed": "1", "algo": "CAE", "t": "12"}
 
@@ -31,6 +32,7 @@ def test_the_config_template_renders_into_a_config_nginx_accepts(tmp_path):
         assert f"server 127.0.0.1:{port} " in text
     assert "hash $cae_route consistent;" in text  # sticky by the browser's cookie, not by its address
     assert "proxy_set_header Upgrade $http_upgrade;" in text  # Streamlit's websocket goes through
+    assert f'alias "{streamlit_static()}/";' in text  # Streamlit's own files, from disk
     (tmp_path / "nginx.conf").write_text(text)
     run = subprocess.run(
         [nginx_binary(), "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"],
@@ -38,6 +40,39 @@ def test_the_config_template_renders_into_a_config_nginx_accepts(tmp_path):
         text=True,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_the_config_is_given_streamlits_own_files_or_refuses(tmp_path):
+    assert (streamlit_static() / "js").is_dir() and (streamlit_static() / "css").is_dir()
+    with pytest.raises(FileNotFoundError, match="not Streamlit's static folder"):
+        render_config([9101], 9100, tmp_path, static=tmp_path)
+
+
+@needs_nginx
+def test_nginx_serves_streamlits_files_itself_when_no_process_answers(tmp_path):
+    """With the one app process killed, nginx still sends Streamlit's scripts: the whole file, compressed, as
+    JavaScript, cached for good (their names carry their content's hash), named as nginx's; a page of the app
+    is a 502 then. Served by a process, a script cut off as it died stayed failed in the page until a reload."""
+    import gzip
+
+    dep = Deployment(1, "sqlite:///" + str(tmp_path / "classroom.sqlite3"), folder=tmp_path / "nginx")
+    try:
+        script = next((streamlit_static() / "js").glob("PlotlyChart.*.js"))
+        dep.kill(0)
+        req = urllib.request.Request(f"{dep.url}/static/js/{script.name}", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body, headers = r.read(), r.headers
+        assert headers["Content-Type"] == "application/javascript" and headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(body) == script.read_bytes() and len(body) < script.stat().st_size / 2
+        assert "immutable" in headers["Cache-Control"] and headers["X-CAE-Upstream"] == "nginx"
+        css = next((streamlit_static() / "css").glob("*.css"))
+        with urllib.request.urlopen(f"{dep.url}/static/css/{css.name}", timeout=30) as r:
+            assert r.headers["Content-Type"] == "text/css" and r.read() == css.read_bytes()
+        with pytest.raises(urllib.error.HTTPError) as page:
+            urllib.request.urlopen(f"{dep.url}/classroom", timeout=30)
+        assert page.value.code == 502  # (the app itself is gone)
+    finally:
+        dep.stop()
 
 
 def test_every_proxied_location_writes_the_clients_address_itself():
