@@ -9,7 +9,9 @@ docs/classroom.md.
 - :mod:`~cae.bench.quality` — ``--csv-quality``: CAE's answer as the file grows, on all rows and on samples;
 - :mod:`~cae.bench.play` — ``--playground``: Play's frames per second in a real browser;
 - :mod:`~cae.bench.classroom` — ``--classroom N``: the live classroom under load (N students against the app's
-  server, real Streamlit sessions over its websocket; ``--flood K``, ``--flood-churn K``, ``--proxy nginx``).
+  server, real Streamlit sessions over its websocket; ``--flood K``, ``--flood-churn K``, ``--proxy nginx``);
+- :mod:`~cae.bench.static_files` — ``--static-files``: a class page's Streamlit files behind nginx, served from
+  disk against proxied to the app processes.
 
 Nothing else in the package imports them (``tests/unit/test_architecture.py``); they import the package, and the
 classroom's benchmark starts its servers with :mod:`cae.classroom.deploy`.

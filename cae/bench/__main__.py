@@ -6,7 +6,8 @@ module's command line (:mod:`cae.bench.peers`, :mod:`cae.bench.play`, :mod:`cae.
 :mod:`cae.bench.big_csv`: ``--peers --help`` lists its options); ``--classroom N`` runs only the live classroom's
 load benchmark (:mod:`cae.bench.classroom`): N students against one app server, on the SQLite and the Redis store
 (``--flood K``: while K sessions flood the server; ``--flood-churn K``: while K students keep opening fresh
-connections, each with 20 requests to run their page; ``--processes K --proxy nginx``: K app processes behind nginx).
+connections, each with 20 requests to run their page; ``--processes K --proxy nginx``: K app processes behind nginx);
+``--static-files`` hands its options to :mod:`cae.bench.static_files` (Streamlit's own files behind nginx).
 """
 
 from __future__ import annotations
@@ -122,6 +123,11 @@ def main(argv=None):
         from .quality import main as quality
 
         quality([a for a in argv if a != "--csv-quality"])
+        return None
+    if "--static-files" in argv:
+        from .static_files import main as static_files
+
+        static_files([a for a in argv if a != "--static-files"])
         return None
     if "--csv" in argv:
         from .big_csv import main as csv

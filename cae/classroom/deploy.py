@@ -174,10 +174,14 @@ TEMPLATE = ROOT / "docs" / "deploy" / "nginx.conf.template"
 
 def streamlit_static():
     """The folder of Streamlit's own files that its pages load from ``/static/`` (its scripts, styles and fonts):
-    those of the Streamlit the app processes run, which nginx serves from disk."""
-    import streamlit
+    those of the Streamlit the app processes run, which nginx serves from disk. (Found, not imported: the package
+    uses no Streamlit outside its glue.)"""
+    import importlib.util
 
-    return Path(streamlit.__file__).resolve().parent / "static" / "static"
+    spec = importlib.util.find_spec("streamlit")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("Streamlit is not installed: the app processes need it")
+    return Path(spec.origin).resolve().parent / "static" / "static"
 
 
 def nginx_binary():
@@ -238,10 +242,11 @@ class Deployment:
     """``processes`` app processes on the store ``store_url`` and nginx in front of them on ``port``.
 
     ``url`` is nginx's address (what students open); ``servers`` the app processes; ``kill(i)`` ends process
-    ``i`` at once (SIGKILL, as a crash would); ``stop()`` ends everything this started.
+    ``i`` at once (SIGKILL, as a crash would); ``stop()`` ends everything this started. ``template``: nginx's
+    config to render (:data:`TEMPLATE`; a benchmark renders a variant).
     """
 
-    def __init__(self, processes, store_url, port=None, folder=None, env=None):
+    def __init__(self, processes, store_url, port=None, folder=None, env=None, template=TEMPLATE):
         binary = nginx_binary()
         if binary is None:
             raise FileNotFoundError("nginx is not installed (apt-get install nginx)")
@@ -275,7 +280,9 @@ class Deployment:
             if len(self.servers) < int(processes):
                 raise RuntimeError(f"{int(processes) - len(self.servers)} app process(es) did not start")
             self.config = self.folder / "nginx.conf"
-            self.config.write_text(render_config([s.port for s in self.servers], self.port, self.folder))
+            self.config.write_text(
+                render_config([s.port for s in self.servers], self.port, self.folder, template=template)
+            )
             self.log = self.folder / "nginx.out"
             with open(self.log, "wb") as log:
                 self.nginx = subprocess.Popen(

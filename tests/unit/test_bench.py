@@ -75,3 +75,18 @@ def test_the_algorithms_table_fits_every_registered_name():
         row = speed.algorithm_line(width, name, "paper2d (20,000 x 2)", (3.25, 1.0, 0.065, 41, 6, 0.5))
         assert row.index("paper2d") == head.index("workload") and len(row) == len(head), (name, row, head)
         assert row[:width].rstrip() == name
+
+
+def test_the_static_files_benchmark_compares_the_recipe_with_itself_minus_its_static_location(tmp_path):
+    """``--static-files``' "before" is the recipe's template without its /static/ location, and nothing else; the
+    files it loads are Streamlit's, Plotly's script among them."""
+    from cae.bench.static_files import first_load_files, proxied_template
+    from cae.classroom.deploy import TEMPLATE, streamlit_static
+
+    before, now = proxied_template(tmp_path).read_text(), TEMPLATE.read_text()
+    assert "location /static/" in now and "location /static/" not in before and "@@STATIC@@" not in before
+    removed = now[now.index("        # Streamlit's own files") : now.index("        # nginx's own health")]
+    assert before == now.replace(removed, "")
+    files = first_load_files()
+    assert files[-1].startswith("/static/js/PlotlyChart.") and any(f.endswith(".css") for f in files)
+    assert all((streamlit_static() / f.removeprefix("/static/")).is_file() for f in files)
