@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..classroom.deploy import TEMPLATE, Deployment, nginx_binary, streamlit_static
+from .classroom import _pct
 
 #: the recipe's ``/static/`` location, to render the config without it (every request then goes to a process)
 _STATIC_LOCATION = re.compile(r"\n(?:        #[^\n]*\n)*        location /static/ \{.*?\n        \}\n", re.S)
@@ -76,7 +77,7 @@ def measure(students, processes, template):
     seconds = sorted(s for s, _ in results)
     return {
         "median": statistics.median(seconds),
-        "p95": seconds[min(len(seconds) - 1, int(round(0.95 * (len(seconds) - 1))))],
+        "p95": _pct(seconds, 0.95),
         "slowest": seconds[-1],
         "wall": wall,
         "bytes": statistics.median(b for _, b in results),

@@ -183,8 +183,8 @@ def keep_value(key, default):
     page uses; a copy under another key brings it back after a full run without the widget.
     """
     copy = f"_kept_{key}"
-    value = st.session_state.get(key, st.session_state.get(copy, default))
-    st.session_state[key] = st.session_state[copy] = value
+    send_values({key: st.session_state.get(copy, default)})
+    st.session_state[copy] = value = st.session_state[key]
     return value
 
 

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 from support.browser import _shot, _wait_idle
-from support.classroom_browser import cookie_header, start_class
+from support.classroom_browser import cookie_header, page_of, start_class
 from support.servers import RedisServer, redis_binary
 
 pytestmark = pytest.mark.browser
@@ -98,10 +98,8 @@ def test_streamlits_scripts_load_from_nginx_when_no_app_process_answers(browser,
         pytest.skip("nginx is not installed here (.ci/run installs it)")
     chart_script = next((streamlit_static() / "js").glob("PlotlyChart.*.js")).name
     dep = Deployment(2, "sqlite:///" + str(tmp_path / "classroom.sqlite3"), folder=tmp_path / "nginx")
-    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    t = page_of(browser)
     try:
-        t = ctx.new_page()
-        t.set_default_timeout(90000)
         t.goto(dep.url + "/classroom")  # no chart on it yet: its script is not loaded
         _wait_idle(t)
         loaded = t.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
@@ -111,5 +109,5 @@ def test_streamlits_scripts_load_from_nginx_when_no_app_process_answers(browser,
         said = t.evaluate("u => import(u).then(() => 'loaded', e => String(e))", f"{dep.url}/static/js/{chart_script}")
         assert said == "loaded"
     finally:
-        ctx.close()
+        t.context.close()
         dep.stop()
